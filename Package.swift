@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// The layout follows the flow of one pattern (see ../shared/DESIGN.md):
+// Haptics (pure pattern layer) -> rendering -> device program -> transport -> firmware.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "hapbridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hapbridge", targets: ["hapbridge"]),
+        .library(name: "Haptics", targets: ["Haptics"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
+        // rendering to a timeline. No I/O below it.
+        .target(name: "Haptics", swiftSettings: strict),
+        // Dependency-free SVG plotting shared by every command that draws a trace.
+        .target(name: "Plot", swiftSettings: strict),
+        // The CLI's commands, as a library so tests can drive them.
+        .target(
+            name: "HapbridgeCLI",
+            dependencies: [
+                "Haptics", "Plot",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
+            swiftSettings: strict),
+        .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
+        .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
+        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)
