@@ -45,8 +45,8 @@ enum TimelineExport {
     static func svg(_ timeline: Timeline, source: PatternSource) -> String {
         let pattern = source.loaded.pattern
         let xs = (0..<timeline.sampleCount).map { timeline.time(ofSample: $0) * 1000 }
-        var subtitle = "\(pattern.hapticEvents.count) haptic events, \(timeline.transients.count) transients, "
-            + "\(ms(timeline.duration)) ms at \(num(timeline.sampleRate)) Hz"
+        var subtitle = "\(plural(pattern.hapticEvents.count, "haptic event")), \(plural(timeline.transients.count, "transient")), "
+            + "\(String(format: "%.1f", timeline.duration * 1000)) ms, sampled at \(num(timeline.sampleRate)) Hz"
         if timeline.playbackRate != 1 { subtitle += ", playback rate \(num(timeline.playbackRate))" }
         if timeline.audioEventCount > 0 { subtitle += ", \(timeline.audioEventCount) audio events not shown" }
         if let description = pattern.metadata["Description"], !description.isEmpty {
@@ -57,7 +57,7 @@ enum TimelineExport {
             yRange: 0...1,
             xRange: 0...max(timeline.duration * 1000, 1),
             series: [
-                .init(name: "intensity", color: Plot.Palette.blue, xs: xs, ys: timeline.intensity, strokeWidth: 2),
+                .init(name: "intensity", color: Plot.Palette.blue, xs: xs, ys: timeline.intensity, strokeWidth: 2, filled: true),
                 .init(name: "sharpness", color: Plot.Palette.orange, xs: xs, ys: timeline.sharpness, strokeWidth: 1.4),
             ],
             impulseGroups: [.init(
@@ -68,6 +68,8 @@ enum TimelineExport {
                 })])
         return plot.svg()
     }
+
+    static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     static func ms(_ seconds: Double) -> String { num(seconds * 1000) }
 

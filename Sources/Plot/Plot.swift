@@ -10,14 +10,17 @@ public struct Plot: Sendable {
         public var xs: [Double]
         public var ys: [Double]
         public var strokeWidth: Double
+        /// Shade the area between the line and zero (for amplitudes).
+        public var filled: Bool
 
-        public init(name: String, color: String, xs: [Double], ys: [Double], strokeWidth: Double = 1.6) {
+        public init(name: String, color: String, xs: [Double], ys: [Double], strokeWidth: Double = 1.6, filled: Bool = false) {
             precondition(xs.count == ys.count, "a series needs one y per x")
             self.name = name
             self.color = color
             self.xs = xs
             self.ys = ys
             self.strokeWidth = strokeWidth
+            self.filled = filled
         }
     }
 

@@ -9,7 +9,7 @@ extension Plot {
 
 private struct SVGRenderer {
     let plot: Plot
-    let left = 64.0, right = 24.0, top = 56.0, bottom = 52.0
+    let left = 64.0, right = 24.0, top = 78.0, bottom = 52.0
 
     var plotWidth: Double { plot.width - left - right }
     var plotHeight: Double { plot.height - top - bottom }
@@ -59,7 +59,10 @@ private struct SVGRenderer {
             """
         out += "<text x=\"\(fmt(left))\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(escape(plot.title))</text>\n"
         if !plot.subtitle.isEmpty {
-            out += "<text x=\"\(fmt(left))\" y=\"40\" fill=\"#555\">\(escape(plot.subtitle))</text>\n"
+            // About 6.2 px per character at 12 px: cut what would run off the right edge.
+            let fits = Int((plot.width - left - right) / 6.2)
+            let text = plot.subtitle.count > fits ? plot.subtitle.prefix(fits - 1) + "…" : plot.subtitle
+            out += "<text x=\"\(fmt(left))\" y=\"40\" fill=\"#555\">\(escape(text))</text>\n"
         }
         out += axes()
         out += "<g clip-path=\"url(#plotArea)\">\n"
@@ -103,10 +106,17 @@ private struct SVGRenderer {
         guard !series.xs.isEmpty else { return "" }
         var points = ""
         points.reserveCapacity(series.xs.count * 14)
-        for (x, y) in decimated(series) {
+        let kept = decimated(series)
+        for (x, y) in kept {
             points += "\(fmt(px(x))),\(fmt(py(y))) "
         }
-        return "<polyline fill=\"none\" stroke=\"\(series.color)\" stroke-width=\"\(fmt(series.strokeWidth))\" "
+        var out = ""
+        if series.filled, let first = kept.first, let last = kept.last {
+            let base = fmt(py(max(yRange.lowerBound, 0)))
+            out += "<polygon fill=\"\(series.color)\" fill-opacity=\"0.15\" stroke=\"none\" "
+                + "points=\"\(fmt(px(first.0))),\(base) \(points)\(fmt(px(last.0))),\(base)\"/>\n"
+        }
+        return out + "<polyline fill=\"none\" stroke=\"\(series.color)\" stroke-width=\"\(fmt(series.strokeWidth))\" "
             + "stroke-linejoin=\"round\" points=\"\(points)\"><title>\(escape(series.name))</title></polyline>\n"
     }
 
@@ -154,7 +164,7 @@ private struct SVGRenderer {
         for (name, color, isImpulse) in entries.reversed() {
             let textWidth = Double(name.count) * 6.6
             x -= textWidth + 30
-            let y = 40.0
+            let y = top - 12
             if isImpulse {
                 out += "<line x1=\"\(fmt(x + 9))\" y1=\"\(fmt(y + 5))\" x2=\"\(fmt(x + 9))\" y2=\"\(fmt(y - 7))\" stroke=\"\(color)\" stroke-width=\"2\"/>"
                 out += "<circle cx=\"\(fmt(x + 9))\" cy=\"\(fmt(y - 7))\" r=\"3.5\" fill=\"\(color)\"/>\n"

@@ -22,7 +22,7 @@ enum Ticks {
         while k * step <= range.upperBound + step * 1e-9, out.count < 100 {
             let value = k * step
             let scale = pow(10, 12 - ceil(log10(max(abs(value), step))))
-            out.append((value * scale).rounded() / scale)
+            out.append((value * scale).rounded() / scale + 0.0)  // + 0.0 turns -0 into 0
             k += 1
         }
         return out

@@ -36,6 +36,6 @@ import Testing
                        series: [.init(name: "s", color: "#000", xs: xs, ys: ys)]).svg()
         #expect(svg.utf8.count < 200_000)
         // The single spike survives decimation: its top sits on the plot's top edge.
-        #expect(svg.contains(",56 "))
+        #expect(svg.contains(",78 "))
     }
 }

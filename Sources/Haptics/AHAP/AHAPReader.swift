@@ -39,9 +39,12 @@ public struct AHAPReader {
 
     public static func read(_ json: JSONValue, options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
         var reader = AHAPReader(options: options)
-        let pattern = try reader.readDocument(JSONCursor(value: json, path: ""))
+        let pattern = try reader.readDocument(JSONCursor(root: json))
         return LoadedPattern(pattern: pattern, warnings: reader.warnings)
     }
+
+    private static let entryKinds = ["Event", "Parameter", "ParameterCurve"]
+    private static let eventTypeNames = HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", ")
 
     private let options: Options
     private var warnings: [PatternWarning] = []
@@ -72,14 +75,14 @@ public struct AHAPReader {
             }
         }
         if let metadata = document.take("Metadata") { pattern.metadata = try readMetadata(metadata) }
-        let entries = try document.require(
-            "Pattern", rule: "required: an AHAP document needs a Pattern array of events and parameters"
-        ).array()
+        let patternCursor = try document.require(
+            "Pattern", rule: "required: an AHAP document needs a Pattern array of events and parameters")
+        let entries = try patternCursor.array()
         guard entries.count <= options.limits.maxEntries else {
             throw PatternLoadError(path: "Pattern", rule: "\(entries.count) entries; the limit is \(options.limits.maxEntries)")
         }
         for (index, entry) in entries.enumerated() {
-            try readEntry(JSONCursor(value: entry, path: "Pattern[\(index)]"), into: &pattern)
+            try readEntry(patternCursor.item(index, entry), into: &pattern)
         }
         finish(document)
         return pattern
@@ -100,8 +103,8 @@ public struct AHAPReader {
 
     private mutating func readEntry(_ cursor: JSONCursor, into pattern: inout HapticPattern) throws(PatternLoadError) {
         var entry = try ObjectReader(cursor)
-        let kinds = ["Event", "Parameter", "ParameterCurve"]
-        let present = kinds.filter { entry.keys.contains($0) }
+        let kinds = Self.entryKinds
+        let present = kinds.filter { entry.has($0) }
         guard present.count == 1 else {
             let found = entry.keys.isEmpty ? "an empty object" : entry.keys.map { "\"\($0)\"" }.joined(separator: ", ")
             throw PatternLoadError(
@@ -138,10 +141,10 @@ public struct AHAPReader {
         return time
     }
 
-    private mutating func clamp(_ value: Double, to range: ClosedRange<Double>, at path: String, name: String) -> Double {
+    private mutating func clamp(_ value: Double, to range: ClosedRange<Double>, at cursor: JSONCursor, name: String) -> Double {
         let clamped = min(max(value, range.lowerBound), range.upperBound)
         if clamped != value {
-            warn(path, .clamped, "\(name) \(JSONWriter.format(value)) is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound)); clamped to \(JSONWriter.format(clamped))")
+            warn(cursor.path, .clamped, "\(name) \(JSONWriter.format(value)) is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound)); clamped to \(JSONWriter.format(clamped))")
         }
         return clamped
     }
@@ -151,7 +154,7 @@ public struct AHAPReader {
     private mutating func readEvent(_ cursor: JSONCursor) throws(PatternLoadError) -> HapticEvent? {
         var object = try ObjectReader(cursor)
         let typeCursor = try object.require(
-            "EventType", rule: "required: one of \(HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+            "EventType", rule: "required: one of \(Self.eventTypeNames)")
         let typeName = try typeCursor.string()
         guard let type = HapticEvent.EventType(rawValue: typeName) else {
             throw PatternLoadError(
@@ -159,7 +162,7 @@ public struct AHAPReader {
                 rule: "\"\(typeName)\" is not an event type; use one of \(HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var event = HapticEvent(type: type, time: try readTime(object.take("Time")))
-        event.duration = try readDuration(object.take("EventDuration"), type: type, eventPath: cursor.path)
+        event.duration = try readDuration(object.take("EventDuration"), type: type, event: cursor)
         if let list = object.take("EventParameters") {
             event.parameters = try readEventParameters(list, type: type)
         }
@@ -176,7 +179,7 @@ public struct AHAPReader {
     }
 
     private mutating func readDuration(
-        _ cursor: JSONCursor?, type: HapticEvent.EventType, eventPath: String
+        _ cursor: JSONCursor?, type: HapticEvent.EventType, event: JSONCursor
     ) throws(PatternLoadError) -> Double? {
         let limit = HapticEvent.maximumContinuousDuration
         switch type {
@@ -192,15 +195,15 @@ public struct AHAPReader {
             guard duration > 0 else {
                 throw PatternLoadError(path: cursor.path, rule: "an AudioCustom event's duration must be > 0 s, found \(JSONWriter.format(duration))")
             }
-            return clamp(duration, to: 0...limit, at: cursor.path, name: "EventDuration")
+            return clamp(duration, to: 0...limit, at: cursor, name: "EventDuration")
         case .hapticContinuous, .audioContinuous:
             let rule = "a \(type.rawValue) event needs a duration in (0, 30] s"
-            guard let cursor else { throw PatternLoadError(path: "\(eventPath).EventDuration", rule: rule) }
+            guard let cursor else { throw PatternLoadError(path: event.child("EventDuration"), rule: rule) }
             let duration = try cursor.finiteNumber()
             guard duration > 0 else {
                 throw PatternLoadError(path: cursor.path, rule: "\(rule), found \(JSONWriter.format(duration))")
             }
-            return clamp(duration, to: 0...limit, at: cursor.path, name: "EventDuration")
+            return clamp(duration, to: 0...limit, at: cursor, name: "EventDuration")
         }
     }
 
@@ -210,7 +213,7 @@ public struct AHAPReader {
         var parameters = EventParameters()
         var seen = Set<EventParameterID>()
         for (index, item) in try cursor.array().enumerated() {
-            let itemCursor = JSONCursor(value: item, path: cursor.element(index))
+            let itemCursor = cursor.item(index, item)
             var object = try ObjectReader(itemCursor)
             let idCursor = try object.require("ParameterID", rule: "required: which parameter this sets")
             let name = try idCursor.string()
@@ -228,7 +231,7 @@ public struct AHAPReader {
             if !seen.insert(id).inserted {
                 warn(idCursor.path, .duplicate, "\(name) set twice; the last value is used")
             }
-            parameters[id] = clamp(value, to: id.range, at: valueCursor.path, name: name)
+            parameters[id] = clamp(value, to: id.range, at: valueCursor, name: name)
         }
         return parameters
     }
@@ -252,7 +255,7 @@ public struct AHAPReader {
         let time = try readTime(object.take("Time"))
         var value = id.defaultValue
         if let valueCursor = object.take("ParameterValue") {
-            value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor.path, name: id.rawValue)
+            value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor, name: id.rawValue)
         }
         return DynamicParameter(id: id, value: value, time: time)
     }
@@ -278,7 +281,7 @@ public struct AHAPReader {
         var points: [ParameterCurve.ControlPoint] = []
         points.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            var point = try ObjectReader(JSONCursor(value: item, path: pointsCursor.element(index)))
+            var point = try ObjectReader(pointsCursor.item(index, item))
             var pointTime = try readTime(point.take("Time"))
             if options.controlPointTimes == .absolute { pointTime = max(0, pointTime - time) }
             if let previous = points.last, pointTime < previous.time {
@@ -288,7 +291,7 @@ public struct AHAPReader {
             }
             var value = id.defaultValue
             if let valueCursor = point.take("ParameterValue") {
-                value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor.path, name: id.rawValue)
+                value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor, name: id.rawValue)
             }
             points.append(.init(time: pointTime, value: value))
             finish(point)

@@ -22,12 +22,25 @@ public struct JSONParser {
         public var description: String { "JSON line \(line), column \(column): \(message)" }
     }
 
-    private let bytes: [UInt8]
+    // The parser runs inside `withUnsafeBufferPointer` on the caller's bytes: no
+    // bounds checks or reference counting per byte, which is most of its cost.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private let limits: Limits
     private var index = 0
     private var elements = 0
 
     public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(SyntaxError) -> JSONValue {
+        let result: Result<JSONValue, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(SyntaxError) {
+                return .success(try parse(buffer: buffer, limits: limits))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func parse(buffer bytes: UnsafeBufferPointer<UInt8>, limits: Limits) throws(SyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, limits: limits)
         guard bytes.count <= limits.maxBytes else {
             throw parser.error("the document is \(bytes.count) bytes; the limit is \(limits.maxBytes)")
@@ -45,7 +58,7 @@ public struct JSONParser {
         try parse(Array(text.utf8), limits: limits)
     }
 
-    private init(bytes: [UInt8], limits: Limits) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, limits: Limits) {
         self.bytes = bytes
         self.limits = limits
     }
@@ -153,13 +166,16 @@ public struct JSONParser {
     private mutating func parseString() throws(SyntaxError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes, and usually pure ASCII.
+        var ascii = true
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { throw error("control character in a string") }
+            ascii = ascii && byte < 0x80
             index += 1
         }
         if current == UInt8(ascii: "\"") {
-            let text = try decodeUTF8(bytes[start..<index])
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            let text = ascii ? String(decoding: slice, as: UTF8.self) : try decodeUTF8(slice)
             index += 1
             return text
         }
@@ -168,7 +184,7 @@ public struct JSONParser {
             guard let byte = current else { throw error("unterminated string") }
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return try decodeUTF8(scalars[...])
+            case UInt8(ascii: "\""): return try scalars.withUnsafeBufferPointer { buffer throws(SyntaxError) in try decodeUTF8(buffer) }
             case UInt8(ascii: "\\"):
                 guard let escaped = current else { throw error("unterminated escape") }
                 index += 1
@@ -222,17 +238,9 @@ public struct JSONParser {
         return Array(String(Character(scalar)).utf8)
     }
 
-    private func decodeUTF8(_ slice: ArraySlice<UInt8>) throws(SyntaxError) -> String {
-        var result = ""
-        var iterator = slice.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): result.unicodeScalars.append(scalar)
-            case .emptyInput: return result
-            case .error: throw error("invalid UTF-8 in a string")
-            }
-        }
+    private func decodeUTF8(_ slice: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> String {
+        guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+        return text
     }
 
     private mutating func parseNumber() throws(SyntaxError) -> Double {
@@ -260,9 +268,41 @@ public struct JSONParser {
             guard index > digits else { throw error("invalid number: no digits in the exponent") }
         }
         guard index - start <= 400 else { throw error("number literal longer than 400 characters") }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if let fast = Self.fastDecimal(UnsafeBufferPointer(rebasing: bytes[start..<index])) { return fast }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         // Overflow gives ±infinity, which the pattern reader reports with its JSON path.
         guard let value = Double(text) else { throw error("invalid number \(text)") }
         return value
+    }
+
+    private static let exactPowersOfTen: [Double] = (0...22).map { pow10($0) }
+
+    private static func pow10(_ n: Int) -> Double {
+        var value = 1.0
+        for _ in 0..<n { value *= 10 }
+        return value
+    }
+
+    /// Clinger's fast path: a decimal with at most 15 significant digits and no
+    /// exponent is `mantissa / 10^k` with both exactly representable, so one
+    /// correctly rounded division gives the same Double as a full conversion.
+    /// Anything else (exponents, long mantissas) takes the general path.
+    private static func fastDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var mantissa: UInt64 = 0, digits = 0, fraction = 0, negative = false, seenDot = false
+        for (offset, byte) in text.enumerated() {
+            switch byte {
+            case UInt8(ascii: "-") where offset == 0: negative = true
+            case UInt8(ascii: "."): seenDot = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if mantissa == 0 && byte == UInt8(ascii: "0") && !seenDot { continue }
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                if seenDot { fraction += 1 }
+            default: return nil
+            }
+        }
+        guard digits <= 15, fraction <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -value : value
     }
 }

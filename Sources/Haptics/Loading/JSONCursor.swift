@@ -1,11 +1,55 @@
+/// One step of a JSON path. Paths are linked nodes, spelled out only when an error
+/// or warning needs them: building a string for every value read would cost more
+/// than parsing it.
+final class JSONPathNode {
+    let parent: JSONPathNode?
+    let key: String?
+    let index: Int
+
+    init(parent: JSONPathNode?, key: String?, index: Int = 0) {
+        self.parent = parent
+        self.key = key
+        self.index = index
+    }
+
+    var description: String {
+        var parts: [String] = []
+        var node: JSONPathNode? = self
+        while let current = node {
+            parts.append(current.key.map { current.parent == nil ? $0 : ".\($0)" } ?? "[\(current.index)]")
+            node = current.parent
+        }
+        return parts.reversed().joined()
+    }
+}
+
 /// Reads typed values out of a `JSONValue` while tracking the JSON path, so every
 /// error and warning names exactly where in the document it arose.
 struct JSONCursor {
     let value: JSONValue
-    let path: String
+    let node: JSONPathNode?
 
-    func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-    func element(_ index: Int) -> String { "\(path)[\(index)]" }
+    init(root value: JSONValue) {
+        self.value = value
+        node = nil
+    }
+
+    init(value: JSONValue, node: JSONPathNode?) {
+        self.value = value
+        self.node = node
+    }
+
+    var path: String { node?.description ?? "" }
+    func child(_ key: String) -> String { JSONPathNode(parent: node, key: key).description }
+    func element(_ index: Int) -> String { JSONPathNode(parent: node, key: nil, index: index).description }
+
+    func member(_ key: String, _ value: JSONValue) -> JSONCursor {
+        JSONCursor(value: value, node: JSONPathNode(parent: node, key: key))
+    }
+
+    func item(_ index: Int, _ value: JSONValue) -> JSONCursor {
+        JSONCursor(value: value, node: JSONPathNode(parent: node, key: nil, index: index))
+    }
 
     func object() throws(PatternLoadError) -> [(key: String, value: JSONValue)] {
         guard case .object(let members) = value else {
@@ -52,39 +96,53 @@ struct JSONCursor {
 }
 
 /// The members of one JSON object, looked up by key; what is never looked up is
-/// reported as ignored, which is how unknown keys get their warnings.
+/// reported as ignored, which is how unknown keys get their warnings. Objects in
+/// patterns have a handful of keys, so a linear scan and a bit mask beat hashing.
 struct ObjectReader {
     let cursor: JSONCursor
     private let members: [(key: String, value: JSONValue)]
-    private var used = Set<String>()
+    private var usedMask: UInt64 = 0
+    private var usedBeyond64: Set<Int> = []
 
     init(_ cursor: JSONCursor) throws(PatternLoadError) {
         self.cursor = cursor
         members = try cursor.object()
     }
 
-    /// The value of `key` (the last one if the key repeats, as JSON parsers do).
-    mutating func take(_ key: String) -> JSONCursor? {
-        used.insert(key)
-        guard let member = members.last(where: { $0.key == key }) else { return nil }
-        return JSONCursor(value: member.value, path: cursor.child(key))
+    private mutating func markUsed(_ index: Int) {
+        if index < 64 { usedMask |= 1 << UInt64(index) } else { usedBeyond64.insert(index) }
     }
 
-    mutating func require(_ key: String, rule: String) throws(PatternLoadError) -> JSONCursor {
-        guard let found = take(key) else { throw PatternLoadError(path: cursor.child(key), rule: rule) }
+    private func isUsed(_ index: Int) -> Bool {
+        index < 64 ? usedMask & (1 << UInt64(index)) != 0 : usedBeyond64.contains(index)
+    }
+
+    /// The value of `key` (the last one if the key repeats, as JSON parsers do).
+    mutating func take(_ key: String) -> JSONCursor? {
+        var found: Int?
+        for index in members.indices where members[index].key == key {
+            markUsed(index)
+            found = index
+        }
+        return found.map { cursor.member(key, members[$0].value) }
+    }
+
+    mutating func require(_ key: String, rule: @autoclosure () -> String) throws(PatternLoadError) -> JSONCursor {
+        guard let found = take(key) else { throw PatternLoadError(path: cursor.child(key), rule: rule()) }
         return found
     }
+
+    func has(_ key: String) -> Bool { members.contains { $0.key == key } }
 
     var keys: [String] { members.map(\.key) }
 
     func unusedAndDuplicateWarnings() -> [PatternWarning] {
         var warnings: [PatternWarning] = []
-        var seen = Set<String>()
-        for member in members {
-            if !used.contains(member.key) {
+        for (index, member) in members.enumerated() {
+            if !isUsed(index) {
                 warnings.append(PatternWarning(path: cursor.child(member.key), kind: .ignoredKey,
                                                message: "unknown key \"\(member.key)\" ignored"))
-            } else if !seen.insert(member.key).inserted {
+            } else if members[..<index].contains(where: { $0.key == member.key }) {
                 warnings.append(PatternWarning(path: cursor.child(member.key), kind: .duplicate,
                                                message: "key repeated; the last value is used"))
             }

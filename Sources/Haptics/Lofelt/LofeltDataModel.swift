@@ -64,7 +64,7 @@ struct LofeltDataModel {
         _ = try text("editor")
         _ = try text("source")
         if let tags = metadata.take("tags") { for (i, tag) in try tags.array().enumerated() {
-            _ = try JSONCursor(value: tag, path: tags.element(i)).string()
+            _ = try tags.item(i, tag).string()
         } }
         warnings += metadata.unusedAndDuplicateWarnings()
     }
@@ -108,7 +108,7 @@ struct LofeltDataModel {
         points.reserveCapacity(items.count)
         var previous = 0.0
         for (index, item) in items.enumerated() {
-            var object = try ObjectReader(JSONCursor(value: item, path: cursor.element(index)))
+            var object = try ObjectReader(cursor.item(index, item))
             let t = try time(try object.require("time", rule: "required: the breakpoint's time in seconds"), after: previous, limits: limits)
             let amplitude = try unit(try object.require("amplitude", rule: "required: the breakpoint's amplitude"), name: "amplitude")
             var point = AmplitudePoint(time: t, amplitude: amplitude)
@@ -137,7 +137,7 @@ struct LofeltDataModel {
         var points: [FrequencyPoint] = []
         var previous = 0.0
         for (index, item) in try breakpoints(cursor, limits: limits).enumerated() {
-            var object = try ObjectReader(JSONCursor(value: item, path: cursor.element(index)))
+            var object = try ObjectReader(cursor.item(index, item))
             let t = try time(try object.require("time", rule: "required: the breakpoint's time in seconds"), after: previous, limits: limits)
             let frequency = try unit(try object.require("frequency", rule: "required: the breakpoint's frequency"), name: "frequency")
             warnings += object.unusedAndDuplicateWarnings()

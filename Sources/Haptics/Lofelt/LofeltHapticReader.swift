@@ -30,7 +30,7 @@ public enum LofeltHapticReader {
             throw PatternLoadError(path: "(JSON line \(error.line), column \(error.column))", rule: error.message)
         }
         var warnings: [PatternWarning] = []
-        let model = try LofeltDataModel.decode(JSONCursor(value: json, path: ""), limits: limits, warnings: &warnings)
+        let model = try LofeltDataModel.decode(JSONCursor(root: json), limits: limits, warnings: &warnings)
         return LoadedPattern(pattern: convert(model), warnings: warnings)
     }
 

@@ -43,14 +43,17 @@ public struct Envelope: Sendable, Equatable {
     /// The gain (0…1) at `t` seconds after the event starts; 0 outside [0, duration).
     /// Linear ramps: attack 0 → 1 from the start, then either a hold (sustained) or
     /// a fall to 0 over the decay time, and a release to 0 ending at the duration.
+    @inline(__always)
     public func gain(at t: Double) -> Double {
         guard t >= 0, t < duration else { return 0 }
-        let attackGain = attack > 0 ? min(1, t / attack) : 1
+        // Branches first: most samples sit on the flat top and need no division.
+        let attackGain = t < attack ? t / attack : 1
         var body = 1.0
         if !sustained, t > attack {
-            body = decay > 0 ? max(0, 1 - (t - attack) / decay) : 0
+            body = t - attack < decay ? 1 - (t - attack) / decay : 0
         }
-        let releaseGain = release > 0 ? min(1, (duration - t) / release) : 1
+        let remaining = duration - t
+        let releaseGain = remaining < release ? remaining / release : 1
         return attackGain * body * releaseGain
     }
 }

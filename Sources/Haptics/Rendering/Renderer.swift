@@ -34,14 +34,28 @@ public enum Renderer {
         let decayControl = ControlTrack(id: .hapticDecayTimeControl, pattern: pattern)
         let releaseControl = ControlTrack(id: .hapticReleaseTimeControl, pattern: pattern)
 
-        var sumIntensity = [Double](repeating: 0, count: count)
-        var sumWeightedSharpness = [Double](repeating: 0, count: count)
-        var fallbackSharpness = [Double](repeating: 0, count: count)
-        var fallbackStart = [Double](repeating: -.infinity, count: count)
+        // Sample k sits at pattern time k * step. One multiply, not a division, per
+        // sample: divisions dominated this loop.
+        let step = rate / sampleRate
+        let intensityControlSamples = intensityControl.isDefault ? nil
+            : intensityControl.sampled(count: count, step: step)
+        let sharpnessControlSamples = sharpnessControl.isDefault ? nil
+            : sharpnessControl.sampled(count: count, step: step)
+        // The outputs double as accumulators (three arrays per render: large
+        // allocations are page faults, which cost more than the arithmetic).
+        var intensity = [Double](repeating: 0, count: count)
+        var weightedSharpness = [Double](repeating: 0, count: count)
+        // Sharpness of the latest-started event playing at each sample: events are
+        // visited in start order, so the last write wins.
+        var sharpness = [Double](repeating: 0, count: count)
         var transients: [Timeline.Transient] = []
         var audioEvents = 0
 
-        for (index, event) in pattern.events.enumerated() {
+        let order = pattern.events.indices.sorted {
+            (pattern.events[$0].time, $0) < (pattern.events[$1].time, $1)
+        }
+        for index in order {
+            let event = pattern.events[index]
             switch event.type {
             case .audioContinuous, .audioCustom:
                 audioEvents += 1
@@ -59,34 +73,46 @@ public enum Renderer {
                     releaseControl: releaseControl.value(at: event.time))
                 // Samples whose pattern time lies in [time, end).
                 let first = max(0, Int((event.time / rate * sampleRate - 1e-9).rounded(.up)))
-                let endPosition = event.endTime / rate * sampleRate
-                var k = first
-                while k < count, Double(k) < endPosition - 1e-9 {
-                    let tau = Double(k) / sampleRate * rate
-                    let intensity = clamp01(event.parameters.intensity * intensityControl.value(at: tau))
-                        * envelope.gain(at: tau - event.time)
-                    let sharpness = clamp01(event.parameters.sharpness + sharpnessControl.value(at: tau))
-                    sumIntensity[k] += intensity
-                    sumWeightedSharpness[k] += intensity * sharpness
-                    if event.time >= fallbackStart[k] {
-                        fallbackStart[k] = event.time
-                        fallbackSharpness[k] = sharpness
-                    }
-                    k += 1
-                }
+                let last = min(count, Int((event.endTime / rate * sampleRate - 1e-9).rounded(.up)))
+                guard first < last else { continue }
+                accumulate(
+                    event, envelope: envelope, samples: first..<last, step: step,
+                    intensityControl: intensityControlSamples, sharpnessControl: sharpnessControlSamples,
+                    intensity: &intensity, weightedSharpness: &weightedSharpness, sharpness: &sharpness)
             }
         }
 
-        var intensity = sumIntensity
-        var sharpness = fallbackSharpness
-        for k in 0..<count where sumIntensity[k] > 0 {
-            intensity[k] = min(1, sumIntensity[k])
-            sharpness[k] = sumWeightedSharpness[k] / sumIntensity[k]
+        for k in 0..<count where intensity[k] > 0 {
+            sharpness[k] = weightedSharpness[k] / intensity[k]
+            intensity[k] = min(1, intensity[k])
         }
         transients.sort { ($0.time, $0.eventIndex) < ($1.time, $1.eventIndex) }
         return Timeline(
             sampleRate: sampleRate, playbackRate: rate, duration: duration,
             intensity: intensity, sharpness: sharpness, transients: transients, audioEventCount: audioEvents)
+    }
+
+    /// Adds one continuous event into the accumulators.
+    private static func accumulate(
+        _ event: HapticEvent, envelope: Envelope, samples: Range<Int>, step: Double,
+        intensityControl: [Double]?, sharpnessControl: [Double]?,
+        intensity: inout [Double], weightedSharpness: inout [Double], sharpness: inout [Double]
+    ) {
+        let baseIntensity = event.parameters.intensity, baseSharpness = event.parameters.sharpness
+        let start = event.time
+        let constantSharpness = clamp01(baseSharpness)
+        intensity.withUnsafeMutableBufferPointer { sumI in
+        weightedSharpness.withUnsafeMutableBufferPointer { sumIS in
+        sharpness.withUnsafeMutableBufferPointer { latest in
+            for k in samples {
+                let control = intensityControl?[k] ?? 1
+                let value = clamp01(baseIntensity * control) * envelope.gain(at: Double(k) * step - start)
+                let s = sharpnessControl.map { clamp01(baseSharpness + $0[k]) } ?? constantSharpness
+                sumI[k] += value
+                sumIS[k] += value * s
+                latest[k] = s
+            }
+        }}}
     }
 
     @inline(__always) static func clamp01(_ value: Double) -> Double { min(max(value, 0), 1) }

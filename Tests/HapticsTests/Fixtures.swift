@@ -1,0 +1,53 @@
+import Foundation
+@testable import Haptics
+
+/// Files the tests read: the repository's Examples/ and the third-party patterns in
+/// ../shared/interop (beside the clone, as on every developer machine and in CI;
+/// HAPBRIDGE_INTEROP overrides the location).
+enum Fixtures {
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let interop: URL = {
+        if let override = ProcessInfo.processInfo.environment["HAPBRIDGE_INTEROP"] {
+            return URL(fileURLWithPath: override)
+        }
+        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/interop")
+    }()
+
+    static func bytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
+
+    static func files(in directory: URL, extension ext: String) -> [URL] {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == ext }
+            .sorted { $0.path < $1.path }
+    }
+
+    static var interopAHAP: [URL] { files(in: interop.appendingPathComponent("ahap"), extension: "ahap") }
+    static var interopHaptic: [URL] { files(in: interop.appendingPathComponent("haptic"), extension: "haptic") }
+
+    static func ahap(_ name: String) throws -> LoadedPattern {
+        try AHAPReader.read(try bytes(interop.appendingPathComponent("ahap/\(name)")))
+    }
+
+    static func haptic(_ name: String) throws -> LoadedPattern {
+        try LofeltHapticReader.read(try bytes(interop.appendingPathComponent("haptic/test-data/\(name)")))
+    }
+
+    static func example(_ name: String) throws -> LoadedPattern {
+        try AHAPReader.read(try bytes(repositoryRoot.appendingPathComponent("Examples/\(name)")))
+    }
+}
+
+/// Parses AHAP text that must load, for tests that build documents inline.
+func load(_ text: String) throws -> LoadedPattern { try AHAPReader.read(text) }
+
+/// The error an AHAP text must produce.
+func loadError(_ text: String) -> PatternLoadError? {
+    do {
+        _ = try AHAPReader.read(text)
+        return nil
+    } catch {
+        return error
+    }
+}
