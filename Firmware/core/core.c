@@ -168,22 +168,26 @@ void hb_core_timer_fired(hb_core *core)
             arm_for(core, head); /* early or spurious wake-up */
             return;
         }
-        hb_cmd cmd = *head;
-        hb_queue_drop_head(&core->queue);
         if (core->pending_faults) {
-            continue; /* the main context is about to stop everything */
+            hb_queue_drop_head(&core->queue); /* the main context is about to stop everything */
+            continue;
         }
-        if ((int32_t)(now - cmd.at_us) > (int32_t)HB_LATE_TOLERANCE_US &&
+        /* Execute straight from the slot: the producer never writes an
+         * occupied slot, and this is the latency-critical path to the bus.
+         * Bookkeeping waits until the transaction is under way. */
+        if (execute(core, head) != HB_I2C_ACK) {
+            core->pending_faults |= HB_FAULT_I2C;
+        }
+        uint32_t at = head->at_us;
+        note_drive(core, head, now);
+        hb_queue_drop_head(&core->queue);
+        if ((int32_t)(now + core->config.exec_lead_us - at) > (int32_t)HB_LATE_TOLERANCE_US &&
             core->underruns != UINT16_MAX) {
             core->underruns++;
         }
-        core->last_at_us = cmd.at_us;
-        core->last_run_us = now;
+        core->last_at_us = at;
+        core->last_run_us = now + core->config.exec_lead_us;
         core->executed++;
-        if (execute(core, &cmd) != HB_I2C_ACK) {
-            core->pending_faults |= HB_FAULT_I2C;
-        }
-        note_drive(core, &cmd, now);
     }
 }
 
@@ -480,8 +484,24 @@ void hb_core_receive(hb_core *core, const uint8_t *bytes, uint32_t len)
 
 /* ---- Safety (main context) ----------------------------------------------- */
 
+/* Main-context bus traffic must not sit on the bus when a stamped command is
+ * due: the timer callback would wait for it (the lock) and start late. */
+#define HB_BUS_GUARD_US 250u
+
+static bool bus_free_soon(hb_core *core, uint32_t now)
+{
+    const hb_cmd *head = hb_queue_peek(&core->queue);
+    return !head || (int32_t)(head->at_us - core->config.exec_lead_us - now) > (int32_t)HB_BUS_GUARD_US;
+}
+
 static void poll_chip(hb_core *core, uint32_t now)
 {
+    lock(core);
+    bool free_bus = bus_free_soon(core, now);
+    unlock(core);
+    if (!free_bus) {
+        return; /* retried on the next poll, once the command has run */
+    }
     if (core->drive == HB_DRIVE_SEQUENCE && reached(now, core->next_go_poll_us)) {
         core->next_go_poll_us = now + HB_GO_POLL_US;
         uint8_t go = 0;
@@ -516,6 +536,9 @@ void hb_core_poll(hb_core *core)
     poll_chip(core, now);
 
     lock(core);
+    /* Read the clock under the lock: the timer callback may have started a
+     * drive since `now` was taken, and its start must not lie in our future. */
+    now = now_us(core);
     uint8_t new_faults = core->pending_faults;
     core->pending_faults = 0;
     core->faults |= new_faults;

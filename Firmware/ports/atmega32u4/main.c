@@ -15,7 +15,7 @@
 /* Measured under simavr (Firmware/sim): cycles from the compare match to the
  * I2C START of a queued command, rounded to whole microseconds. */
 #ifndef EXEC_LEAD_US
-#define EXEC_LEAD_US 0u
+#define EXEC_LEAD_US 27u
 #endif
 
 /* Caterina (Leonardo / Pro Micro bootloader) stays in the bootloader after a

@@ -32,7 +32,14 @@ static uint32_t now_locked(void)
     if ((TIFR1 & (1 << TOV1)) && t < 0x8000u) {
         ovf++;
     }
-    return (ovf << 15) | (t >> 1);
+    /* (ovf:t) >> 1, built from whole bytes: avr-gcc turns a 32-bit "<< 15"
+     * into a 15-round loop, and this runs on the path from the compare
+     * match to the I2C START. */
+    uint32_t us = (((uint32_t)(uint16_t)ovf << 16) | t) >> 1;
+    if (ovf & 0x10000UL) {
+        us |= 0x80000000UL;
+    }
+    return us;
 }
 
 uint32_t timebase_now_us(void)
