@@ -225,11 +225,11 @@ static inline void hb_put_u32(uint8_t *p, uint32_t v)
 
 static inline uint16_t hb_crc16_update(uint16_t crc, uint8_t byte)
 {
-    crc ^= (uint16_t)((uint16_t)byte << 8);
+    uint32_t c = (uint32_t)crc ^ ((uint32_t)byte << 8);
     for (uint8_t bit = 0; bit < 8; bit++) {
-        crc = (crc & 0x8000u) ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
+        c = (c & 0x8000u) ? ((c << 1) ^ 0x1021u) : (c << 1);
     }
-    return crc;
+    return (uint16_t)(c & 0xFFFFu);
 }
 
 static inline uint16_t hb_crc16(const uint8_t *data, uint32_t len)
