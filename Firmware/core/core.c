@@ -101,9 +101,15 @@ static void stop_and_report(hb_core *core, uint8_t reason)
 
 /* ---- Timed execution (timer context) ------------------------------------- */
 
+/* When the bus transaction must begin for the START to land on the stamp. */
+static uint32_t due_time(const hb_core *core, const hb_cmd *cmd)
+{
+    return cmd->at_us - core->config.exec_lead_us;
+}
+
 static void arm_for(hb_core *core, const hb_cmd *cmd)
 {
-    core->hooks.arm_timer(core->hooks.context, cmd->at_us - core->config.exec_lead_us);
+    core->hooks.arm_timer(core->hooks.context, due_time(core, cmd) - core->config.spin_us);
 }
 
 static void note_drive(hb_core *core, const hb_cmd *cmd, uint32_t now)
@@ -164,9 +170,23 @@ void hb_core_timer_fired(hb_core *core)
             return;
         }
         uint32_t now = now_us(core);
-        if (!reached(now + core->config.exec_lead_us, head->at_us)) {
-            arm_for(core, head); /* early or spurious wake-up */
-            return;
+        uint32_t due = due_time(core, head);
+        if (!reached(now, due)) {
+            if ((int32_t)(due - now) > (int32_t)core->config.spin_us) {
+                arm_for(core, head); /* early or spurious wake-up */
+                return;
+            }
+            /* Woken inside the spin window on purpose: however late the
+             * interrupt was taken (masked sections, other handlers), the
+             * bus transaction starts on the clock, not on the wake-up. */
+            if (core->hooks.spin_until) {
+                core->hooks.spin_until(core->hooks.context, due);
+                now = due;
+            } else {
+                while (!reached(now, due)) {
+                    now = now_us(core);
+                }
+            }
         }
         if (core->pending_faults) {
             hb_queue_drop_head(&core->queue); /* the main context is about to stop everything */
@@ -491,7 +511,8 @@ void hb_core_receive(hb_core *core, const uint8_t *bytes, uint32_t len)
 static bool bus_free_soon(hb_core *core, uint32_t now)
 {
     const hb_cmd *head = hb_queue_peek(&core->queue);
-    return !head || (int32_t)(head->at_us - core->config.exec_lead_us - now) > (int32_t)HB_BUS_GUARD_US;
+    return !head ||
+           (int32_t)(due_time(core, head) - core->config.spin_us - now) > (int32_t)HB_BUS_GUARD_US;
 }
 
 static void poll_chip(hb_core *core, uint32_t now)
@@ -575,7 +596,7 @@ bool hb_core_next_deadline(hb_core *core, uint32_t *at_us)
     lock(core);
     const hb_cmd *head = hb_queue_peek(&core->queue);
     if (head) {
-        CONSIDER(head->at_us - core->config.exec_lead_us);
+        CONSIDER(due_time(core, head) - core->config.spin_us);
     }
     if (core->drive != HB_DRIVE_IDLE) {
         CONSIDER(core->drive_start_us + core->max_drive_us + 1u);

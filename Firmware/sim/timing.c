@@ -10,7 +10,7 @@
 
 #define LOOKAHEAD_US 8000u   /* the host stays this far ahead of the board */
 #define FIRST_STAMP_US 5000u
-#define MAX_ERROR_US 50.0    /* a command starting later than this fails the test */
+#define MAX_ERROR_US 20.0 /* about one I2C byte at 400 kHz: later than this fails */
 #define MAX_CMDS 20000u
 
 typedef struct planned {

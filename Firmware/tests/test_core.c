@@ -78,6 +78,26 @@ static bool exec_lead_arms_early_and_runs_on_the_stamp(void)
     return true;
 }
 
+static void spin_to(void *ctx, uint32_t at)
+{
+    fake_board *fb = ctx;
+    fb->now_us = at; /* the fake clock only moves when told to */
+}
+
+static bool spin_window_wakes_early_and_starts_on_the_stamp(void)
+{
+    CHECK(open_session());
+    b.core.config.spin_us = 40;
+    b.core.hooks.spin_until = spin_to;
+    uint32_t at = b.now_us + 1000;
+    fake_rtp(&b, at, 0x42);
+    CHECK(b.timer_at == at - 40);
+    fake_advance(&b, 970); /* woken 30 us early: inside the window */
+    CHECK(b.writes[b.write_count - 1].reg == DRV2605_REG_RTP_INPUT);
+    CHECK(b.writes[b.write_count - 1].at_us == at);
+    return true;
+}
+
 static bool commands_at_one_stamp_all_run_in_order(void)
 {
     CHECK(open_session());
@@ -247,6 +267,7 @@ const test_case core_tests[] = {
     {"stamped command before hello is refused", stamped_command_before_hello_is_refused},
     {"stamped RTP runs when its time comes, not before", stamped_rtp_runs_when_its_time_comes_not_before},
     {"exec lead arms early and runs on the stamp", exec_lead_arms_early_and_runs_on_the_stamp},
+    {"spin window wakes early and starts on the stamp", spin_window_wakes_early_and_starts_on_the_stamp},
     {"commands at one stamp all run in order", commands_at_one_stamp_all_run_in_order},
     {"out-of-order stamp is refused", out_of_order_stamp_is_refused},
     {"full queue is reported", full_queue_is_reported},

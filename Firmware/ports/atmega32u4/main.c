@@ -12,10 +12,17 @@
 #include "twi.h"
 #include "usb.h"
 
-/* Measured under simavr (Firmware/sim): cycles from the compare match to the
- * I2C START of a queued command, rounded to whole microseconds. */
+/* Time from the core deciding a command is due to the TWI START of its
+ * first write: a fixed instruction path, measured cycle-accurately under
+ * simavr (Firmware/sim, minimum stamp error with EXEC_LEAD_US=0), rounded
+ * down so a command never starts before its stamp. */
 #ifndef EXEC_LEAD_US
-#define EXEC_LEAD_US 27u
+#define EXEC_LEAD_US 8u
+#endif
+/* Covers the longest masked section seen in front of the compare interrupt
+ * (~15 us under simavr) at the cost of that much busy-wait per command. */
+#ifndef SPIN_US
+#define SPIN_US 40u
 #endif
 
 /* Caterina (Leonardo / Pro Micro bootloader) stays in the bootloader after a
@@ -58,6 +65,12 @@ static void hook_arm_timer(void *ctx, uint32_t at_us)
 {
     (void)ctx;
     timebase_arm(at_us);
+}
+
+static void hook_spin_until(void *ctx, uint32_t at_us)
+{
+    (void)ctx;
+    timebase_spin_until(at_us);
 }
 
 static void hook_disarm_timer(void *ctx)
@@ -116,6 +129,7 @@ int main(void)
         .i2c_read = hook_i2c_read,
         .now_us = hook_now_us,
         .arm_timer = hook_arm_timer,
+        .spin_until = hook_spin_until,
         .disarm_timer = hook_disarm_timer,
         .send_frame = hook_send_frame,
         .enter_bootloader = hook_enter_bootloader,
@@ -124,6 +138,7 @@ int main(void)
     };
     static const hb_core_config config = {
         .exec_lead_us = EXEC_LEAD_US,
+        .spin_us = SPIN_US,
         .tick_ns = TIMEBASE_TICK_NS,
     };
     hb_core_init(&board, &hooks, &config);

@@ -75,3 +75,14 @@ void timebase_disarm(void)
 {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { TIMSK1 &= (uint8_t)~(1 << OCIE1A); }
 }
+
+void timebase_spin_until(uint32_t at_us)
+{
+    /* Only the low 16 bits of the tick count matter this close: a signed
+     * 16-bit difference against TCNT1 is ~10 cycles a round, 0.5 us steps. */
+    uint16_t target = (uint16_t)(at_us << 1);
+    int16_t left;
+    do {
+        left = (int16_t)(target - TCNT1);
+    } while (left > 0);
+}

@@ -12,5 +12,7 @@ uint32_t timebase_now_us(void);
 /* Fire TIMER1_COMPA at at_us (or within a few microseconds when already past). */
 void timebase_arm(uint32_t at_us);
 void timebase_disarm(void);
+/* Busy-wait until at_us, which must be less than 16 ms away. */
+void timebase_spin_until(uint32_t at_us);
 
 #endif

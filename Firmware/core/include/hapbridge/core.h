@@ -34,6 +34,10 @@ typedef struct hb_core_config {
      * of a command; the core arms the timer this much early so the bus
      * transaction starts on the stamp.  0 for virtual-time boards. */
     uint16_t exec_lead_us;
+    /* The timer is armed this much before a command is due and the timer
+     * callback busy-waits the rest, absorbing interrupt-entry jitter.  Must
+     * be 0 where now_us does not advance by itself (virtual-time boards). */
+    uint16_t spin_us;
     /* Resolution of now_us, reported in HELLO_REPLY. */
     uint16_t tick_ns;
 } hb_core_config;

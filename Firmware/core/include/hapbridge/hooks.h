@@ -33,6 +33,11 @@ typedef struct hb_hooks {
      * possible when at_us is already past).  Replaces any earlier arming. */
     void (*arm_timer)(void *context, uint32_t at_us);
 
+    /* Busy-wait until now_us reaches at_us (at most spin_us away).  Lets a
+     * port spin on its raw counter, finer than a now_us round trip.  May be
+     * NULL: the core then polls now_us. */
+    void (*spin_until)(void *context, uint32_t at_us);
+
     /* Nothing is due any more; a port may leave the timer armed (a spurious
      * hb_core_timer_fired is harmless).  May be NULL. */
     void (*disarm_timer)(void *context);
