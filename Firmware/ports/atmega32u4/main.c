@@ -12,12 +12,13 @@
 #include "twi.h"
 #include "usb.h"
 
-/* Time from the core deciding a command is due to the TWI START of its
+/* Time from the end of the core's spin to the TWI START of the command's
  * first write: a fixed instruction path, measured cycle-accurately under
- * simavr (Firmware/sim, minimum stamp error with EXEC_LEAD_US=0), rounded
- * down so a command never starts before its stamp. */
+ * simavr (minimum stamp error with EXEC_LEAD_US=0 was 8.06 us), set 1 us
+ * lower so a command never starts before its stamp.  Re-measure after
+ * changing that path; Firmware/sim fails any command that starts early. */
 #ifndef EXEC_LEAD_US
-#define EXEC_LEAD_US 8u
+#define EXEC_LEAD_US 7u
 #endif
 /* Covers the longest masked section seen in front of the compare interrupt
  * (~15 us under simavr) at the cost of that much busy-wait per command. */
