@@ -28,6 +28,12 @@ bool link_send_raw(link *l, const uint8_t *bytes, uint8_t len)
     return true;
 }
 
+bool link_resync(link *l)
+{
+    uint8_t zeros[HB_FRAME_MAX_LEN] = {0};
+    return link_send_raw(l, zeros, sizeof zeros);
+}
+
 bool link_send(link *l, uint8_t type, const uint8_t *payload, uint8_t len)
 {
     uint8_t frame[HB_FRAME_MAX_LEN];

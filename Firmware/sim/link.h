@@ -34,6 +34,10 @@ void link_init(link *l, sim_board *b);
 bool link_send(link *l, uint8_t type, const uint8_t *payload, uint8_t len);
 /* Sends raw bytes (for malformed frames). */
 bool link_send_raw(link *l, const uint8_t *bytes, uint8_t len);
+/* After a CRC or LENGTH NAK: HB_FRAME_MAX_LEN zero bytes complete any false
+ * frame the decoder may have started on a 0xA5 inside the bad bytes, and
+ * are then skipped while it hunts for the next magic (PROTOCOL.md). */
+bool link_resync(link *l);
 /* Runs the board for us microseconds, collecting board frames every 10 us. */
 void link_pump(link *l, uint32_t us);
 /* Pumps until a frame of this type arrives (or timeout); removes and returns it. */

@@ -233,10 +233,11 @@ static bool bad_crc_is_reported_not_executed(void)
     uint8_t n = hb_frame_encode(frame, host.tx_seq++, HB_T_CMD_RTP, p, sizeof p);
     frame[n - 1] ^= 0x01;
     CHECK(link_send_raw(&host, frame, n), "send failed");
-    if (!expect_nak(HB_NAK_CRC, NULL)) {
+    if (!expect_nak(HB_NAK_CRC, NULL) || !link_resync(&host)) {
         return false;
     }
     link_pump(&host, 4000);
+    link_take(&host, HB_T_NAK, NULL); /* the flush may end a false frame */
     CHECK(!wrote(mark, DRV2605_REG_RTP_INPUT, 0x55), "corrupt frame was executed");
     /* the lost sequence number surfaces on the next good frame */
     CHECK(send_rtp(stamp_in(1000), 0x56), "send failed");
@@ -261,10 +262,11 @@ static bool oversized_length_is_reported_not_executed(void)
     uint8_t n = hb_frame_encode(frame, host.tx_seq, HB_T_CMD_RTP, p, sizeof p);
     frame[HB_FRAME_OFFSET_LEN] = 200; /* longer than any frame */
     CHECK(link_send_raw(&host, frame, n), "send failed");
-    if (!expect_nak(HB_NAK_LENGTH, NULL)) {
+    if (!expect_nak(HB_NAK_LENGTH, NULL) || !link_resync(&host)) {
         return false;
     }
     link_pump(&host, 4000);
+    link_take(&host, HB_T_NAK, NULL); /* the flush may end a false frame */
     CHECK(!wrote(mark, DRV2605_REG_RTP_INPUT, 0x58), "oversized frame was executed");
     /* nothing was consumed: the same sequence number is still expected */
     CHECK(send_rtp(stamp_in(1000), 0x59), "send failed");
