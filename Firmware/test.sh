@@ -73,7 +73,7 @@ step "fuzz: decoder and core for ${FUZZ_SECONDS:-25} s without findings" ./fuzz/
 grep -E '^stat::number_of_executed_units' "$log/step.out" | sed 's/^/# fuzz /'
 
 step "build: ATmega32U4 firmware within 24 KiB flash / 2 KiB RAM" make -s firmware
-grep -E '^(flash:|   text|  *[0-9])' "$log/step.out" | sed 's/^/# /'
+grep -E '^(flash:|Program:|Data:)' "$log/step.out" | sed 's/^/# /'
 step "build: budget check rejects an image over budget" budget_rejects_oversized_image
 
 if make -s sim >"$log/sim-build.out" 2>&1; then

@@ -29,7 +29,7 @@ static bool crc16_matches_ccitt_false_check_value(void)
 
 static bool documented_example_frame_encodes_byte_for_byte(void)
 {
-    /* PROTOCOL.md's worked example: RTP amplitude 0x7F at board time
+    /* PROTOCOL.md's worked examples, first: RTP amplitude 0x7F at board time
      * 1,000,000 us, host sequence 5. */
     uint8_t p[HB_CMD_RTP_LEN];
     hb_put_u32(p, 1000000u);
@@ -39,6 +39,18 @@ static bool documented_example_frame_encodes_byte_for_byte(void)
     const uint8_t want[] = {0xA5, 0x05, 0x05, 0x10, 0x40, 0x42, 0x0F, 0x00, 0x7F, 0x76, 0x2B};
     CHECK(n == sizeof want);
     CHECK(memcmp(frame, want, n) == 0);
+
+    uint8_t hello[HB_HELLO_LEN] = {1, 0};
+    hb_put_u16(&hello[HB_HELLO_OFF_KEEPALIVE_MS], 500);
+    hb_put_u16(&hello[HB_HELLO_OFF_MAX_DRIVE_MS], 0);
+    const uint8_t want_hello[] = {0xA5, 0x06, 0x00, 0x01, 0x01, 0x00, 0xF4, 0x01, 0x00, 0x00, 0xB7, 0xDD};
+    n = hb_frame_encode(frame, 0, HB_T_HELLO, hello, sizeof hello);
+    CHECK(n == sizeof want_hello && memcmp(frame, want_hello, n) == 0);
+
+    const uint8_t nak[HB_NAK_LEN] = {6, HB_NAK_SEQ_GAP, 5, HB_T_CMD_RTP};
+    const uint8_t want_nak[] = {0xA5, 0x04, 0x03, 0xE0, 0x06, 0x03, 0x05, 0x10, 0xE9, 0x56};
+    n = hb_frame_encode(frame, 3, HB_T_NAK, nak, sizeof nak);
+    CHECK(n == sizeof want_nak && memcmp(frame, want_nak, n) == 0);
     return true;
 }
 
@@ -153,7 +165,7 @@ static bool queue_keeps_fifo_order_and_reports_full(void)
 
 const test_case frame_tests[] = {
     {"crc16 matches the CCITT-FALSE check value", crc16_matches_ccitt_false_check_value},
-    {"documented example frame encodes byte for byte", documented_example_frame_encodes_byte_for_byte},
+    {"documented example frames encode byte for byte", documented_example_frame_encodes_byte_for_byte},
     {"decoder accepts a valid frame", decoder_accepts_a_valid_frame},
     {"decoder skips noise before the magic", decoder_skips_noise_before_the_magic},
     {"decoder rejects any corrupted byte", decoder_rejects_a_corrupted_byte},
