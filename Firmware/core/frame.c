@@ -28,7 +28,8 @@ hb_decode_result hb_decoder_push(hb_decoder *dec, uint8_t byte)
         dec->buf[HB_FRAME_OFFSET_LEN] = byte;
         dec->buf[HB_FRAME_OFFSET_SEQ] = 0;
         dec->buf[HB_FRAME_OFFSET_TYPE] = 0;
-        dec->pos = 0;
+        /* 0xA5 is itself an impossible length, and may be the real start. */
+        dec->pos = (byte == HB_FRAME_MAGIC) ? 1u : 0u;
         return HB_DECODE_BAD_LENGTH;
     }
 

@@ -68,10 +68,11 @@ static void decoder_only(const uint8_t *data, size_t size)
     hb_decoder_init(&d);
     size_t frame_start = 0;
     for (size_t i = 0; i < size; i++) {
-        if (d.pos == 0) {
-            frame_start = i;
+        hb_decode_result r = hb_decoder_push(&d, data[i]);
+        if (d.pos == 1) {
+            frame_start = i; /* this byte began a frame */
         }
-        if (hb_decoder_push(&d, data[i]) != HB_DECODE_FRAME) {
+        if (r != HB_DECODE_FRAME) {
             continue;
         }
         uint8_t len = hb_decoder_len(&d);

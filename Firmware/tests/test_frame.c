@@ -107,6 +107,20 @@ static bool decoder_rejects_oversized_length_and_resyncs_on_next_frame(void)
     return true;
 }
 
+static bool decoder_takes_a_magic_in_the_length_byte_as_a_new_start(void)
+{
+    uint8_t buf[1 + HB_FRAME_MAX_LEN] = {HB_FRAME_MAGIC};
+    uint8_t n = hb_frame_encode(buf + 1, 4, HB_T_KEEPALIVE, NULL, 0);
+    hb_decoder d;
+    hb_decoder_init(&d);
+    CHECK(hb_decoder_push(&d, buf[0]) == HB_DECODE_MORE);
+    CHECK(hb_decoder_push(&d, buf[1]) == HB_DECODE_BAD_LENGTH); /* 0xA5 > 48 */
+    uint32_t frames = 0;
+    feed(&d, buf + 2, (uint32_t)(n - 1u), &frames);
+    CHECK(frames == 1 && hb_decoder_seq(&d) == 4);
+    return true;
+}
+
 static bool decoder_joins_a_frame_split_across_packets(void)
 {
     uint8_t frame[HB_FRAME_MAX_LEN], p[HB_FRAME_MAX_PAYLOAD];
@@ -170,6 +184,7 @@ const test_case frame_tests[] = {
     {"decoder skips noise before the magic", decoder_skips_noise_before_the_magic},
     {"decoder rejects any corrupted byte", decoder_rejects_a_corrupted_byte},
     {"decoder rejects an oversized length and resyncs", decoder_rejects_oversized_length_and_resyncs_on_next_frame},
+    {"decoder takes a magic in the length byte as a new start", decoder_takes_a_magic_in_the_length_byte_as_a_new_start},
     {"decoder joins a frame split across packets", decoder_joins_a_frame_split_across_packets},
     {"encoder refuses an oversized payload", encoder_refuses_oversized_payload},
     {"length table accepts only documented lengths", length_table_accepts_only_documented_lengths},

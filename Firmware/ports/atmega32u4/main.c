@@ -89,10 +89,7 @@ static void hook_send_frame(void *ctx, const uint8_t *frame, uint8_t len)
 static void hook_enter_bootloader(void *ctx)
 {
     (void)ctx;
-    /* Let the ACK leave before the device disappears from the bus. */
-    for (uint16_t i = 0; i < 2000u; i++) {
-        usb_poll();
-    }
+    usb_flush(); /* let the ACK leave before the device disappears from the bus */
     cli();
     usb_detach();
     *CATERINA_BOOT_KEY_ADDR = CATERINA_BOOT_KEY;

@@ -29,6 +29,9 @@
 #define EPSIZE_64 ((1u << EPSIZE1) | (1u << EPSIZE0))
 
 #define TX_RING 128u /* power of two */
+/* ~4 ms of polling at 16 MHz: far longer than a host takes to fetch the
+ * next packet of a control read (one per 1 ms frame at most). */
+#define EP0_SPIN_LIMIT 8000u
 
 static usb_rx_handler rx_handler;
 static uint8_t configuration;
@@ -84,10 +87,16 @@ static void send_ep0_pgm(const uint8_t *data, uint16_t len, uint16_t w_length)
     bool zlp = left < w_length && (left % USB_EP0_SIZE) == 0;
     for (;;) {
         uint8_t s;
+        uint16_t spins = 0;
         do {
             s = UEINTX;
             if (s & ((1 << RXSTPI) | (1 << RXOUTI))) {
                 return; /* new SETUP, or the host ended the data stage */
+            }
+            /* A bus reset or a host that stopped asking must not leave us
+             * here until the watchdog fires. */
+            if ((UDINT & (1 << EORSTI)) || ++spins == EP0_SPIN_LIMIT) {
+                return;
             }
         } while (!(s & (1 << TXINI)));
         uint8_t n = min8(left, USB_EP0_SIZE);
@@ -286,6 +295,16 @@ void usb_poll(void)
     poll_ep0();
     if (configuration) {
         poll_bulk_out();
+        poll_bulk_in();
+    }
+}
+
+void usb_flush(void)
+{
+    /* Only endpoint 0 and bulk IN: not bulk OUT, whose handler would feed
+     * the core again from inside the frame being handled. */
+    for (uint16_t i = 0; i < 20000u && tx_count; i++) {
+        poll_ep0();
         poll_bulk_in();
     }
 }
