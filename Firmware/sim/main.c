@@ -123,8 +123,13 @@ static bool enumerates_as_vendor_device(void)
     uint8_t buf[256];
     usb_host_bus_reset(&board);
 
+    /* Linux asks for 64 bytes first: the reply is the 18-byte descriptor
+     * ending in a short packet. */
+    usb_setup get_dev64 = {0x80, 6, 0x0100, 0, 64};
+    int n = usb_host_control(&board, &get_dev64, buf);
+    CHECK(n == 18, "64-byte device descriptor request returned %d bytes", n);
     usb_setup get_dev = {0x80, 6, 0x0100, 0, 18};
-    int n = usb_host_control(&board, &get_dev, buf);
+    n = usb_host_control(&board, &get_dev, buf);
     CHECK(n == 18, "device descriptor: %d bytes", n);
     CHECK(buf[0] == 18 && buf[1] == 1, "not a device descriptor");
     CHECK(buf[7] == 64, "bMaxPacketSize0 %u", buf[7]);
@@ -397,6 +402,14 @@ static bool host_silence_stops_actuator(void)
     return expect_nak(HB_NAK_NOT_OPEN, NULL); /* the session ended with the silence */
 }
 
+static bool watchdog_runs_at_120_ms(void)
+{
+    /* WDTCSR (0x60): WDE set, no interrupt mode, WDP = 0b0011 (120 ms) */
+    uint8_t wdtcsr = board.avr->data[0x60];
+    CHECK((wdtcsr & 0x6Fu) == 0x0Bu, "WDTCSR 0x%02x", wdtcsr);
+    return true;
+}
+
 static bool bootloader_request_needs_magic(void)
 {
     uint8_t p[HB_ENTER_BOOTLOADER_LEN];
@@ -460,6 +473,7 @@ int main(int argc, char **argv)
     run_test("latched fault stops the actuator", latched_fault_stops_actuator);
     run_test("over-long drive is stopped", over_long_drive_is_stopped);
     run_test("host silence stops the actuator", host_silence_stops_actuator);
+    run_test("watchdog runs at 120 ms", watchdog_runs_at_120_ms);
     run_test("bootloader request needs its magic", bootloader_request_needs_magic);
     run_test("bootloader entry leaves the key and resets", bootloader_entry_leaves_key_and_resets);
 
