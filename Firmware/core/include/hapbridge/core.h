@@ -5,9 +5,13 @@
  * too long.
  *
  * Threading model: hb_core_receive and hb_core_poll run in the main context;
- * hb_core_timer_fired runs in the timer's context (an ISR on the AVR).  State
- * they share is touched only between hooks.lock/unlock.  All state lives in
- * the caller-owned hb_core: no globals, no allocation.
+ * hb_core_timer_fired runs in the timer's context (an ISR on the AVR).  The
+ * main context touches state it shares with the timer only between
+ * hooks.lock/unlock, and hb_core_timer_fired must never run while that lock
+ * is held: on an MCU, lock masks the timer interrupt, which gives exactly
+ * that; a threaded port calls hb_core_timer_fired with its own lock taken;
+ * a single-threaded board (the Swift simulation) needs no lock at all.
+ * All state lives in the caller-owned hb_core: no globals, no allocation.
  */
 #ifndef HAPBRIDGE_CORE_H
 #define HAPBRIDGE_CORE_H
