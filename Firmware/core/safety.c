@@ -19,8 +19,13 @@ static void poll_chip(hb_core *core, uint32_t now)
     hbi_lock(core);
     bool free_bus = bus_free_soon(core, now);
     hbi_unlock(core);
-    if (!free_bus) {
-        return; /* retried on the next poll, once the command has run */
+    /* Deferred polls are retried on the next hb_core_poll, once the command
+     * has run.  A stream dense enough never to leave a gap must not starve
+     * fault detection, though: a whole period late, the poll goes ahead and
+     * one command pays for it. */
+    bool starved = core->open && hbi_reached(now, core->next_status_poll_us + HB_STATUS_POLL_US);
+    if (!free_bus && !starved) {
+        return;
     }
     if (core->drive == HB_DRIVE_SEQUENCE && hbi_reached(now, core->next_go_poll_us)) {
         core->next_go_poll_us = now + HB_GO_POLL_US;

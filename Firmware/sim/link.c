@@ -57,6 +57,10 @@ static void collect(link *l)
             if (r != HB_DECODE_FRAME) {
                 continue;
             }
+            if (!hb_board_payload_len_ok(hb_decoder_type(&l->dec), hb_decoder_len(&l->dec))) {
+                l->corrupt_from_board++;
+                continue;
+            }
             uint8_t seq = hb_decoder_seq(&l->dec);
             if (l->rx_total && seq != l->next_board_seq) {
                 l->board_seq_gaps++;

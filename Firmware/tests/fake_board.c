@@ -57,6 +57,9 @@ static void send_frame(void *ctx, const uint8_t *frame, uint8_t len)
     if (b->frame_count >= FAKE_FRAMES_MAX || len < HB_FRAME_OVERHEAD) {
         return;
     }
+    if (!hb_board_payload_len_ok(frame[HB_FRAME_OFFSET_TYPE], frame[HB_FRAME_OFFSET_LEN])) {
+        return; /* a malformed board frame: tests looking for it will fail */
+    }
     fake_frame *f = &b->frames[b->frame_count++];
     f->seq = frame[HB_FRAME_OFFSET_SEQ];
     f->type = frame[HB_FRAME_OFFSET_TYPE];

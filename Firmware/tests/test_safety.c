@@ -145,6 +145,24 @@ static bool status_poll_keeps_off_the_bus_when_a_command_is_due(void)
     return true;
 }
 
+static bool status_poll_is_not_starved_by_a_dense_stream(void)
+{
+    fake_init(&b);
+    fake_hello(&b, 1000, 0);
+    b.regs[DRV2605_REG_STATUS] |= DRV2605_STATUS_OVER_TEMP;
+    /* a command every 200 us, ten always queued: never 250 us of free bus */
+    uint32_t at = b.now_us;
+    for (int i = 0; i < 10; i++) {
+        fake_rtp(&b, at += 200, 0x30);
+    }
+    for (uint32_t t = 0; t < 3u * HB_STATUS_POLL_US && stop_reason() == 0; t += 200) {
+        fake_rtp(&b, at += 200, 0x30);
+        fake_advance(&b, 200);
+    }
+    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_OVER_TEMP));
+    return true;
+}
+
 static bool rom_sequence_drive_ends_when_the_chip_clears_go(void)
 {
     fake_init(&b);
@@ -173,6 +191,7 @@ const test_case safety_tests[] = {
     {"STOP_ALL flushes the queue and stops at once", stop_all_flushes_the_queue_and_stops_at_once},
     {"bootloader entry needs the magic and stops first", bootloader_entry_needs_the_magic_and_stops_first},
     {"status poll keeps off the bus when a command is due", status_poll_keeps_off_the_bus_when_a_command_is_due},
+    {"status poll is not starved by a dense stream", status_poll_is_not_starved_by_a_dense_stream},
     {"ROM-sequence drive ends when the chip clears GO", rom_sequence_drive_ends_when_the_chip_clears_go},
     TEST_LIST_END,
 };

@@ -282,6 +282,22 @@ static inline bool hb_host_payload_len_ok(uint8_t type, uint8_t len)
     }
 }
 
+/* The same for frames from the board, so the host validates them from this
+ * one table too. */
+static inline bool hb_board_payload_len_ok(uint8_t type, uint8_t len)
+{
+    switch (type) {
+    case HB_T_HELLO_REPLY: return len == HB_HELLO_REPLY_LEN;
+    case HB_T_SYNC_REPLY: return len == HB_SYNC_REPLY_LEN;
+    case HB_T_QUEUE_STATUS: return len == HB_QUEUE_STATUS_LEN;
+    case HB_T_CHIP_STATUS: return len == HB_CHIP_STATUS_LEN;
+    case HB_T_ACK: return len == HB_ACK_LEN;
+    case HB_T_NAK: return len == HB_NAK_LEN;
+    case HB_T_EVENT_STOPPED: return len == HB_EVENT_STOPPED_LEN;
+    default: return false;
+    }
+}
+
 static inline bool hb_host_type_known(uint8_t type)
 {
     switch (type) {
