@@ -21,6 +21,8 @@ static void log_current(drv_model *m)
 {
     if (m->count < DRV_LOG_MAX) {
         m->log[m->count++] = m->cur;
+    } else {
+        m->log_full = true;
     }
 }
 

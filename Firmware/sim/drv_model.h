@@ -8,7 +8,7 @@
 
 #include <sim_avr.h>
 
-#define DRV_LOG_MAX 8192
+#define DRV_LOG_MAX 65536
 #define DRV_TXN_MAX_BYTES 12
 
 typedef struct drv_txn {
@@ -30,6 +30,7 @@ typedef struct drv_model {
     drv_txn cur;
     drv_txn log[DRV_LOG_MAX];
     uint32_t count;
+    bool log_full; /* transactions were dropped: timing checks must not trust the log */
 } drv_model;
 
 void drv_model_attach(drv_model *m, avr_t *avr);

@@ -167,6 +167,10 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
         goto out;
     }
 
+    if (chip->log_full) {
+        snprintf(why, why_len, "transaction log full: raise DRV_LOG_MAX");
+        goto out;
+    }
     uint32_t t = first_txn;
     for (uint32_t i = 0; i < n; i++) {
         expect_write w[3];
