@@ -1,0 +1,107 @@
+/* Timed execution: runs in the port's timer context (an ISR on the AVR). */
+#include "hapbridge/core_private.h"
+#include "hapbridge/drv2605_regs.h"
+
+void hbi_arm_for(hb_core *core, const hb_cmd *cmd)
+{
+    core->hooks.arm_timer(core->hooks.context, hbi_due_time(core, cmd) - core->config.spin_us);
+}
+
+static void note_drive(hb_core *core, const hb_cmd *cmd, uint32_t now)
+{
+    uint8_t next = core->drive;
+    switch (cmd->kind) {
+    case HB_CMD_RTP:
+        next = cmd->data[0] ? HB_DRIVE_RTP : HB_DRIVE_IDLE;
+        break;
+    case HB_CMD_ROM_SEQ:
+        next = HB_DRIVE_SEQUENCE;
+        break;
+    case HB_CMD_STOP:
+        next = HB_DRIVE_IDLE;
+        break;
+    case HB_CMD_REG_WRITE:
+        if (cmd->data[0] == DRV2605_REG_MODE && (cmd->data[1] & DRV2605_MODE_STANDBY)) {
+            next = HB_DRIVE_IDLE;
+        } else if (cmd->data[0] == DRV2605_REG_GO && !(cmd->data[1] & DRV2605_GO_GO) &&
+                   core->drive == HB_DRIVE_SEQUENCE) {
+            next = HB_DRIVE_IDLE;
+        }
+        break;
+    default:
+        break;
+    }
+    /* A continuing drive keeps its start: the limit is on continuous time. */
+    if (next != HB_DRIVE_IDLE && core->drive == HB_DRIVE_IDLE) {
+        core->drive_start_us = now;
+    }
+    core->drive = next;
+}
+
+static hb_i2c_result execute(hb_core *core, const hb_cmd *cmd)
+{
+    switch (cmd->kind) {
+    case HB_CMD_RTP:
+        return drv2605_rtp(&core->chip, cmd->data[0]);
+    case HB_CMD_REG_WRITE:
+        return drv2605_write_reg(&core->chip, cmd->data[0], cmd->data[1]);
+    case HB_CMD_ROM_SEQ:
+        return drv2605_play_sequence(&core->chip, cmd->data, cmd->len);
+    case HB_CMD_STOP:
+        return drv2605_stop(&core->chip);
+    default:
+        return HB_I2C_ACK;
+    }
+}
+
+void hb_core_timer_fired(hb_core *core)
+{
+    for (;;) {
+        const hb_cmd *head = hb_queue_peek(&core->queue);
+        if (!head) {
+            if (core->hooks.disarm_timer) {
+                core->hooks.disarm_timer(core->hooks.context);
+            }
+            return;
+        }
+        uint32_t now = hbi_now(core);
+        uint32_t due = hbi_due_time(core, head);
+        if (!hbi_reached(now, due)) {
+            if ((int32_t)(due - now) > (int32_t)core->config.spin_us) {
+                hbi_arm_for(core, head); /* early or spurious wake-up */
+                return;
+            }
+            /* Woken inside the spin window on purpose: however late the
+             * interrupt was taken (masked sections, other handlers), the
+             * bus transaction starts on the clock, not on the wake-up. */
+            if (core->hooks.spin_until) {
+                core->hooks.spin_until(core->hooks.context, due);
+                now = due;
+            } else {
+                while (!hbi_reached(now, due)) {
+                    now = hbi_now(core);
+                }
+            }
+        }
+        if (core->pending_faults) {
+            hb_queue_drop_head(&core->queue); /* the main context is about to stop everything */
+            continue;
+        }
+        /* Execute straight from the slot: the producer never writes an
+         * occupied slot, and this is the latency-critical path to the bus.
+         * Bookkeeping waits until the transaction is under way. */
+        if (execute(core, head) != HB_I2C_ACK) {
+            core->pending_faults |= HB_FAULT_I2C;
+        }
+        uint32_t at = head->at_us;
+        note_drive(core, head, now);
+        hb_queue_drop_head(&core->queue);
+        if ((int32_t)(now + core->config.exec_lead_us - at) > (int32_t)HB_LATE_TOLERANCE_US &&
+            core->underruns != UINT16_MAX) {
+            core->underruns++;
+        }
+        core->last_at_us = at;
+        core->last_run_us = now + core->config.exec_lead_us;
+        core->executed++;
+    }
+}

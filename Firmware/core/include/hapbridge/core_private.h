@@ -1,0 +1,50 @@
+/*
+ * Shared between the core's own source files (core.c, exec.c, dispatch.c,
+ * safety.c).  Not an interface for ports or hosts: use core.h.
+ */
+#ifndef HAPBRIDGE_CORE_PRIVATE_H
+#define HAPBRIDGE_CORE_PRIVATE_H
+
+#include "hapbridge/core.h"
+
+/* Wrap-safe "now is at or after at" for 32-bit microsecond clocks. */
+static inline bool hbi_reached(uint32_t now, uint32_t at) { return (int32_t)(now - at) >= 0; }
+
+static inline uint32_t hbi_now(hb_core *core) { return core->hooks.now_us(core->hooks.context); }
+
+static inline void hbi_lock(hb_core *core)
+{
+    if (core->hooks.lock) {
+        core->hooks.lock(core->hooks.context);
+    }
+}
+
+static inline void hbi_unlock(hb_core *core)
+{
+    if (core->hooks.unlock) {
+        core->hooks.unlock(core->hooks.context);
+    }
+}
+
+/* When the bus transaction must begin for its START to land on the stamp. */
+static inline uint32_t hbi_due_time(const hb_core *core, const hb_cmd *cmd)
+{
+    return cmd->at_us - core->config.exec_lead_us;
+}
+
+/* Frames to the host (main context only). */
+void hbi_send(hb_core *core, uint8_t type, const uint8_t *payload, uint8_t len);
+void hbi_nak(hb_core *core, uint8_t seq, uint8_t type, uint8_t reason);
+void hbi_ack(hb_core *core, uint8_t seq, uint8_t type);
+
+/* Stops the actuator and flushes the queue; caller holds the lock.
+ * Returns how many queued commands were discarded. */
+uint8_t hbi_stop_locked(hb_core *core, uint8_t reason);
+/* Same, taking the lock, then reports EVENT_STOPPED. */
+void hbi_stop_and_report(hb_core *core, uint8_t reason);
+
+/* Arms the timer for the command at the queue head (caller holds the lock
+ * or runs in the timer context). */
+void hbi_arm_for(hb_core *core, const hb_cmd *cmd);
+
+#endif /* HAPBRIDGE_CORE_PRIVATE_H */

@@ -1,0 +1,124 @@
+/* Safety: fault and end-of-sequence polling, host silence, drive limits
+ * (main context). */
+#include "hapbridge/core_private.h"
+#include "hapbridge/drv2605_regs.h"
+
+/* Main-context bus traffic must not sit on the bus when a stamped command is
+ * due: the timer callback would wait for it (the lock) and start late. */
+#define HB_BUS_GUARD_US 250u
+
+static bool bus_free_soon(hb_core *core, uint32_t now)
+{
+    const hb_cmd *head = hb_queue_peek(&core->queue);
+    return !head ||
+           (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) > (int32_t)HB_BUS_GUARD_US;
+}
+
+static void poll_chip(hb_core *core, uint32_t now)
+{
+    hbi_lock(core);
+    bool free_bus = bus_free_soon(core, now);
+    hbi_unlock(core);
+    /* Deferred polls are retried on the next hb_core_poll, once the command
+     * has run.  A stream dense enough never to leave a gap must not starve
+     * fault detection, though: a whole period late, the poll goes ahead and
+     * one command pays for it. */
+    bool starved = core->open && hbi_reached(now, core->next_status_poll_us + HB_STATUS_POLL_US);
+    if (!free_bus && !starved) {
+        return;
+    }
+    if (core->drive == HB_DRIVE_SEQUENCE && hbi_reached(now, core->next_go_poll_us)) {
+        core->next_go_poll_us = now + HB_GO_POLL_US;
+        uint8_t go = 0;
+        hbi_lock(core);
+        if (drv2605_read_reg(&core->chip, DRV2605_REG_GO, &go) == HB_I2C_ACK &&
+            !(go & DRV2605_GO_GO) && core->drive == HB_DRIVE_SEQUENCE) {
+            core->drive = HB_DRIVE_IDLE; /* the sequencer finished on its own */
+        }
+        hbi_unlock(core);
+    }
+    if (core->open && hbi_reached(now, core->next_status_poll_us)) {
+        core->next_status_poll_us = now + HB_STATUS_POLL_US;
+        uint8_t status = 0;
+        hbi_lock(core);
+        if (drv2605_read_reg(&core->chip, DRV2605_REG_STATUS, &status) != HB_I2C_ACK) {
+            core->pending_faults |= HB_FAULT_I2C;
+        } else {
+            if (status & DRV2605_STATUS_OVER_TEMP) {
+                core->pending_faults |= HB_FAULT_OVER_TEMP;
+            }
+            if (status & DRV2605_STATUS_OC_DETECT) {
+                core->pending_faults |= HB_FAULT_OVER_CURRENT;
+            }
+        }
+        hbi_unlock(core);
+    }
+}
+
+void hb_core_poll(hb_core *core)
+{
+    uint32_t now = hbi_now(core);
+    poll_chip(core, now);
+
+    hbi_lock(core);
+    /* Read the clock under the lock: the timer callback may have started a
+     * drive since `now` was taken, and its start must not lie in our future. */
+    now = hbi_now(core);
+    uint8_t new_faults = core->pending_faults;
+    core->pending_faults = 0;
+    core->faults |= new_faults;
+    bool over_drive = core->drive != HB_DRIVE_IDLE &&
+                      (uint32_t)(now - core->drive_start_us) > core->max_drive_us;
+    hbi_unlock(core);
+
+    if (new_faults) {
+        hbi_stop_and_report(core, HB_STOP_FAULT);
+    } else if (over_drive) {
+        hbi_stop_and_report(core, HB_STOP_MAX_DRIVE);
+    }
+    if (core->open && (uint32_t)(now - core->last_rx_us) > core->keepalive_us) {
+        /* The session ends with the silence: commands the host may still
+         * have in flight were stamped against a clock it no longer tracks. */
+        core->open = false;
+        hbi_stop_and_report(core, HB_STOP_HOST_SILENT);
+    }
+}
+
+bool hb_core_next_deadline(hb_core *core, uint32_t *at_us)
+{
+    uint32_t now = hbi_now(core);
+    bool any = false;
+    uint32_t best = 0;
+#define CONSIDER(t)                                                                  \
+    do {                                                                             \
+        uint32_t t_ = (t);                                                           \
+        if (!any || (int32_t)(t_ - best) < 0) {                                      \
+            best = t_;                                                               \
+            any = true;                                                              \
+        }                                                                            \
+    } while (0)
+    hbi_lock(core);
+    const hb_cmd *head = hb_queue_peek(&core->queue);
+    if (head) {
+        CONSIDER(hbi_due_time(core, head) - core->config.spin_us);
+    }
+    if (core->drive != HB_DRIVE_IDLE) {
+        CONSIDER(core->drive_start_us + core->max_drive_us + 1u);
+    }
+    if (core->drive == HB_DRIVE_SEQUENCE) {
+        CONSIDER(core->next_go_poll_us);
+    }
+    if (core->pending_faults) {
+        CONSIDER(now);
+    }
+    hbi_unlock(core);
+    if (core->open) {
+        CONSIDER(core->last_rx_us + core->keepalive_us + 1u);
+        CONSIDER(core->next_status_poll_us);
+    }
+#undef CONSIDER
+    if (any) {
+        *at_us = best;
+    }
+    return any;
+}

@@ -1,0 +1,162 @@
+/*
+ * ATmega32U4 port: wires the portable core to Timer1, the TWI master and the
+ * USB device, and runs the main loop under the watchdog.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/power.h>
+#include <avr/wdt.h>
+
+#include "hapbridge/core.h"
+#include "timebase.h"
+#include "twi.h"
+#include "usb.h"
+
+/* Time from the end of the core's spin to the TWI START of the command's
+ * first write: a fixed instruction path, measured cycle-accurately under
+ * simavr (minimum stamp error with EXEC_LEAD_US=0 was 8.06 us), set 1 us
+ * lower so a command never starts before its stamp.  Re-measure after
+ * changing that path; Firmware/sim fails any command that starts early. */
+#ifndef EXEC_LEAD_US
+#define EXEC_LEAD_US 7u
+#endif
+/* Covers the longest masked section seen in front of the compare interrupt
+ * (~15 us under simavr) at the cost of that much busy-wait per command. */
+#ifndef SPIN_US
+#define SPIN_US 40u
+#endif
+
+/* Caterina (Leonardo / Pro Micro bootloader) stays in the bootloader after a
+ * watchdog reset when it finds this key at this RAM address. */
+#define CATERINA_BOOT_KEY 0x7777u
+#define CATERINA_BOOT_KEY_ADDR ((volatile uint16_t *)0x0800u)
+
+static hb_core board;
+static uint8_t saved_sreg;
+
+/* A watchdog reset leaves the watchdog running at its shortest period; turn
+ * it off before the C runtime's setup time can trip it again. */
+void early_wdt_off(void) __attribute__((naked, used, section(".init3")));
+void early_wdt_off(void)
+{
+    MCUSR = 0;
+    wdt_disable();
+}
+
+static hb_i2c_result hook_i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, uint8_t len)
+{
+    (void)ctx;
+    return twi_write(addr7, bytes, len) ? HB_I2C_ACK : HB_I2C_NACK;
+}
+
+static hb_i2c_result hook_i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *bytes,
+                                   uint8_t len)
+{
+    (void)ctx;
+    return twi_read_reg(addr7, reg, bytes, len) ? HB_I2C_ACK : HB_I2C_NACK;
+}
+
+static uint32_t hook_now_us(void *ctx)
+{
+    (void)ctx;
+    return timebase_now_us();
+}
+
+static void hook_arm_timer(void *ctx, uint32_t at_us)
+{
+    (void)ctx;
+    timebase_arm(at_us);
+}
+
+static void hook_spin_until(void *ctx, uint32_t at_us)
+{
+    (void)ctx;
+    timebase_spin_until(at_us);
+}
+
+static void hook_disarm_timer(void *ctx)
+{
+    (void)ctx;
+    timebase_disarm();
+}
+
+static void hook_send_frame(void *ctx, const uint8_t *frame, uint8_t len)
+{
+    (void)ctx;
+    (void)usb_send(frame, len); /* a dropped frame shows as a board sequence gap */
+}
+
+static void hook_enter_bootloader(void *ctx)
+{
+    (void)ctx;
+    usb_flush(); /* let the ACK leave before the device disappears from the bus */
+    cli();
+    usb_detach();
+    *CATERINA_BOOT_KEY_ADDR = CATERINA_BOOT_KEY;
+    wdt_enable(WDTO_15MS);
+    for (;;) {
+    }
+}
+
+/* The core never nests its lock, so one saved SREG is enough. */
+static void hook_lock(void *ctx)
+{
+    (void)ctx;
+    uint8_t s = SREG;
+    cli();
+    saved_sreg = s;
+}
+
+static void hook_unlock(void *ctx)
+{
+    (void)ctx;
+    SREG = saved_sreg;
+}
+
+ISR(TIMER1_COMPA_vect) { hb_core_timer_fired(&board); }
+
+static void on_usb_rx(const uint8_t *bytes, uint8_t len) { hb_core_receive(&board, bytes, len); }
+
+int main(void)
+{
+    clock_prescale_set(clock_div_1);
+
+    static const hb_hooks hooks = {
+        .context = 0,
+        .i2c_write = hook_i2c_write,
+        .i2c_read = hook_i2c_read,
+        .now_us = hook_now_us,
+        .arm_timer = hook_arm_timer,
+        .spin_until = hook_spin_until,
+        .disarm_timer = hook_disarm_timer,
+        .send_frame = hook_send_frame,
+        .enter_bootloader = hook_enter_bootloader,
+        .lock = hook_lock,
+        .unlock = hook_unlock,
+    };
+    static const hb_core_config config = {
+        .exec_lead_us = EXEC_LEAD_US,
+        .spin_us = SPIN_US,
+        .tick_ns = TIMEBASE_TICK_NS,
+    };
+    hb_core_init(&board, &hooks, &config);
+
+    timebase_init();
+    twi_init();
+    usb_init(on_usb_rx);
+    sei();
+
+    /* DRV2605: 250 us from power-up to the first transaction. */
+    for (uint32_t t0 = timebase_now_us(); (uint32_t)(timebase_now_us() - t0) < 250u;) {
+    }
+    hb_core_start(&board);
+
+    /* The loop runs in microseconds; 120 ms only trips on a real hang (a
+     * stuck bus is already bounded by the TWI driver's spin limit). */
+    wdt_enable(WDTO_120MS);
+    for (;;) {
+        wdt_reset();
+        usb_poll();
+        hb_core_poll(&board);
+    }
+}

@@ -1,0 +1,322 @@
+#include "usb.h"
+
+#include <avr/io.h>
+#include <avr/pgmspace.h>
+
+#include "usb_descriptors.h"
+#include "usb_ids.h"
+
+/* Standard requests (USB 2.0 table 9-4) */
+#define REQ_GET_STATUS 0x00u
+#define REQ_CLEAR_FEATURE 0x01u
+#define REQ_SET_FEATURE 0x03u
+#define REQ_SET_ADDRESS 0x05u
+#define REQ_GET_DESCRIPTOR 0x06u
+#define REQ_GET_CONFIGURATION 0x08u
+#define REQ_SET_CONFIGURATION 0x09u
+#define REQ_GET_INTERFACE 0x0Au
+#define REQ_SET_INTERFACE 0x0Bu
+#define FEATURE_ENDPOINT_HALT 0u
+#define RECIPIENT_MASK 0x1Fu
+#define RECIPIENT_ENDPOINT 0x02u
+#define TYPE_MASK 0x60u
+#define TYPE_STANDARD 0x00u
+
+/* UECFG0X / UECFG1X values */
+#define EPTYPE_CONTROL 0u
+#define EPTYPE_BULK (1u << EPTYPE1)
+#define EPDIR_IN (1u << EPDIR)
+#define EPSIZE_64 ((1u << EPSIZE1) | (1u << EPSIZE0))
+
+#define TX_RING 128u /* power of two */
+/* ~4 ms of polling at 16 MHz: far longer than a host takes to fetch the
+ * next packet of a control read (one per 1 ms frame at most). */
+#define EP0_SPIN_LIMIT 8000u
+
+static usb_rx_handler rx_handler;
+static uint8_t configuration;
+static uint8_t pending_address; /* applied once the SET_ADDRESS status stage is sent */
+static uint8_t tx_ring[TX_RING];
+static uint8_t tx_head, tx_count;
+
+static bool configure_ep(uint8_t ep, uint8_t cfg0, uint8_t cfg1)
+{
+    UENUM = ep;
+    UECONX = (1 << EPEN);
+    UECFG0X = cfg0;
+    UECFG1X = cfg1 | (1 << ALLOC);
+    return UESTA0X & (1 << CFGOK);
+}
+
+void usb_init(usb_rx_handler on_rx)
+{
+    rx_handler = on_rx;
+    UHWCON = (1 << UVREGE);
+    USBCON = (1 << USBE) | (1 << FRZCLK);
+    /* 16 MHz crystal: PINDIV halves it to the PLL's 8 MHz input. */
+    PLLCSR = (1 << PINDIV);
+    PLLCSR = (1 << PINDIV) | (1 << PLLE);
+    while (!(PLLCSR & (1 << PLOCK))) {
+    }
+    USBCON = (1 << USBE) | (1 << OTGPADE); /* clock running, VBUS pad on */
+    UDCON = 0;                             /* attach: pull-up on D+ */
+}
+
+void usb_detach(void)
+{
+    UDCON = (1 << DETACH);
+    USBCON = (1 << FRZCLK);
+    PLLCSR = 0;
+}
+
+bool usb_configured(void) { return configuration != 0; }
+
+static void stall_ep0(void) { UECONX = (1 << STALLRQ) | (1 << EPEN); }
+
+/* Status stage of a no-data request: an empty IN packet. */
+static void send_zlp(void) { UEINTX = (uint8_t)~(1 << TXINI); }
+
+static uint8_t min8(uint16_t a, uint16_t b) { return (uint8_t)(a < b ? a : b); }
+
+/* Control read: packets of 64 bytes, a terminating empty packet when the
+ * reply is shorter than asked and a multiple of 64; the host may end the
+ * data stage early by starting the status OUT. */
+static void send_ep0_pgm(const uint8_t *data, uint16_t len, uint16_t w_length)
+{
+    uint16_t left = len < w_length ? len : w_length;
+    bool zlp = left < w_length && (left % USB_EP0_SIZE) == 0;
+    for (;;) {
+        uint8_t s;
+        uint16_t spins = 0;
+        do {
+            s = UEINTX;
+            if (s & ((1 << RXSTPI) | (1 << RXOUTI))) {
+                return; /* new SETUP, or the host ended the data stage */
+            }
+            /* A bus reset or a host that stopped asking must not leave us
+             * here until the watchdog fires. */
+            if ((UDINT & (1 << EORSTI)) || ++spins == EP0_SPIN_LIMIT) {
+                return;
+            }
+        } while (!(s & (1 << TXINI)));
+        uint8_t n = min8(left, USB_EP0_SIZE);
+        for (uint8_t i = 0; i < n; i++) {
+            UEDATX = pgm_read_byte(data++);
+        }
+        left -= n;
+        UEINTX = (uint8_t)~(1 << TXINI);
+        if (left == 0) {
+            if (!(n == USB_EP0_SIZE && zlp)) {
+                return; /* the status OUT is cleared in usb_poll */
+            }
+            zlp = false; /* one more round sends the terminating empty packet */
+        }
+    }
+}
+
+static void send_ep0_ram2(uint8_t a, uint8_t b, uint16_t w_length)
+{
+    UEDATX = a;
+    if (w_length > 1) {
+        UEDATX = b;
+    }
+    UEINTX = (uint8_t)~(1 << TXINI);
+}
+
+static bool endpoint_halt(uint8_t ep_addr, bool halt)
+{
+    uint8_t ep = ep_addr & 0x0Fu;
+    if (ep != USB_EP_BULK_IN && ep != USB_EP_BULK_OUT) {
+        return false;
+    }
+    UENUM = ep;
+    if (halt) {
+        UECONX = (1 << STALLRQ) | (1 << EPEN);
+    } else {
+        /* Clearing a halt also resets the data toggle (USB 2.0 9.4.5). */
+        UECONX = (1 << STALLRQC) | (1 << RSTDT) | (1 << EPEN);
+        UERST = (uint8_t)(1u << ep);
+        UERST = 0;
+    }
+    UENUM = 0;
+    return true;
+}
+
+static void handle_setup(void)
+{
+    uint8_t bm_request_type = UEDATX;
+    uint8_t b_request = UEDATX;
+    uint16_t w_value = UEDATX;
+    w_value |= (uint16_t)UEDATX << 8;
+    uint16_t w_index = UEDATX;
+    w_index |= (uint16_t)UEDATX << 8;
+    uint16_t w_length = UEDATX;
+    w_length |= (uint16_t)UEDATX << 8;
+    UEINTX = (uint8_t)~((1 << RXSTPI) | (1 << RXOUTI) | (1 << TXINI));
+
+    if ((bm_request_type & TYPE_MASK) != TYPE_STANDARD) {
+        stall_ep0(); /* no vendor requests: everything goes through bulk frames */
+        return;
+    }
+    switch (b_request) {
+    case REQ_GET_DESCRIPTOR: {
+        usb_descriptor_ref d;
+        if (!usb_find_descriptor((uint8_t)(w_value >> 8), (uint8_t)w_value, &d)) {
+            stall_ep0();
+            return;
+        }
+        send_ep0_pgm(d.data, d.len, w_length);
+        return;
+    }
+    case REQ_SET_ADDRESS:
+        /* The new address takes effect after the status stage (USB 2.0 9.4.6). */
+        pending_address = (uint8_t)(w_value & 0x7Fu);
+        UDADDR = pending_address;
+        send_zlp();
+        return;
+    case REQ_SET_CONFIGURATION:
+        if (w_value > 1) {
+            stall_ep0();
+            return;
+        }
+        configuration = (uint8_t)w_value;
+        if (configuration) {
+            configure_ep(USB_EP_BULK_IN, EPTYPE_BULK | EPDIR_IN, EPSIZE_64);
+            configure_ep(USB_EP_BULK_OUT, EPTYPE_BULK, EPSIZE_64);
+            UERST = (1u << USB_EP_BULK_IN) | (1u << USB_EP_BULK_OUT);
+            UERST = 0;
+            tx_head = tx_count = 0;
+        }
+        UENUM = 0;
+        send_zlp();
+        return;
+    case REQ_GET_CONFIGURATION:
+        send_ep0_ram2(configuration, 0, 1);
+        return;
+    case REQ_GET_STATUS: {
+        uint8_t halted = 0;
+        if ((bm_request_type & RECIPIENT_MASK) == RECIPIENT_ENDPOINT) {
+            UENUM = (uint8_t)(w_index & 0x0Fu);
+            halted = (UECONX & (1 << STALLRQ)) ? 1 : 0;
+            UENUM = 0;
+        }
+        send_ep0_ram2(halted, 0, w_length);
+        return;
+    }
+    case REQ_CLEAR_FEATURE:
+    case REQ_SET_FEATURE:
+        if ((bm_request_type & RECIPIENT_MASK) == RECIPIENT_ENDPOINT &&
+            w_value == FEATURE_ENDPOINT_HALT &&
+            endpoint_halt((uint8_t)w_index, b_request == REQ_SET_FEATURE)) {
+            send_zlp();
+        } else {
+            stall_ep0();
+        }
+        return;
+    case REQ_GET_INTERFACE:
+        send_ep0_ram2(0, 0, 1);
+        return;
+    case REQ_SET_INTERFACE:
+        if (w_value == 0 && w_index == 0) {
+            send_zlp();
+        } else {
+            stall_ep0();
+        }
+        return;
+    default:
+        stall_ep0();
+        return;
+    }
+}
+
+static void poll_ep0(void)
+{
+    UENUM = 0;
+    uint8_t s = UEINTX;
+    if (s & (1 << RXSTPI)) {
+        handle_setup();
+        return;
+    }
+    if (s & (1 << RXOUTI)) {
+        UEINTX = (uint8_t)~(1 << RXOUTI); /* status stage of a control read */
+    }
+    if (pending_address && (s & (1 << TXINI))) {
+        UDADDR = pending_address | (1 << ADDEN);
+        pending_address = 0;
+    }
+}
+
+static void poll_bulk_out(void)
+{
+    UENUM = USB_EP_BULK_OUT;
+    if (!(UEINTX & (1 << RXOUTI))) {
+        return;
+    }
+    uint8_t buf[USB_BULK_SIZE];
+    UEINTX = (uint8_t)~(1 << RXOUTI);
+    uint8_t n = UEBCLX;
+    if (n > sizeof buf) {
+        n = sizeof buf;
+    }
+    for (uint8_t i = 0; i < n; i++) {
+        buf[i] = UEDATX;
+    }
+    UEINTX = (uint8_t)~(1 << FIFOCON); /* hand the bank back before parsing */
+    rx_handler(buf, n);
+}
+
+static void poll_bulk_in(void)
+{
+    if (!tx_count) {
+        return;
+    }
+    UENUM = USB_EP_BULK_IN;
+    if (!(UEINTX & (1 << TXINI))) {
+        return;
+    }
+    UEINTX = (uint8_t)~(1 << TXINI);
+    uint8_t n = tx_count < USB_BULK_SIZE ? tx_count : USB_BULK_SIZE;
+    for (uint8_t i = 0; i < n; i++) {
+        UEDATX = tx_ring[tx_head];
+        tx_head = (uint8_t)((tx_head + 1u) & (TX_RING - 1u));
+    }
+    tx_count = (uint8_t)(tx_count - n);
+    UEINTX = (uint8_t)~(1 << FIFOCON);
+}
+
+void usb_poll(void)
+{
+    if (UDINT & (1 << EORSTI)) {
+        UDINT &= (uint8_t)~(1 << EORSTI);
+        configuration = 0;
+        pending_address = 0;
+        configure_ep(0, EPTYPE_CONTROL, EPSIZE_64);
+    }
+    poll_ep0();
+    if (configuration) {
+        poll_bulk_out();
+        poll_bulk_in();
+    }
+}
+
+void usb_flush(void)
+{
+    /* Only endpoint 0 and bulk IN: not bulk OUT, whose handler would feed
+     * the core again from inside the frame being handled. */
+    for (uint16_t i = 0; i < 20000u && tx_count; i++) {
+        poll_ep0();
+        poll_bulk_in();
+    }
+}
+
+bool usb_send(const uint8_t *bytes, uint8_t len)
+{
+    if (!configuration || len > TX_RING - tx_count) {
+        return false;
+    }
+    for (uint8_t i = 0; i < len; i++) {
+        tx_ring[(uint8_t)((tx_head + tx_count + i) & (TX_RING - 1u))] = bytes[i];
+    }
+    tx_count = (uint8_t)(tx_count + len);
+    return true;
+}

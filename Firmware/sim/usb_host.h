@@ -1,0 +1,27 @@
+/* USB host side of simavr's 32U4 USB model: control transfers and bulk
+ * packets through AVR_IOCTL_USB_*, retrying NAKs by running the CPU. */
+#ifndef USB_HOST_H
+#define USB_HOST_H
+
+#include <stdint.h>
+
+#include "sim_board.h"
+
+#define USB_HOST_OK 0
+#define USB_HOST_STALL -3
+#define USB_HOST_TIMEOUT -100
+
+typedef struct usb_setup {
+    uint8_t bm_request_type, b_request;
+    uint16_t w_value, w_index, w_length;
+} usb_setup;
+
+void usb_host_bus_reset(sim_board *b);
+/* Control transfer; IN data goes to buf.  Returns bytes read (>= 0) or an error. */
+int usb_host_control(sim_board *b, const usb_setup *s, uint8_t *buf);
+/* One bulk OUT packet (<= 64 bytes); retries NAKs. */
+int usb_host_bulk_out(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len);
+/* One bulk IN packet, 0 when the device has nothing. */
+int usb_host_bulk_in(sim_board *b, uint8_t ep, uint8_t *buf64);
+
+#endif

@@ -1,0 +1,156 @@
+#include "fake_board.h"
+
+#include <string.h>
+
+#include "hapbridge/drv2605_regs.h"
+
+static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, uint8_t len)
+{
+    fake_board *b = ctx;
+    if (b->nack || addr7 != DRV2605_I2C_ADDR || len < 1) {
+        return HB_I2C_NACK;
+    }
+    if (b->write_count < FAKE_LOG_MAX) {
+        fake_write *w = &b->writes[b->write_count++];
+        w->at_us = b->now_us;
+        w->reg = bytes[0];
+        w->n = (uint8_t)(len - 1);
+        memcpy(w->bytes, bytes + 1, len - 1u > sizeof w->bytes ? sizeof w->bytes : len - 1u);
+    }
+    for (uint8_t i = 1; i < len; i++) {
+        uint8_t reg = (uint8_t)(bytes[0] + i - 1);
+        if (reg < sizeof b->regs && reg != DRV2605_REG_STATUS) {
+            b->regs[reg] = bytes[i];
+        }
+    }
+    return HB_I2C_ACK;
+}
+
+static hb_i2c_result i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *bytes, uint8_t len)
+{
+    fake_board *b = ctx;
+    if (b->nack || addr7 != DRV2605_I2C_ADDR) {
+        return HB_I2C_NACK;
+    }
+    b->read_count++;
+    for (uint8_t i = 0; i < len; i++) {
+        uint8_t r = (uint8_t)(reg + i);
+        bytes[i] = r < sizeof b->regs ? b->regs[r] : 0;
+    }
+    return HB_I2C_ACK;
+}
+
+static uint32_t now_us(void *ctx) { return ((fake_board *)ctx)->now_us; }
+
+static void arm_timer(void *ctx, uint32_t at)
+{
+    fake_board *b = ctx;
+    b->timer_armed = true;
+    b->timer_at = at;
+}
+
+static void disarm_timer(void *ctx) { ((fake_board *)ctx)->timer_armed = false; }
+
+static void send_frame(void *ctx, const uint8_t *frame, uint8_t len)
+{
+    fake_board *b = ctx;
+    if (b->frame_count >= FAKE_FRAMES_MAX || len < HB_FRAME_OVERHEAD) {
+        return;
+    }
+    if (!hb_board_payload_len_ok(frame[HB_FRAME_OFFSET_TYPE], frame[HB_FRAME_OFFSET_LEN])) {
+        return; /* a malformed board frame: tests looking for it will fail */
+    }
+    fake_frame *f = &b->frames[b->frame_count++];
+    f->seq = frame[HB_FRAME_OFFSET_SEQ];
+    f->type = frame[HB_FRAME_OFFSET_TYPE];
+    f->len = frame[HB_FRAME_OFFSET_LEN];
+    memcpy(f->payload, frame + HB_FRAME_OFFSET_PAYLOAD, f->len);
+}
+
+static void enter_bootloader(void *ctx) { ((fake_board *)ctx)->bootloader_calls++; }
+
+void fake_init(fake_board *b)
+{
+    memset(b, 0, sizeof *b);
+    b->now_us = 1000;
+    b->regs[DRV2605_REG_STATUS] = (uint8_t)(DRV2605_DEVICE_ID_DRV2605L << DRV2605_STATUS_DEVICE_ID_SHIFT);
+    b->regs[DRV2605_REG_MODE] = DRV2605_MODE_STANDBY;
+    hb_hooks hooks = {
+        .context = b,
+        .i2c_write = i2c_write,
+        .i2c_read = i2c_read,
+        .now_us = now_us,
+        .arm_timer = arm_timer,
+        .disarm_timer = disarm_timer,
+        .send_frame = send_frame,
+        .enter_bootloader = enter_bootloader,
+    };
+    hb_core_config config = {.exec_lead_us = 0, .tick_ns = 1000};
+    hb_core_init(&b->core, &hooks, &config);
+    hb_core_start(&b->core);
+}
+
+void fake_advance(fake_board *b, uint32_t us)
+{
+    /* 10 us steps: finer than anything the core schedules, coarse enough
+     * to keep tests fast. */
+    for (uint32_t t = 0; t < us; t += 10) {
+        b->now_us += 10;
+        if (b->timer_armed && (int32_t)(b->now_us - b->timer_at) >= 0) {
+            b->timer_armed = false;
+            hb_core_timer_fired(&b->core);
+        }
+        hb_core_poll(&b->core);
+    }
+}
+
+void fake_send(fake_board *b, uint8_t type, const uint8_t *payload, uint8_t len)
+{
+    uint8_t frame[HB_FRAME_MAX_LEN];
+    uint8_t n = hb_frame_encode(frame, b->host_seq++, type, payload, len);
+    hb_core_receive(&b->core, frame, n);
+}
+
+void fake_hello(fake_board *b, uint16_t keepalive_ms, uint16_t max_drive_ms)
+{
+    uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR, HB_PROTO_VERSION_MINOR};
+    hb_put_u16(&p[HB_HELLO_OFF_KEEPALIVE_MS], keepalive_ms);
+    hb_put_u16(&p[HB_HELLO_OFF_MAX_DRIVE_MS], max_drive_ms);
+    fake_send(b, HB_T_HELLO, p, sizeof p);
+}
+
+void fake_rtp(fake_board *b, uint32_t at, uint8_t amplitude)
+{
+    uint8_t p[HB_CMD_RTP_LEN];
+    hb_put_u32(p, at);
+    p[HB_CMD_RTP_OFF_AMPLITUDE] = amplitude;
+    fake_send(b, HB_T_CMD_RTP, p, sizeof p);
+}
+
+const fake_frame *fake_last(const fake_board *b, uint8_t type)
+{
+    for (uint32_t i = b->frame_count; i-- > 0;) {
+        if (b->frames[i].type == type) {
+            return &b->frames[i];
+        }
+    }
+    return NULL;
+}
+
+uint32_t fake_count(const fake_board *b, uint8_t type)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->frame_count; i++) {
+        n += b->frames[i].type == type;
+    }
+    return n;
+}
+
+uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->write_count; i++) {
+        n += b->writes[i].reg == reg && b->writes[i].n >= 1 && b->writes[i].bytes[0] == value;
+    }
+    return n;
+}

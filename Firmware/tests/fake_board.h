@@ -1,0 +1,55 @@
+/* A board for unit tests: virtual clock, a DRV2605 register file that logs
+ * every transaction, captured outgoing frames, and the armed timer. */
+#ifndef FAKE_BOARD_H
+#define FAKE_BOARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hapbridge/core.h"
+
+#define FAKE_LOG_MAX 256
+#define FAKE_FRAMES_MAX 64
+
+typedef struct fake_write {
+    uint32_t at_us;
+    uint8_t reg;
+    uint8_t n;
+    uint8_t bytes[10];
+} fake_write;
+
+typedef struct fake_frame {
+    uint8_t seq, type, len;
+    uint8_t payload[HB_FRAME_MAX_PAYLOAD];
+} fake_frame;
+
+typedef struct fake_board {
+    hb_core core;
+    uint32_t now_us;
+    bool timer_armed;
+    uint32_t timer_at;
+    uint8_t regs[0x23];
+    bool nack;                /* the chip stops answering */
+    fake_write writes[FAKE_LOG_MAX];
+    uint32_t write_count;
+    uint32_t read_count;
+    fake_frame frames[FAKE_FRAMES_MAX];
+    uint32_t frame_count;
+    uint32_t bootloader_calls;
+    uint8_t host_seq;
+} fake_board;
+
+void fake_init(fake_board *b);
+/* Advances virtual time, firing the timer and polling like a port would. */
+void fake_advance(fake_board *b, uint32_t us);
+/* Host side: encode and feed a frame with the next host sequence number. */
+void fake_send(fake_board *b, uint8_t type, const uint8_t *payload, uint8_t len);
+void fake_hello(fake_board *b, uint16_t keepalive_ms, uint16_t max_drive_ms);
+void fake_rtp(fake_board *b, uint32_t at, uint8_t amplitude);
+/* Last frame of this type sent to the host, or NULL. */
+const fake_frame *fake_last(const fake_board *b, uint8_t type);
+uint32_t fake_count(const fake_board *b, uint8_t type);
+/* Writes to reg with first data byte value. */
+uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value);
+
+#endif

@@ -1,0 +1,197 @@
+/* The stops the core makes on its own, and the host's stop requests. */
+#include "check.h"
+#include "fake_board.h"
+#include "hapbridge/drv2605_regs.h"
+#include "tests.h"
+
+static fake_board b;
+
+static bool chip_stopped(void)
+{
+    return b.regs[DRV2605_REG_RTP_INPUT] == 0 && !(b.regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
+           (b.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
+}
+
+static uint8_t stop_reason(void)
+{
+    const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
+    return f ? f->payload[HB_STOPPED_OFF_REASON] : 0;
+}
+
+static void drive(uint16_t keepalive_ms, uint16_t max_drive_ms, uint8_t amplitude)
+{
+    fake_init(&b);
+    fake_hello(&b, keepalive_ms, max_drive_ms);
+    fake_rtp(&b, b.now_us + 100, amplitude);
+    fake_advance(&b, 200);
+}
+
+static bool host_silence_stops_the_actuator_and_ends_the_session(void)
+{
+    drive(50, 0, 0x50);
+    CHECK(b.regs[DRV2605_REG_RTP_INPUT] == 0x50);
+    fake_advance(&b, 49000);
+    CHECK(stop_reason() == 0);
+    fake_advance(&b, 2000);
+    CHECK(stop_reason() == HB_STOP_HOST_SILENT && chip_stopped() && !b.core.open);
+    fake_rtp(&b, b.now_us + 100, 0x51);
+    CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_NOT_OPEN);
+    return true;
+}
+
+static bool any_valid_frame_keeps_the_host_alive(void)
+{
+    drive(50, 0, 0x50);
+    for (int i = 0; i < 10; i++) {
+        fake_advance(&b, 40000);
+        fake_send(&b, HB_T_KEEPALIVE, NULL, 0);
+    }
+    CHECK(stop_reason() == 0 && b.regs[DRV2605_REG_RTP_INPUT] == 0x50);
+    return true;
+}
+
+static bool drive_longer_than_the_limit_is_stopped(void)
+{
+    drive(1000, 30, 0x60);
+    uint32_t started = b.now_us;
+    fake_advance(&b, 25000);
+    fake_rtp(&b, b.now_us + 10, 0x61); /* a new amplitude continues the same drive */
+    fake_advance(&b, 10000);
+    const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
+    CHECK(f && f->payload[HB_STOPPED_OFF_REASON] == HB_STOP_MAX_DRIVE && chip_stopped());
+    uint32_t at = hb_get_u32(&f->payload[HB_STOPPED_OFF_AT_US]);
+    CHECK(at - started >= 29800 && at - started <= 30100);
+    return true;
+}
+
+static bool zero_amplitude_ends_a_drive(void)
+{
+    drive(1000, 30, 0x60);
+    fake_rtp(&b, b.now_us + 20000, 0);
+    fake_rtp(&b, b.now_us + 21000, 0x62); /* a new drive starts its own clock */
+    fake_advance(&b, 40000);
+    CHECK(stop_reason() == 0);
+    return true;
+}
+
+static bool over_current_latches_a_fault_and_refuses_drive_until_cleared(void)
+{
+    drive(1000, 0, 0x70);
+    b.regs[DRV2605_REG_STATUS] |= DRV2605_STATUS_OC_DETECT;
+    fake_advance(&b, HB_STATUS_POLL_US + 100);
+    CHECK(stop_reason() == HB_STOP_FAULT && chip_stopped());
+    CHECK(b.core.faults & HB_FAULT_OVER_CURRENT);
+    fake_rtp(&b, b.now_us + 100, 0x71);
+    CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_FAULT);
+    b.regs[DRV2605_REG_STATUS] &= (uint8_t)~DRV2605_STATUS_OC_DETECT;
+    fake_send(&b, HB_T_CLEAR_FAULT, NULL, 0);
+    CHECK(fake_last(&b, HB_T_ACK) != NULL && b.core.faults == 0);
+    fake_rtp(&b, b.now_us + 100, 0x72);
+    fake_advance(&b, 200);
+    CHECK(b.regs[DRV2605_REG_RTP_INPUT] == 0x72);
+    return true;
+}
+
+static bool chip_nack_during_a_command_latches_an_i2c_fault(void)
+{
+    drive(1000, 0, 0x70);
+    fake_rtp(&b, b.now_us + 100, 0x73);
+    fake_rtp(&b, b.now_us + 200, 0x74);
+    b.nack = true;
+    fake_advance(&b, 150);
+    b.nack = false;
+    fake_advance(&b, 200);
+    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_I2C));
+    CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x74) == 0); /* flushed, never run */
+    return true;
+}
+
+static bool stop_all_flushes_the_queue_and_stops_at_once(void)
+{
+    drive(1000, 0, 0x70);
+    fake_rtp(&b, b.now_us + 1000, 0x75);
+    fake_send(&b, HB_T_STOP_ALL, NULL, 0);
+    CHECK(chip_stopped() && hb_queue_count(&b.core.queue) == 0 && fake_last(&b, HB_T_ACK));
+    fake_advance(&b, 2000);
+    CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x75) == 0);
+    return true;
+}
+
+static bool bootloader_entry_needs_the_magic_and_stops_first(void)
+{
+    drive(1000, 0, 0x70);
+    uint8_t p[HB_ENTER_BOOTLOADER_LEN];
+    hb_put_u32(p, 0);
+    fake_send(&b, HB_T_ENTER_BOOTLOADER, p, sizeof p);
+    CHECK(b.bootloader_calls == 0 && fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_BAD_ARG);
+    hb_put_u32(p, HB_BOOT_MAGIC);
+    fake_send(&b, HB_T_ENTER_BOOTLOADER, p, sizeof p);
+    CHECK(b.bootloader_calls == 1 && chip_stopped() && fake_last(&b, HB_T_ACK));
+    return true;
+}
+
+static bool status_poll_keeps_off_the_bus_when_a_command_is_due(void)
+{
+    fake_init(&b);
+    fake_hello(&b, 1000, 0);
+    uint32_t poll_at = b.core.next_status_poll_us;
+    fake_advance(&b, poll_at - b.now_us - 100);
+    fake_rtp(&b, poll_at + 50, 0x44); /* due right when the poll would read */
+    uint32_t reads = b.read_count;
+    fake_advance(&b, 120);
+    CHECK(b.read_count == reads); /* deferred */
+    fake_advance(&b, 100);
+    CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x44) == 1 && b.read_count == reads + 1);
+    return true;
+}
+
+static bool status_poll_is_not_starved_by_a_dense_stream(void)
+{
+    fake_init(&b);
+    fake_hello(&b, 1000, 0);
+    b.regs[DRV2605_REG_STATUS] |= DRV2605_STATUS_OVER_TEMP;
+    /* a command every 200 us, ten always queued: never 250 us of free bus */
+    uint32_t at = b.now_us;
+    for (int i = 0; i < 10; i++) {
+        fake_rtp(&b, at += 200, 0x30);
+    }
+    for (uint32_t t = 0; t < 3u * HB_STATUS_POLL_US && stop_reason() == 0; t += 200) {
+        fake_rtp(&b, at += 200, 0x30);
+        fake_advance(&b, 200);
+    }
+    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_OVER_TEMP));
+    return true;
+}
+
+static bool rom_sequence_drive_ends_when_the_chip_clears_go(void)
+{
+    fake_init(&b);
+    fake_hello(&b, 1000, 40);
+    uint8_t p[HB_CMD_ROM_MIN_LEN];
+    hb_put_u32(p, b.now_us + 100);
+    p[HB_CMD_ROM_OFF_ENTRIES] = 1;
+    fake_send(&b, HB_T_CMD_ROM_SEQ, p, sizeof p);
+    fake_advance(&b, 200);
+    CHECK(b.core.drive == HB_DRIVE_SEQUENCE);
+    b.regs[DRV2605_REG_GO] = 0; /* the sequencer finished */
+    fake_advance(&b, HB_GO_POLL_US + 100);
+    CHECK(b.core.drive == HB_DRIVE_IDLE);
+    fake_advance(&b, 50000);
+    CHECK(stop_reason() == 0);
+    return true;
+}
+
+const test_case safety_tests[] = {
+    {"host silence stops the actuator and ends the session", host_silence_stops_the_actuator_and_ends_the_session},
+    {"any valid frame keeps the host alive", any_valid_frame_keeps_the_host_alive},
+    {"drive longer than the limit is stopped", drive_longer_than_the_limit_is_stopped},
+    {"zero amplitude ends a drive", zero_amplitude_ends_a_drive},
+    {"over-current latches a fault and refuses drive until cleared", over_current_latches_a_fault_and_refuses_drive_until_cleared},
+    {"chip NACK during a command latches an I2C fault", chip_nack_during_a_command_latches_an_i2c_fault},
+    {"STOP_ALL flushes the queue and stops at once", stop_all_flushes_the_queue_and_stops_at_once},
+    {"bootloader entry needs the magic and stops first", bootloader_entry_needs_the_magic_and_stops_first},
+    {"status poll keeps off the bus when a command is due", status_poll_keeps_off_the_bus_when_a_command_is_due},
+    {"status poll is not starved by a dense stream", status_poll_is_not_starved_by_a_dense_stream},
+    {"ROM-sequence drive ends when the chip clears GO", rom_sequence_drive_ends_when_the_chip_clears_go},
+    TEST_LIST_END,
+};

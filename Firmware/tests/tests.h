@@ -1,0 +1,11 @@
+#ifndef TESTS_H
+#define TESTS_H
+
+#include "check.h"
+
+extern const test_case frame_tests[];
+extern const test_case drv2605_tests[];
+extern const test_case core_tests[];
+extern const test_case safety_tests[];
+
+#endif
