@@ -19,11 +19,21 @@ struct LibraryCommand: ParsableCommand {
                 print(platform.rawValue == "ios" ? "iOS" : platform.rawValue == "macos" ? "macOS" : "watchOS")
                 for haptic in SystemHapticLibrary.all where haptic.platform == platform {
                     let padded = haptic.name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    let duration = Int((haptic.pattern.duration * 1000).rounded())
-                    print("  \(padded) \(String(duration).leftPadded(4)) ms  \(haptic.meaning)")
-                    if why { print(String(repeating: " ", count: 38) + "shape: \(haptic.shape)") }
+                    print("  \(padded) \(Self.summary(haptic.pattern).padding(toLength: 22, withPad: " ", startingAt: 0)) \(haptic.meaning)")
+                    if why { print(String(repeating: " ", count: 52) + "shape: \(haptic.shape)") }
                 }
             }
+        }
+
+        /// "2 taps, 100 ms" / "1 tap" / "1 tap + 1 buzz, 60 ms".
+        static func summary(_ pattern: HapticPattern) -> String {
+            let taps = pattern.events.filter { $0.type == .hapticTransient }.count
+            let buzzes = pattern.events.filter { $0.type == .hapticContinuous }.count
+            var parts: [String] = []
+            if taps > 0 { parts.append("\(taps) tap" + (taps == 1 ? "" : "s")) }
+            if buzzes > 0 { parts.append("\(buzzes) buzz" + (buzzes == 1 ? "" : "es")) }
+            let milliseconds = Int((pattern.duration * 1000).rounded())
+            return parts.joined(separator: " + ") + (milliseconds > 0 ? ", \(milliseconds) ms" : "")
         }
     }
 

@@ -55,7 +55,8 @@ enum TimelineExport {
         let plot = Plot(
             title: source.label, subtitle: subtitle, xLabel: "time (ms)", yLabel: "value (0–1)",
             yRange: 0...1,
-            xRange: 0...max(timeline.duration * 1000, 1),
+            // A lone transient has no duration: keep a readable 100 ms window.
+            xRange: 0...max(timeline.duration * 1000, 100),
             series: [
                 .init(name: "intensity", color: Plot.Palette.blue, xs: xs, ys: timeline.intensity, strokeWidth: 2, filled: true),
                 .init(name: "sharpness", color: Plot.Palette.orange, xs: xs, ys: timeline.sharpness, strokeWidth: 1.4),

@@ -158,3 +158,39 @@ import Testing
         #expect(absolute.curves[1].controlPoints.map(\.time) == [0, 1])
     }
 }
+
+@Suite struct AHAPSuggestionTests {
+    @Test func misspeltKeysAndNamesGetADidYouMeanHint() throws {
+        let loaded = try load("""
+            {"Pattern": [{"Event": {"EventType": "HapticTransient", "Tiem": 0.5,
+              "EventParameters": [{"ParameterID": "HapticIntensty", "ParameterValue": 0.5}]}}]}
+            """)
+        #expect(loaded.warnings.map(\.message) == [
+            "unknown event parameter \"HapticIntensty\" ignored (did you mean \"HapticIntensity\"?)",
+            "unknown key \"Tiem\" ignored (did you mean \"Time\"?)",
+        ])
+        #expect(loadError(#"{"Pattern": [{"Event": {"EventType": "HapticTransiant"}}]}"#)?.rule
+            == "\"HapticTransiant\" is not an event type (did you mean \"HapticTransient\"?); use one of HapticTransient, HapticContinuous, AudioContinuous, AudioCustom")
+    }
+
+    @Test func everyInteropAHAPFileLoadsOrFailsWithAClearCorrectMessage() throws {
+        let files = Fixtures.interopAHAP
+        #expect(files.count == 15)
+        for file in files {
+            let outcome = Result { try AHAPReader.read(Fixtures.bytes(file)) }
+            switch file.lastPathComponent {
+            case "invalid_fields.ahap":
+                // Its second entry says "ParameterCurves", which is no AHAP entry type.
+                #expect(throws: PatternLoadError(
+                    path: "Pattern[1]",
+                    rule: "an entry needs exactly one of Event, Parameter or ParameterCurve; found \"ParameterCurves\" (did you mean \"ParameterCurve\"?)")) {
+                    try outcome.get()
+                }
+            default:
+                let loaded = try outcome.get()
+                #expect(!loaded.pattern.events.isEmpty, "\(file.lastPathComponent)")
+                #expect(loaded.warnings.allSatisfy { $0.kind == .compatibility }, "\(file.lastPathComponent): \(loaded.warnings)")
+            }
+        }
+    }
+}

@@ -55,8 +55,22 @@ public struct AHAPReader {
         warnings.append(PatternWarning(path: path, kind: kind, message: message))
     }
 
-    private mutating func finish(_ object: ObjectReader) {
-        warnings += object.unusedAndDuplicateWarnings()
+    private mutating func finish(_ object: ObjectReader, known: [String]) {
+        warnings += object.unusedAndDuplicateWarnings(known: known)
+    }
+
+    /// The keys each kind of AHAP object may hold, for "did you mean" hints.
+    private enum Keys {
+        static let document = ["Version", "Metadata", "Pattern"]
+        static let event = ["Time", "EventType", "EventDuration", "EventParameters", "EventWaveformPath",
+                            "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
+        static let parameter = ["ParameterID", "ParameterValue"]
+        static let dynamicParameter = ["ParameterID", "Time", "ParameterValue"]
+        static let curve = ["ParameterID", "Time", "ParameterCurveControlPoints"]
+        static let controlPoint = ["Time", "ParameterValue"]
+        static let eventParameterIDs = EventParameterID.allCases.map(\.rawValue)
+        static let dynamicParameterIDs = DynamicParameterID.allCases.map(\.rawValue)
+        static let eventTypes = HapticEvent.EventType.allCases.map(\.rawValue)
     }
 
     // MARK: Document
@@ -84,7 +98,7 @@ public struct AHAPReader {
         for (index, entry) in entries.enumerated() {
             try readEntry(patternCursor.item(index, entry), into: &pattern)
         }
-        finish(document)
+        finish(document, known: Keys.document)
         return pattern
     }
 
@@ -106,7 +120,8 @@ public struct AHAPReader {
         let kinds = Self.entryKinds
         let present = kinds.filter { entry.has($0) }
         guard present.count == 1 else {
-            let found = entry.keys.isEmpty ? "an empty object" : entry.keys.map { "\"\($0)\"" }.joined(separator: ", ")
+            let found = entry.keys.isEmpty ? "an empty object"
+                : entry.keys.map { "\"\($0)\"" + Suggestion.hint(for: $0, among: kinds) }.joined(separator: ", ")
             throw PatternLoadError(
                 path: cursor.path,
                 rule: present.isEmpty
@@ -121,7 +136,7 @@ public struct AHAPReader {
         default:
             if let curve = try readCurve(entry.take("ParameterCurve")!) { pattern.curves.append(curve) }
         }
-        finish(entry)
+        finish(entry, known: kinds)
     }
 
     // MARK: Times and values
@@ -159,7 +174,8 @@ public struct AHAPReader {
         guard let type = HapticEvent.EventType(rawValue: typeName) else {
             throw PatternLoadError(
                 path: typeCursor.path,
-                rule: "\"\(typeName)\" is not an event type; use one of \(HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+                rule: "\"\(typeName)\" is not an event type" + Suggestion.hint(for: typeName, among: Keys.eventTypes)
+                    + "; use one of \(Self.eventTypeNames)")
         }
         var event = HapticEvent(type: type, time: try readTime(object.take("Time")))
         event.duration = try readDuration(object.take("EventDuration"), type: type, event: cursor)
@@ -174,7 +190,7 @@ public struct AHAPReader {
             if let flag = object.take("EventWaveformLoopEnabled") { waveform.loopEnabled = try flag.bool() }
             event.waveform = waveform
         }
-        finish(object)
+        finish(object, known: Keys.event)
         return event
     }
 
@@ -219,9 +235,10 @@ public struct AHAPReader {
             let name = try idCursor.string()
             let valueCursor = try object.require("ParameterValue", rule: "required: the value of \(name)")
             let value = try valueCursor.finiteNumber()
-            finish(object)
+            finish(object, known: Keys.parameter)
             guard let id = EventParameterID(rawValue: name) else {
-                warn(idCursor.path, .ignoredValue, "unknown event parameter \"\(name)\" ignored")
+                warn(idCursor.path, .ignoredValue,
+                     "unknown event parameter \"\(name)\" ignored" + Suggestion.hint(for: name, among: Keys.eventParameterIDs))
                 continue
             }
             guard id.applies(to: type) else {
@@ -242,7 +259,8 @@ public struct AHAPReader {
         let idCursor = try object.require("ParameterID", rule: "required: which dynamic parameter this controls")
         let name = try idCursor.string()
         guard let id = DynamicParameterID(rawValue: name) else {
-            warn(idCursor.path, .ignoredValue, "unknown dynamic parameter \"\(name)\"; entry ignored")
+            warn(idCursor.path, .ignoredValue,
+                 "unknown dynamic parameter \"\(name)\"; entry ignored" + Suggestion.hint(for: name, among: Keys.dynamicParameterIDs))
             return nil
         }
         return id
@@ -250,7 +268,7 @@ public struct AHAPReader {
 
     private mutating func readParameter(_ cursor: JSONCursor) throws(PatternLoadError) -> DynamicParameter? {
         var object = try ObjectReader(cursor)
-        defer { finish(object) }
+        defer { finish(object, known: Keys.dynamicParameter) }
         guard let id = try readDynamicID(&object) else { return nil }
         let time = try readTime(object.take("Time"))
         var value = id.defaultValue
@@ -262,7 +280,7 @@ public struct AHAPReader {
 
     private mutating func readCurve(_ cursor: JSONCursor) throws(PatternLoadError) -> ParameterCurve? {
         var object = try ObjectReader(cursor)
-        defer { finish(object) }
+        defer { finish(object, known: Keys.curve) }
         guard let id = try readDynamicID(&object) else { return nil }
         let time = try readTime(object.take("Time"))
         let pointsCursor = try object.require(
@@ -294,7 +312,7 @@ public struct AHAPReader {
                 value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor, name: id.rawValue)
             }
             points.append(.init(time: pointTime, value: value))
-            finish(point)
+            finish(point, known: Keys.controlPoint)
         }
         guard time + points[points.count - 1].time <= options.limits.maxTime else {
             throw PatternLoadError(path: pointsCursor.path, rule: "the curve ends beyond the \(JSONWriter.format(options.limits.maxTime)) s limit")

@@ -136,12 +136,15 @@ struct ObjectReader {
 
     var keys: [String] { members.map(\.key) }
 
-    func unusedAndDuplicateWarnings() -> [PatternWarning] {
+    /// Warnings for keys never taken (with a suggestion among `known`, the keys this
+    /// object may hold) and for repeated keys.
+    func unusedAndDuplicateWarnings(known: [String] = []) -> [PatternWarning] {
         var warnings: [PatternWarning] = []
         for (index, member) in members.enumerated() {
             if !isUsed(index) {
-                warnings.append(PatternWarning(path: cursor.child(member.key), kind: .ignoredKey,
-                                               message: "unknown key \"\(member.key)\" ignored"))
+                warnings.append(PatternWarning(
+                    path: cursor.child(member.key), kind: .ignoredKey,
+                    message: "unknown key \"\(member.key)\" ignored" + Suggestion.hint(for: member.key, among: known)))
             } else if members[..<index].contains(where: { $0.key == member.key }) {
                 warnings.append(PatternWarning(path: cursor.child(member.key), kind: .duplicate,
                                                message: "key repeated; the last value is used"))
