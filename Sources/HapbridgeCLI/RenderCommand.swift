@@ -54,6 +54,11 @@ struct RenderCommand: ParsableCommand {
             throw CLIError(error.description)
         }
         source.printWarnings()
+        let audio = source.loaded.pattern.audioEvents.count
+        if audio > 0 {
+            FileHandle.standardError.write(Data(
+                "\(source.label): \(audio) audio event\(audio == 1 ? " is" : "s are") kept but not rendered (the bench plays haptics only)\n".utf8))
+        }
         let timeline: Timeline
         do {
             timeline = try Renderer.render(source.loaded.pattern, options: RenderOptions(sampleRate: rate, playbackRate: playbackRate))

@@ -10,23 +10,22 @@ extension Plot {
 private struct SVGRenderer {
     let plot: Plot
     let left = 64.0, right = 24.0, top = 78.0, bottom = 52.0
+    // Computed once: every point's pixel position depends on them.
+    let xRange: ClosedRange<Double>
+    let yRange: ClosedRange<Double>
+
+    init(plot: Plot) {
+        self.plot = plot
+        let xs = plot.series.flatMap(\.xs) + plot.impulseGroups.flatMap { $0.impulses.map(\.x) }
+        let ys = plot.series.flatMap(\.ys) + plot.impulseGroups.flatMap { $0.impulses.map(\.y) }
+        xRange = Self.widened(plot.xRange ?? Self.bounds(of: xs, including: nil))
+        yRange = Self.widened(plot.yRange ?? Self.bounds(of: ys, including: 0))
+    }
 
     var plotWidth: Double { plot.width - left - right }
     var plotHeight: Double { plot.height - top - bottom }
 
-    var xRange: ClosedRange<Double> {
-        if let fixed = plot.xRange { return widened(fixed) }
-        let xs = plot.series.flatMap(\.xs) + plot.impulseGroups.flatMap { $0.impulses.map(\.x) }
-        return widened(bounds(of: xs, including: nil))
-    }
-
-    var yRange: ClosedRange<Double> {
-        if let fixed = plot.yRange { return widened(fixed) }
-        let ys = plot.series.flatMap(\.ys) + plot.impulseGroups.flatMap { $0.impulses.map(\.y) }
-        return widened(bounds(of: ys, including: 0))
-    }
-
-    func bounds(of values: [Double], including anchor: Double?) -> ClosedRange<Double> {
+    static func bounds(of values: [Double], including anchor: Double?) -> ClosedRange<Double> {
         var low = anchor ?? .infinity, high = anchor ?? -.infinity
         for value in values where value.isFinite {
             low = min(low, value)
@@ -35,7 +34,7 @@ private struct SVGRenderer {
         return low <= high ? low...high : 0...1
     }
 
-    func widened(_ range: ClosedRange<Double>) -> ClosedRange<Double> {
+    static func widened(_ range: ClosedRange<Double>) -> ClosedRange<Double> {
         range.upperBound > range.lowerBound ? range : (range.lowerBound - 0.5)...(range.lowerBound + 0.5)
     }
 
