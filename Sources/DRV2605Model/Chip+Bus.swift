@@ -32,13 +32,14 @@ extension DRV2605Chip {
 
     func hostRead(_ reg: RegisterAddress) -> UInt8 {
         guard reg.exists(on: variant) else { return 0 }
+        guard reg == .status else { return peek(reg) }
+        // OVER_TEMP / OC_DETECT read set while the fault lasts or since it happened,
+        // and clear after a read once the condition is gone.
+        refreshFaultBits()
         let value = peek(reg)
-        if reg == .status {
-            // OVER_TEMP / OC_DETECT latch until read with the condition gone.
-            if !faults.contains(.overTemperature) { latchedOverTemperature = false }
-            if !faults.contains(.overCurrent) && !overCurrentCondition { latchedOverCurrent = false }
-            refreshFaultBits()
-        }
+        if !faults.contains(.overTemperature) { latchedOverTemperature = false }
+        if !faults.contains(.overCurrent) { latchedOverCurrent = false }
+        refreshFaultBits()
         return value
     }
 
@@ -48,8 +49,6 @@ extension DRV2605Chip {
             $0.overCurrent = latchedOverCurrent || faults.contains(.overCurrent)
         }
     }
-
-    var overCurrentCondition: Bool { false }
 
     func hostWrote(_ reg: RegisterAddress, _ byte: UInt8) {
         let mask = reg.writableMask(on: variant)

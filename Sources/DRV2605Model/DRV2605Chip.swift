@@ -84,6 +84,7 @@ public final class DRV2605Chip {
         case .overTemperature: latchedOverTemperature = true
         case .overCurrent: latchedOverCurrent = true
         }
+        refreshFaultBits()
         stopActivity()
     }
 
