@@ -65,7 +65,10 @@ extension DRV2605Chip {
             let lraDriven = feedback.isLRA && a.kind == .lra && u != 0
             if lraDriven {
                 periodMeter.sample(backEMF: a.backEMFVolts, at: Double(nowMicroseconds) * 1e-6, step: stepSeconds)
-                if let p = periodMeter.periodSeconds, closedLoopLRA || isCalibratingOrDiagnosing {
+                // Braking (drive against the motion) skews the zero crossings, so the
+                // register only takes periods while the drive is in phase.
+                let inPhase = u * a.backEMFVolts >= 0
+                if let p = periodMeter.periodSeconds, inPhase, closedLoopLRA || isCalibratingOrDiagnosing {
                     registers[Int(RegisterAddress.lraPeriod.rawValue)] = DRV2605Formulas.lraPeriodCode(frequencyHz: 1 / p)
                 }
             } else {
