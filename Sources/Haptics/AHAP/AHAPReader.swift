@@ -1,0 +1,301 @@
+/// Reads Apple Haptic and Audio Pattern (AHAP) documents by Apple's loading rules:
+/// a missing key takes its default, an out-of-range value is clamped, an unknown
+/// key is ignored — each clamp and ignored key reported as a warning with its JSON
+/// path — and a document that cannot be a pattern is a `PatternLoadError` naming
+/// the path and the rule it broke.
+public struct AHAPReader {
+    public enum ControlPointTimes: Sendable {
+        /// Core Haptics' rule: a control point's Time counts from its curve's Time.
+        case relativeToCurve
+        /// How Lofelt's haptic2ahap writes them: already pattern times (its curves'
+        /// Time equals their first point's). Read such files with this to play them
+        /// as their author heard them.
+        case absolute
+    }
+
+    public struct Options: Sendable {
+        public var controlPointTimes: ControlPointTimes
+        public var limits: PatternLimits
+
+        public init(controlPointTimes: ControlPointTimes = .relativeToCurve, limits: PatternLimits = PatternLimits()) {
+            self.controlPointTimes = controlPointTimes
+            self.limits = limits
+        }
+    }
+
+    public static func read(_ bytes: [UInt8], options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes, limits: options.limits.json)
+        } catch {
+            throw PatternLoadError(path: "(JSON line \(error.line), column \(error.column))", rule: error.message)
+        }
+        return try read(json, options: options)
+    }
+
+    public static func read(_ text: String, options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
+        try read(Array(text.utf8), options: options)
+    }
+
+    public static func read(_ json: JSONValue, options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
+        var reader = AHAPReader(options: options)
+        let pattern = try reader.readDocument(JSONCursor(value: json, path: ""))
+        return LoadedPattern(pattern: pattern, warnings: reader.warnings)
+    }
+
+    private let options: Options
+    private var warnings: [PatternWarning] = []
+
+    private init(options: Options) { self.options = options }
+
+    private mutating func warn(_ path: String, _ kind: PatternWarning.Kind, _ message: String) {
+        warnings.append(PatternWarning(path: path, kind: kind, message: message))
+    }
+
+    private mutating func finish(_ object: ObjectReader) {
+        warnings += object.unusedAndDuplicateWarnings()
+    }
+
+    // MARK: Document
+
+    private mutating func readDocument(_ root: JSONCursor) throws(PatternLoadError) -> HapticPattern {
+        guard case .object = root.value else {
+            throw PatternLoadError(path: "(root)", rule: "an AHAP document is a JSON object, found \(root.value.typeDescription)")
+        }
+        var document = try ObjectReader(root)
+        var pattern = HapticPattern(events: [])
+        if let version = document.take("Version") {
+            pattern.version = try version.finiteNumber()
+            if pattern.version != 1 {
+                warn(version.path, .compatibility,
+                     "Version \(JSONWriter.format(pattern.version)) is not the 1.0 this reader knows; read as 1.0")
+            }
+        }
+        if let metadata = document.take("Metadata") { pattern.metadata = try readMetadata(metadata) }
+        let entries = try document.require(
+            "Pattern", rule: "required: an AHAP document needs a Pattern array of events and parameters"
+        ).array()
+        guard entries.count <= options.limits.maxEntries else {
+            throw PatternLoadError(path: "Pattern", rule: "\(entries.count) entries; the limit is \(options.limits.maxEntries)")
+        }
+        for (index, entry) in entries.enumerated() {
+            try readEntry(JSONCursor(value: entry, path: "Pattern[\(index)]"), into: &pattern)
+        }
+        finish(document)
+        return pattern
+    }
+
+    private mutating func readMetadata(_ cursor: JSONCursor) throws(PatternLoadError) -> HapticPattern.Metadata {
+        var metadata = HapticPattern.Metadata()
+        for member in try cursor.object() {
+            guard case .string(let text) = member.value else {
+                warn(cursor.child(member.key), .ignoredValue,
+                     "metadata values are strings; \(member.value.typeDescription) ignored")
+                continue
+            }
+            metadata[member.key] = text
+        }
+        return metadata
+    }
+
+    private mutating func readEntry(_ cursor: JSONCursor, into pattern: inout HapticPattern) throws(PatternLoadError) {
+        var entry = try ObjectReader(cursor)
+        let kinds = ["Event", "Parameter", "ParameterCurve"]
+        let present = kinds.filter { entry.keys.contains($0) }
+        guard present.count == 1 else {
+            let found = entry.keys.isEmpty ? "an empty object" : entry.keys.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw PatternLoadError(
+                path: cursor.path,
+                rule: present.isEmpty
+                    ? "an entry needs exactly one of Event, Parameter or ParameterCurve; found \(found)"
+                    : "an entry holds exactly one of Event, Parameter or ParameterCurve; found \(present.joined(separator: " and "))")
+        }
+        switch present[0] {
+        case "Event":
+            if let event = try readEvent(entry.take("Event")!) { pattern.events.append(event) }
+        case "Parameter":
+            if let parameter = try readParameter(entry.take("Parameter")!) { pattern.parameters.append(parameter) }
+        default:
+            if let curve = try readCurve(entry.take("ParameterCurve")!) { pattern.curves.append(curve) }
+        }
+        finish(entry)
+    }
+
+    // MARK: Times and values
+
+    /// A time in seconds: negative is clamped to 0 (Apple's out-of-range rule),
+    /// beyond the limit is an error because rendering it would exhaust memory.
+    private mutating func readTime(_ cursor: JSONCursor?, default value: Double = 0) throws(PatternLoadError) -> Double {
+        guard let cursor else { return value }
+        let time = try cursor.finiteNumber()
+        if time < 0 {
+            warn(cursor.path, .clamped, "negative time \(JSONWriter.format(time)) clamped to 0")
+            return 0
+        }
+        guard time <= options.limits.maxTime else {
+            throw PatternLoadError(path: cursor.path, rule: "time \(JSONWriter.format(time)) s is beyond the \(JSONWriter.format(options.limits.maxTime)) s limit")
+        }
+        return time
+    }
+
+    private mutating func clamp(_ value: Double, to range: ClosedRange<Double>, at path: String, name: String) -> Double {
+        let clamped = min(max(value, range.lowerBound), range.upperBound)
+        if clamped != value {
+            warn(path, .clamped, "\(name) \(JSONWriter.format(value)) is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound)); clamped to \(JSONWriter.format(clamped))")
+        }
+        return clamped
+    }
+
+    // MARK: Events
+
+    private mutating func readEvent(_ cursor: JSONCursor) throws(PatternLoadError) -> HapticEvent? {
+        var object = try ObjectReader(cursor)
+        let typeCursor = try object.require(
+            "EventType", rule: "required: one of \(HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+        let typeName = try typeCursor.string()
+        guard let type = HapticEvent.EventType(rawValue: typeName) else {
+            throw PatternLoadError(
+                path: typeCursor.path,
+                rule: "\"\(typeName)\" is not an event type; use one of \(HapticEvent.EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var event = HapticEvent(type: type, time: try readTime(object.take("Time")))
+        event.duration = try readDuration(object.take("EventDuration"), type: type, eventPath: cursor.path)
+        if let list = object.take("EventParameters") {
+            event.parameters = try readEventParameters(list, type: type)
+        }
+        if type == .audioCustom {
+            let path = try object.require(
+                "EventWaveformPath", rule: "required: an AudioCustom event names its waveform file").string()
+            var waveform = HapticEvent.Waveform(path: path)
+            if let flag = object.take("EventWaveformUseVolumeEnvelope") { waveform.useVolumeEnvelope = try flag.bool() }
+            if let flag = object.take("EventWaveformLoopEnabled") { waveform.loopEnabled = try flag.bool() }
+            event.waveform = waveform
+        }
+        finish(object)
+        return event
+    }
+
+    private mutating func readDuration(
+        _ cursor: JSONCursor?, type: HapticEvent.EventType, eventPath: String
+    ) throws(PatternLoadError) -> Double? {
+        let limit = HapticEvent.maximumContinuousDuration
+        switch type {
+        case .hapticTransient:
+            if let cursor {
+                warn(cursor.path, .ignoredKey, "a HapticTransient event has no duration; EventDuration ignored")
+            }
+            return nil
+        case .audioCustom:
+            // Optional: without it the whole waveform file plays.
+            guard let cursor else { return nil }
+            let duration = try cursor.finiteNumber()
+            guard duration > 0 else {
+                throw PatternLoadError(path: cursor.path, rule: "an AudioCustom event's duration must be > 0 s, found \(JSONWriter.format(duration))")
+            }
+            return clamp(duration, to: 0...limit, at: cursor.path, name: "EventDuration")
+        case .hapticContinuous, .audioContinuous:
+            let rule = "a \(type.rawValue) event needs a duration in (0, 30] s"
+            guard let cursor else { throw PatternLoadError(path: "\(eventPath).EventDuration", rule: rule) }
+            let duration = try cursor.finiteNumber()
+            guard duration > 0 else {
+                throw PatternLoadError(path: cursor.path, rule: "\(rule), found \(JSONWriter.format(duration))")
+            }
+            return clamp(duration, to: 0...limit, at: cursor.path, name: "EventDuration")
+        }
+    }
+
+    private mutating func readEventParameters(
+        _ cursor: JSONCursor, type: HapticEvent.EventType
+    ) throws(PatternLoadError) -> EventParameters {
+        var parameters = EventParameters()
+        var seen = Set<EventParameterID>()
+        for (index, item) in try cursor.array().enumerated() {
+            let itemCursor = JSONCursor(value: item, path: cursor.element(index))
+            var object = try ObjectReader(itemCursor)
+            let idCursor = try object.require("ParameterID", rule: "required: which parameter this sets")
+            let name = try idCursor.string()
+            let valueCursor = try object.require("ParameterValue", rule: "required: the value of \(name)")
+            let value = try valueCursor.finiteNumber()
+            finish(object)
+            guard let id = EventParameterID(rawValue: name) else {
+                warn(idCursor.path, .ignoredValue, "unknown event parameter \"\(name)\" ignored")
+                continue
+            }
+            guard id.applies(to: type) else {
+                warn(idCursor.path, .ignoredValue, "\(name) does not apply to a \(type.rawValue) event; ignored")
+                continue
+            }
+            if !seen.insert(id).inserted {
+                warn(idCursor.path, .duplicate, "\(name) set twice; the last value is used")
+            }
+            parameters[id] = clamp(value, to: id.range, at: valueCursor.path, name: name)
+        }
+        return parameters
+    }
+
+    // MARK: Dynamic parameters and curves
+
+    private mutating func readDynamicID(_ object: inout ObjectReader) throws(PatternLoadError) -> DynamicParameterID? {
+        let idCursor = try object.require("ParameterID", rule: "required: which dynamic parameter this controls")
+        let name = try idCursor.string()
+        guard let id = DynamicParameterID(rawValue: name) else {
+            warn(idCursor.path, .ignoredValue, "unknown dynamic parameter \"\(name)\"; entry ignored")
+            return nil
+        }
+        return id
+    }
+
+    private mutating func readParameter(_ cursor: JSONCursor) throws(PatternLoadError) -> DynamicParameter? {
+        var object = try ObjectReader(cursor)
+        defer { finish(object) }
+        guard let id = try readDynamicID(&object) else { return nil }
+        let time = try readTime(object.take("Time"))
+        var value = id.defaultValue
+        if let valueCursor = object.take("ParameterValue") {
+            value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor.path, name: id.rawValue)
+        }
+        return DynamicParameter(id: id, value: value, time: time)
+    }
+
+    private mutating func readCurve(_ cursor: JSONCursor) throws(PatternLoadError) -> ParameterCurve? {
+        var object = try ObjectReader(cursor)
+        defer { finish(object) }
+        guard let id = try readDynamicID(&object) else { return nil }
+        let time = try readTime(object.take("Time"))
+        let pointsCursor = try object.require(
+            "ParameterCurveControlPoints", rule: "required: a curve needs its control points")
+        let items = try pointsCursor.array()
+        guard !items.isEmpty else {
+            throw PatternLoadError(path: pointsCursor.path, rule: "a curve needs at least one control point")
+        }
+        guard items.count <= options.limits.maxControlPointsPerCurve else {
+            throw PatternLoadError(path: pointsCursor.path, rule: "\(items.count) control points; the limit is \(options.limits.maxControlPointsPerCurve)")
+        }
+        if items.count > ParameterCurve.corePlayableControlPoints {
+            warn(pointsCursor.path, .compatibility,
+                 "\(items.count) control points; Core Haptics appears to play at most \(ParameterCurve.corePlayableControlPoints) per curve (all are kept here)")
+        }
+        var points: [ParameterCurve.ControlPoint] = []
+        points.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            var point = try ObjectReader(JSONCursor(value: item, path: pointsCursor.element(index)))
+            var pointTime = try readTime(point.take("Time"))
+            if options.controlPointTimes == .absolute { pointTime = max(0, pointTime - time) }
+            if let previous = points.last, pointTime < previous.time {
+                throw PatternLoadError(
+                    path: "\(pointsCursor.element(index)).Time",
+                    rule: "control point times must not decrease (\(JSONWriter.format(pointTime)) after \(JSONWriter.format(previous.time)))")
+            }
+            var value = id.defaultValue
+            if let valueCursor = point.take("ParameterValue") {
+                value = clamp(try valueCursor.finiteNumber(), to: id.range, at: valueCursor.path, name: id.rawValue)
+            }
+            points.append(.init(time: pointTime, value: value))
+            finish(point)
+        }
+        guard time + points[points.count - 1].time <= options.limits.maxTime else {
+            throw PatternLoadError(path: pointsCursor.path, rule: "the curve ends beyond the \(JSONWriter.format(options.limits.maxTime)) s limit")
+        }
+        return ParameterCurve(id: id, time: time, controlPoints: points)
+    }
+}

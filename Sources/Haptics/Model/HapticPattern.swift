@@ -1,0 +1,65 @@
+/// A haptic pattern: events plus the dynamic parameters and curves that shape
+/// them while they play. The value type behind AHAP files, .haptic imports, the
+/// system library and the Swift API alike.
+public struct HapticPattern: Sendable, Hashable {
+    /// Free-form text from the file ("Project", "Created", "Description", …), in order.
+    public struct Metadata: Sendable, Hashable {
+        public var entries: [Entry]
+
+        public struct Entry: Sendable, Hashable {
+            public var key: String
+            public var value: String
+
+            public init(key: String, value: String) {
+                self.key = key
+                self.value = value
+            }
+        }
+
+        public init(_ entries: [Entry] = []) { self.entries = entries }
+
+        public init(project: String? = nil, created: String? = nil, description: String? = nil) {
+            entries = [("Project", project), ("Created", created), ("Description", description)]
+                .compactMap { key, value in value.map { Entry(key: key, value: $0) } }
+        }
+
+        public subscript(key: String) -> String? {
+            get { entries.last { $0.key == key }?.value }
+            set {
+                entries.removeAll { $0.key == key }
+                if let newValue { entries.append(Entry(key: key, value: newValue)) }
+            }
+        }
+    }
+
+    public var version: Double
+    public var metadata: Metadata
+    public var events: [HapticEvent]
+    public var parameters: [DynamicParameter]
+    public var curves: [ParameterCurve]
+
+    public init(
+        events: [HapticEvent], parameters: [DynamicParameter] = [], curves: [ParameterCurve] = [],
+        metadata: Metadata = Metadata(), version: Double = 1
+    ) {
+        self.version = version
+        self.metadata = metadata
+        self.events = events
+        self.parameters = parameters
+        self.curves = curves
+    }
+
+    /// Core Haptics' definition: where the last event ends (time + duration; a
+    /// transient ends where it starts), or the last dynamic parameter or curve
+    /// point takes effect, whichever is later.
+    public var duration: Double {
+        var end = 0.0
+        for event in events { end = max(end, event.endTime) }
+        for parameter in parameters { end = max(end, parameter.time) }
+        for curve in curves { end = max(end, curve.endTime) }
+        return end
+    }
+
+    public var hapticEvents: [HapticEvent] { events.filter { !$0.type.isAudio } }
+    public var audioEvents: [HapticEvent] { events.filter { $0.type.isAudio } }
+}

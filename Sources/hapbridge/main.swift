@@ -1,0 +1,3 @@
+import HapbridgeCLI
+
+await HapbridgeCommand.runFromCommandLine()
