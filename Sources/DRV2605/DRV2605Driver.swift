@@ -4,8 +4,6 @@
 /// A value type holding its bus; `Sendable` when the bus is (e.g. an actor on real
 /// hardware). Methods are `async` and throw `DRV2605Error` only.
 public struct DRV2605Driver<Bus: I2CBus> {
-    public static var defaultAddress: UInt8 { 0x5A }
-
     public let bus: Bus
     public let address: UInt8
     /// Known after `detect()`; methods that depend on the variant call `detect()` if nil.
@@ -13,7 +11,7 @@ public struct DRV2605Driver<Bus: I2CBus> {
     /// How often GO / DEV_RESET are polled.
     public var pollIntervalMicroseconds: UInt64 = 1_000
 
-    public init(bus: Bus, address: UInt8 = 0x5A) {
+    public init(bus: Bus, address: UInt8 = DRV2605I2C.address) {
         self.bus = bus
         self.address = address
     }

@@ -12,7 +12,7 @@ import DRV2605
 /// call is synchronous and deterministic, and tests can inspect registers and the
 /// trace without `await`. Whoever needs to share it wraps it in their own actor.
 public final class DRV2605Chip {
-    public static let i2cAddress: UInt8 = 0x5A
+    public static let i2cAddress: UInt8 = DRV2605I2C.address
     /// Physics step.
     public static let stepMicroseconds: UInt64 = 100
     /// DEV_RESET takes this long here (TI gives no figure; drivers poll up to ~100 ms).

@@ -10,7 +10,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
         discussion: """
             Writes RATED_VOLTAGE, OD_CLAMP, DRIVE_TIME, brake factor and loop gain from the profile, runs \
             auto-calibration (MODE 7 + GO), and prints A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN decoded, the LRA \
-            resonance and pass/fail, plus the five bytes (0x16-0x1A) to write back after a reset. Exits 1 on FAIL.
+            resonance and pass/fail, plus the five bytes (RATED_VOLTAGE...FEEDBACK_CONTROL) to write back after a reset. Exits 1 on FAIL.
             """)
 
     @OptionGroup public var actuator: ActuatorOption
@@ -57,7 +57,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
             report.lines += SettingsReport.calibration(result)
             report.acceleration = device.acceleration()
             if let a = report.acceleration { report.add("peak acceleration during calibration: \(format(a.peakG, 3)) g (simulated)") }
-            report.add("store and write back after a reset: registers 0x16-0x1A = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
+            report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
             report.fail("error: \(error)")
         }

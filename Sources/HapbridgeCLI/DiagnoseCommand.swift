@@ -43,7 +43,7 @@ public struct DiagnoseCommand: AsyncParsableCommand {
             } else {
                 report.add("actuator: none given, reset settings (ERM, closed loop)")
             }
-            report.add("VBAT (0x21): \(format(try await driver.supplyVoltage(), 2)) V")
+            report.add("\(RegisterAddress.supplyVoltage): \(format(try await driver.supplyVoltage(), 2)) V")
             device.clearAcceleration()
             let result = try await driver.runDiagnostics()
             report.acceleration = device.acceleration()

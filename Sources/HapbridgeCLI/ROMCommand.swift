@@ -74,14 +74,14 @@ public struct ROMCommand: AsyncParsableCommand {
             device.clearAcceleration()
             try await driver.loadSequence([.effect(rom.id)], library: library)
             let slots = try await driver.readRaw(from: .waveformSequence1, count: 2)
-            report.add("WAV_FRM_SEQ1..2 (0x04) = \(slots.map { hexByte($0) }.joined(separator: " ")), LIBRARY_SEL (0x03) = \(hexByte(try await driver.readRaw(.librarySelection)))")
+            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(try await driver.readRaw(.librarySelection)))")
             try await driver.go()
             var waited: UInt64 = 0
             while try await driver.read(GoRegister.self).go, waited < 15_000_000 {
                 try await driver.wait(microseconds: 1_000)
                 waited += 1_000
             }
-            report.add("GO (0x0C) cleared by the chip after \(format(Double(waited) / 1000, 0)) ms")
+            report.add("\(RegisterAddress.go) cleared by the chip after \(format(Double(waited) / 1000, 0)) ms")
             if profile.kind == .lra, let f = try await driver.lraResonanceHz() { report.add("resonance while playing: \(format(f, 1)) Hz") }
             try await driver.wait(microseconds: 150_000)  // record the ring-down too
             try await driver.checkFaults()

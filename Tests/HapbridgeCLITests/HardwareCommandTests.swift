@@ -21,10 +21,10 @@ struct HardwareCommandTests {
         let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
         let report = await CalibrateCommand.calibrate(on: device, profile: p)
         #expect(report.passed)
-        #expect(report.text.contains("RATED_VOLTAGE    (0x16) = 0x53"))
+        #expect(report.text.contains("RATED_VOLTAGE (0x16)") && report.text.contains("= 0x53"))
         #expect(report.text.contains("auto-calibration: PASS"))
         #expect(report.text.contains("A_CAL_COMP") && report.text.contains("A_CAL_BEMF") && report.text.contains("resonance 175.1 Hz"))
-        #expect(report.text.contains("registers 0x16-0x1A = 0x53 0x8D"))
+        #expect(report.text.contains("RATED_VOLTAGE (0x16)...FEEDBACK_CONTROL (0x1A) = 0x53 0x8D"))
         #expect((report.acceleration?.peakG ?? 0) > 0.5)
     }
 
@@ -50,7 +50,7 @@ struct HardwareCommandTests {
         let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
         let report = await ROMCommand.play(ROMEffect.lookup("1")!, library: .lra, calibrateFirst: true, on: device, profile: p)
         #expect(report.passed)
-        #expect(report.text.contains("WAV_FRM_SEQ1..2 (0x04) = 0x01 0x00"))
+        #expect(report.text.contains("WAV_FRM_SEQ2 (0x05) = 0x01 0x00"))
         #expect(report.text.contains("GO (0x0C) cleared"))
         #expect((report.acceleration?.peakG ?? 0) > 0.4)
     }

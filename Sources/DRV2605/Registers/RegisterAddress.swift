@@ -1,3 +1,8 @@
+/// The chip's fixed 7-bit I2C address (no address pins).
+public enum DRV2605I2C {
+    public static let address: UInt8 = 0x5A
+}
+
 /// Register addresses of the DRV2605 / DRV2605L (TI SLOS825, SLOS854), with their
 /// reset values and which bits the host may write. CONTROL5 and OL_LRA_PERIOD
 /// exist on the L variant only.
