@@ -9,7 +9,7 @@ public struct ROMCommand: AsyncParsableCommand {
         abstract: "Play one of the DRV2605's 123 ROM library effects and report how it came out.",
         discussion: """
             EFFECT is a number (1-123) or a name ("strong click 100%", "buzz 1"); --list prints them all. \
-            The chip is brought up and auto-calibrated for the actuator first. On the simulated device the \
+            The chip is brought up and auto-calibrated for the actuator (default pmd-c10-100) first. On the simulated device the \
             effect's waveform is synthesised from its name (TI publishes names, not waveforms).
             """)
 
@@ -39,6 +39,7 @@ public struct ROMCommand: AsyncParsableCommand {
         guard library == "auto" || Self.libraries[library.lowercased()] != nil else {
             throw ValidationError("--library must be auto, lra, a, b, c, d, e or f")
         }
+        _ = try actuator.load()
     }
 
     public func run() async throws {

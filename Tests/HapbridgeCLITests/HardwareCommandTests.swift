@@ -55,6 +55,14 @@ struct HardwareCommandTests {
         #expect((report.acceleration?.peakG ?? 0) > 0.4)
     }
 
+    @Test func wrongActuatorTypeFailsCalibration() async throws {
+        var options = try DeviceOptions.parse(["--simulate-fault", "wrong-type"])
+        options.supply = 5
+        let p = try profile("pmd-c10-100")
+        let report = await CalibrateCommand.calibrate(on: options.makeSimulatedDevice(profile: p), profile: p)
+        #expect(!report.passed)
+    }
+
     @Test func absentChipIsReportedAsANack() async throws {
         let p = try profile("pmd-c10-100")
         let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
