@@ -25,6 +25,11 @@ struct PatternSource {
     static func resolve(_ argument: String, curveTimes: AHAPReader.ControlPointTimes = .relativeToCurve) throws(Failure) -> PatternSource {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory.boolValue {
+            // Refuse an oversized file before reading it into memory.
+            let limit = PatternLimits().json.maxBytes
+            if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > limit {
+                throw .invalid(argument, PatternLoadError(path: "(file)", rule: "\(size) bytes; the limit is \(limit)"))
+            }
             let bytes: [UInt8]
             do {
                 bytes = Array(try Data(contentsOf: URL(fileURLWithPath: argument)))
