@@ -17,6 +17,15 @@ public struct I2CTransaction: Sendable, Equatable, CustomStringConvertible {
 
     public var register: UInt8? { bytes.first }
 
+    public init(time: UInt64, boardTime: UInt32, address: UInt8, kind: Kind, bytes: [UInt8], acknowledged: Bool) {
+        self.time = time
+        self.boardTime = boardTime
+        self.address = address
+        self.kind = kind
+        self.bytes = bytes
+        self.acknowledged = acknowledged
+    }
+
     public var description: String {
         let data = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
         return "\(time) µs \(kind == .write ? "W" : "R") 0x\(String(address, radix: 16, uppercase: true)) [\(data)]\(acknowledged ? "" : " NACK")"
@@ -29,6 +38,13 @@ public struct RegisterWrite: Sendable, Equatable {
     public var boardTime: UInt32
     public var register: UInt8
     public var value: UInt8
+
+    public init(time: UInt64, boardTime: UInt32, register: UInt8, value: UInt8) {
+        self.time = time
+        self.boardTime = boardTime
+        self.register = register
+        self.value = value
+    }
 }
 
 extension SimulatedBoard {
