@@ -36,10 +36,15 @@ public final class SimulatedBoard {
         public var maximumPollIntervalMicroseconds: UInt64
         /// Keep the chip's acceleration trace (10 kHz samples).
         public var recordsAcceleration: Bool
+        /// The firmware clock's reading at power-up. A real board starts at 0; a value
+        /// just below 2^32 lets a test cross the clock's wrap without simulating the
+        /// 71 minutes before it.
+        public var bootTime: UInt32
 
         public init(
             variant: DeviceVariant = .drv2605L, load: Load = .open, supplyVolts: Double = 5.0,
-            tickNanoseconds: UInt16 = 1000, maximumPollIntervalMicroseconds: UInt64 = 1000, recordsAcceleration: Bool = true
+            tickNanoseconds: UInt16 = 1000, maximumPollIntervalMicroseconds: UInt64 = 1000, recordsAcceleration: Bool = true,
+            bootTime: UInt32 = 0
         ) {
             self.variant = variant
             self.load = load
@@ -47,6 +52,7 @@ public final class SimulatedBoard {
             self.tickNanoseconds = tickNanoseconds
             self.maximumPollIntervalMicroseconds = maximumPollIntervalMicroseconds
             self.recordsAcceleration = recordsAcceleration
+            self.bootTime = bootTime
         }
 
         /// A board with this actuator wired to the chip.
@@ -62,8 +68,9 @@ public final class SimulatedBoard {
     /// Virtual time since power-up, in µs. Never wraps; `boardTime` is what the
     /// firmware sees.
     public private(set) var time: UInt64 = 0
-    /// The firmware's clock: free-running µs, wrapping at 2^32 like the real board's.
-    public var boardTime: UInt32 { UInt32(truncatingIfNeeded: time) }
+    /// The firmware's clock: free-running µs from `configuration.bootTime`, wrapping
+    /// at 2^32 like the real board's.
+    public var boardTime: UInt32 { configuration.bootTime &+ UInt32(truncatingIfNeeded: time) }
 
     /// Every bus transaction the firmware made, in order, with its board time.
     public internal(set) var i2cLog: [I2CTransaction] = []

@@ -137,3 +137,37 @@ struct StampedStreamTests {
         #expect(peak(650, 700) < 0.01 * full)
     }
 }
+
+@Suite("Simulated board time")
+struct BoardTimeTests {
+    @Test func stampsAcrossThe32BitClockWrapRunOnTime() throws {
+        let boot = UInt32.max - 49_999  // the clock wraps 50 ms after power-up
+        let board = SimulatedBoard(configuration: .init(load: .actuator(.init(profile: try profile("pmd-c10-100"))), bootTime: boot))
+        var host = Host(board: board)
+        host.send { $0.hello() }
+        let stamps: [UInt32] = [boot &+ 20_000, boot &+ 60_000, boot &+ 90_000]  // the last two after the wrap
+        #expect(stamps[1] < stamps[0])
+        host.send { $0.rtp(at: stamps[0], amplitude: 0x40) }
+        host.send { $0.rtp(at: stamps[1], amplitude: 0x7F) }
+        host.send { $0.stop(at: stamps[2]) }
+        try board.advance(toBoardTime: boot &+ 100_000)
+        #expect(board.time == 100_000)
+        #expect(try host.frames().allSatisfy { $0.nak == nil })
+        let writes = board.registerWrites.filter { $0.time > 0 }
+        #expect(writes.map(\.time) == [20_000, 20_000, 60_000, 90_000, 90_000, 90_000])
+        #expect(writes.map(\.boardTime) == [stamps[0], stamps[0], stamps[1], stamps[2], stamps[2], stamps[2]])
+    }
+
+    @Test func advancingOnlyMovesVirtualTimeAndRunsTheFirmwareOnItsDeadlines() throws {
+        let board = SimulatedBoard()
+        var host = Host(board: board)
+        host.send { $0.hello(keepAliveMilliseconds: 100) }
+        // An open session reads STATUS every 20 ms: those reads are the firmware's own
+        // deadlines, met to the microsecond however the owner steps time.
+        try board.advance(by: 30_000)
+        try board.advance(by: 35_000)
+        let reads = board.i2cLog.filter { $0.kind == .read && $0.register == 0x00 }.map(\.time)
+        #expect(reads == [0, 0, 20_000, 40_000, 60_000])  // probe at start-up, probe at HELLO, then polls
+        #expect(board.time == 65_000)
+    }
+}
