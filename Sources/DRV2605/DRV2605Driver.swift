@@ -46,7 +46,7 @@ public struct DRV2605Driver<Bus: I2CBus> {
     }
 
     public func wait(microseconds: UInt64) async throws(DRV2605Error) {
-        do { try await bus.wait(microseconds: microseconds) } catch { throw .bus(error, register: .go) }
+        do { try await bus.wait(microseconds: microseconds) } catch { throw .waitFailed(error) }
     }
 
     // MARK: identity, reset, standby

@@ -2,6 +2,8 @@
 public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bus transaction failed while touching `register`.
     case bus(I2CError, register: RegisterAddress)
+    /// Waiting on the bus clock failed (cancelled, adapter gone).
+    case waitFailed(I2CError)
     /// STATUS.DEVICE_ID is not a DRV260x we know (wrong chip at 0x5A?).
     case unknownDevice(deviceID: UInt8, status: UInt8)
     /// The part has no ROM libraries (DRV2604/DRV2604L use RAM waveforms).
@@ -26,6 +28,7 @@ public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .bus(let e, let r): return "bus error at \(r): \(e)"
+        case .waitFailed(let e): return "waiting on the device clock failed: \(e)"
         case .unknownDevice(let id, let s):
             return "unknown device: DEVICE_ID \(id) (STATUS 0x\(hex(s))); expected 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
         case .noROMLibraries(let v): return "\(v) has no ROM effect libraries"

@@ -32,7 +32,9 @@ public struct DriveSettings: Sendable, Equatable {
         // CONTROL3 resets with ERM_OPEN_LOOP set: closed loop must clear it explicitly.
         control3.ermOpenLoop = openLoop && !isLRA
         control3.lraOpenLoop = openLoop && isLRA
-        library = isLRA ? .lra : .ermA
+        // TI: ERM library A has overdrive built into its waveforms and belongs in open
+        // loop; B-F rely on the closed loop's automatic overdrive and braking.
+        library = isLRA ? .lra : (openLoop ? .ermA : .ermB)
         openLoopPeriod = nil
 
         switch profile.drive.brakeFactor {

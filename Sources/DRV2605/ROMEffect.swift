@@ -42,7 +42,7 @@ public struct ROMEffect: Sendable, Equatable {
     /// Finds an effect by number ("47") or by name, case- and space-insensitive
     /// ("strong click 100%", "buzz 1").
     public static func lookup(_ text: String) -> ROMEffect? {
-        if let n = UInt8(text.trimmingCharacters(in: .whitespaces)) { return named(ROMEffectID(rawValue: n)) }
+        if let n = UInt8(String(text.filter { $0 != " " })) { return named(ROMEffectID(rawValue: n)) }
         let key = normalise(text)
         return all.first { normalise($0.name) == key }
             ?? all.first { normalise($0.name).hasPrefix(key) }
@@ -51,19 +51,6 @@ public struct ROMEffect: Sendable, Equatable {
     static func normalise(_ s: String) -> String {
         String(s.lowercased().filter { $0.isLetter || $0.isNumber })
     }
-}
-
-private extension String {
-    func trimmingCharacters(in set: Swift.Set<Character>) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}
-
-private extension Swift.Set where Element == Character {
-    static var whitespaces: Swift.Set<Character> { [" ", "\t", "\n"] }
 }
 
 /// The names and strengths from the datasheet's effect list, with the durations we
@@ -108,8 +95,9 @@ enum ROMEffectTable {
             ("Transition Ramp Down", 0.5, 0.0), ("Transition Ramp Up", 0.0, 0.5),
         ]
         for (familyIndex, (family, from, to)) in families.enumerated() {
-            let range = from > to ? "\(Int(from * 100)) to \(Int(to * 100))%" : "\(Int(from * 100)) to \(Int(to * 100))%"
-            let prefix = familyIndex < 2 ? family : family.replacingFirst("Transition ", with: "")
+            let range = "\(Int(from * 100)) to \(Int(to * 100))%"
+            // 94-117 drop the "Transition " of 70-93.
+            let prefix = familyIndex < 2 ? family : String(family.dropFirst("Transition ".count))
             for (length, ms) in [("Long", 1000.0), ("Medium", 500.0), ("Short", 250.0)] {
                 for sharpness in ["Smooth", "Sharp"] {
                     for variant in 1...2 {
@@ -125,20 +113,5 @@ enum ROMEffectTable {
         for (i, p) in [50, 40, 30, 20, 10].enumerated() { add("Smooth Hum \(i + 1) (No kick or brake pulse) - \(p)%", Double(p) / 100, .hum(milliseconds: 500)) }  // 119-123
         precondition(list.count == Int(ROMEffectID.validRange.upperBound), "the ROM holds 123 effects")
         return list
-    }
-}
-
-private extension String {
-    func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let r = range(of: target) else { return self }
-        return replacingCharacters(in: r, with: replacement)
-    }
-    func range(of target: String) -> Range<String.Index>? {
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].hasPrefix(target) { return i..<index(i, offsetBy: target.count) }
-            i = index(after: i)
-        }
-        return nil
     }
 }

@@ -38,14 +38,19 @@ extension DRV2605Chip {
     var isOpenLoop: Bool { feedback.isLRA ? control3.lraOpenLoop : control3.ermOpenLoop }
     var bidirectional: Bool { isOpenLoop || control2.bidirectionalInput }
 
-    /// RTP_INPUT as a level in -1...1 (datasheet "Data formats for waveform playback").
+    /// RTP_INPUT as a level in -1...1 (datasheet "Data formats for waveform playback"):
+    /// open loop and closed-loop bidirectional put zero drive at mid-scale (signed 0x00,
+    /// unsigned 0x80) and full scale at 0x7F / 0xFF, below mid-scale meaning reverse in
+    /// open loop and zero drive (so the loop brakes) in closed loop; closed-loop
+    /// unidirectional spreads the whole input range over 0...full, like PWM duty.
     func rtpLevel() -> Double {
         let raw = peek(.rtpInput)
-        let signed = Double(Int8(bitPattern: raw)) / Double(Int8.max)
+        let signed = Double(Int8(bitPattern: raw))
         if bidirectional {
-            return control3.rtpUnsigned ? max(-1, (Double(raw) - 128) / 127) : signed
+            return control3.rtpUnsigned ? max(-1, (Double(raw) - 128) / 127) : signed / 127
         }
-        return control3.rtpUnsigned ? Double(raw) / Double(UInt8.max) : max(0, signed)
+        let fromBottom = control3.rtpUnsigned ? Double(raw) : signed + 128
+        return fromBottom / Double(UInt8.max)
     }
 
     func pwmLevel() -> Double {

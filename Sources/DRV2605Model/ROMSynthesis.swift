@@ -16,6 +16,12 @@ public struct Segment: Sendable, Equatable {
     public var kind: Kind
     public var level: Double
     public var microseconds: UInt64
+
+    public init(kind: Kind, level: Double, microseconds: UInt64) {
+        self.kind = kind
+        self.level = level
+        self.microseconds = microseconds
+    }
 }
 
 /// Timing knobs the sequencer applies to every library effect.

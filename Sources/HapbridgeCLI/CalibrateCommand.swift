@@ -20,6 +20,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if actuator.actuator == nil { throw ValidationError("calibrate needs --actuator PROFILE (a name from Hardware/actuators or a .json path)") }
+        _ = try actuator.load()  // a missing or invalid profile is a usage error, named field and all
     }
 
     public func run() async throws {

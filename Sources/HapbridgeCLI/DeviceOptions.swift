@@ -19,6 +19,8 @@ public struct DeviceOptions: ParsableArguments {
     /// Faults the simulated device can be told to have, to see how the bench reports them.
     public enum SimulatedFault: String, ExpressibleByArgument, CaseIterable, Sendable {
         case none, open, short, absent
+        /// An actuator of the other type on the outputs (LRA profile, ERM wired, or back).
+        case wrongType = "wrong-type"
         case overTemperature = "over-temperature"
         case overCurrent = "over-current"
     }
@@ -32,7 +34,7 @@ public struct DeviceOptions: ParsableArguments {
     @Option(help: "Simulated supply voltage VDD in volts (2.5...5.5).")
     public var supply: Double = 5.0
 
-    @Option(name: .customLong("simulate-fault"), help: "Simulated device only: none, open, short, absent, over-temperature or over-current.")
+    @Option(name: .customLong("simulate-fault"), help: "Simulated device only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature or over-current.")
     public var simulateFault: SimulatedFault = .none
 
     @Option(help: "Write the simulated acceleration as an SVG plot to this file (time axis in ms).")
@@ -51,6 +53,9 @@ public struct DeviceOptions: ParsableArguments {
         switch simulateFault {
         case .open: load = .open
         case .short: load = .shorted
+        case .wrongType:
+            let other = profile.map { $0.kind == .lra ? Self.standInERM : Self.standInLRA } ?? Self.standInERM
+            load = .actuator(Actuator(profile: other))
         default: load = profile.map { .actuator(Actuator(profile: $0)) } ?? .open
         }
         let device = SimulatedDevice(variant: variant.variant, load: load, supplyVolts: supply)
@@ -62,6 +67,18 @@ public struct DeviceOptions: ParsableArguments {
         }
         return device
     }
+}
+
+extension DeviceOptions {
+    /// Built-in stand-ins for `--simulate-fault wrong-type` (no file lookup needed).
+    static let standInERM = ActuatorProfile(
+        id: "stand-in-erm", maker: "generic", partNumber: "10 mm coin ERM", kind: .erm, ratedVoltage: 3, maxVoltage: 3.6,
+        coilResistanceOhms: 30, ratedAccelerationG: 0.8, erm: .init(ratedSpeedRPM: 10_000, timeConstantMilliseconds: 40),
+        source: .init(document: "stand-in for fault simulation"))
+    static let standInLRA = ActuatorProfile(
+        id: "stand-in-lra", maker: "generic", partNumber: "10 mm coin LRA", kind: .lra, ratedVoltage: 2, maxVoltage: 2.5,
+        coilResistanceOhms: 25, ratedAccelerationG: 0.7, lra: .init(resonantFrequencyHz: 175, qualityFactor: 12, movingMassGrams: 2),
+        source: .init(document: "stand-in for fault simulation"))
 }
 
 /// `--actuator PROFILE`: a name from Hardware/actuators or a path to a .json file.
@@ -76,6 +93,7 @@ public struct ActuatorOption: ParsableArguments {
     func load() throws -> ActuatorProfile? {
         guard let actuator else { return nil }
         do { return try ActuatorProfileLoader.resolve(actuator) } catch {
+            guard case .notFound = error else { throw ValidationError("\(error)") }
             let names = ActuatorProfileLoader.availableNames()
             throw ValidationError("\(error)" + (names.isEmpty ? "" : "\navailable: \(names.joined(separator: ", "))"))
         }

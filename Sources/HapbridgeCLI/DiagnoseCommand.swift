@@ -18,6 +18,8 @@ public struct DiagnoseCommand: AsyncParsableCommand {
 
     public init() {}
 
+    public func validate() throws { _ = try actuator.load() }
+
     public func run() async throws {
         let profile = try actuator.load()
         let sim = device.makeSimulatedDevice(profile: profile)

@@ -9,7 +9,7 @@ public struct ROMCommand: AsyncParsableCommand {
         abstract: "Play one of the DRV2605's 123 ROM library effects and report how it came out.",
         discussion: """
             EFFECT is a number (1-123) or a name ("strong click 100%", "buzz 1"); --list prints them all. \
-            The chip is brought up and auto-calibrated for the actuator first. On the simulated device the \
+            The chip is brought up and auto-calibrated for the actuator (default pmd-c10-100) first. On the simulated device the \
             effect's waveform is synthesised from its name (TI publishes names, not waveforms).
             """)
 
@@ -19,7 +19,7 @@ public struct ROMCommand: AsyncParsableCommand {
     @Flag(help: "List the ROM effects and exit.")
     public var list = false
 
-    @Option(help: "Library: auto (LRA library for an LRA, ERM library A for an ERM), lra, a, b, c, d, e or f.")
+    @Option(help: "Library: auto (LRA library for an LRA; ERM library B closed loop, A open loop), lra, a, b, c, d, e or f.")
     public var library: String = "auto"
 
     @Flag(inversion: .prefixedNo, help: "Auto-calibrate before playing (closed loop needs it to hit the rated level).")
@@ -39,6 +39,7 @@ public struct ROMCommand: AsyncParsableCommand {
         guard library == "auto" || Self.libraries[library.lowercased()] != nil else {
             throw ValidationError("--library must be auto, lra, a, b, c, d, e or f")
         }
+        _ = try actuator.load()
     }
 
     public func run() async throws {
@@ -48,7 +49,7 @@ public struct ROMCommand: AsyncParsableCommand {
         }
         guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
         let profile = try actuator.load() ?? ActuatorProfileLoader.resolve("pmd-c10-100")
-        let lib = library == "auto" ? (profile.kind == .lra ? ROMLibrary.lra : .ermA) : Self.libraries[library.lowercased()]!
+        let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
         let sim = device.makeSimulatedDevice(profile: profile)
         var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: sim, profile: profile)
         if let line = try savePlot(report.acceleration, to: device.plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(sim.summary)") {
@@ -58,23 +59,25 @@ public struct ROMCommand: AsyncParsableCommand {
         if !report.passed { throw ExitCode.failure }
     }
 
-    public static func play<D: HardwareDevice>(_ rom: ROMEffect, library: ROMLibrary, calibrateFirst: Bool, on device: D, profile: ActuatorProfile) async -> HardwareReport {
+    /// `library` nil: the one the profile's settings choose (LRA library; ERM B closed loop, A open loop).
+    public static func play<D: HardwareDevice>(_ rom: ROMEffect, library: ROMLibrary?, calibrateFirst: Bool, on device: D, profile: ActuatorProfile) async -> HardwareReport {
         var report = HardwareReport()
         report.add("device: \(device.summary)")
         report.add("actuator: \(profile.displayName)")
-        report.add("effect: \(rom.id.rawValue) \"\(rom.name)\" from the \(library)")
+        report.add("effect: \(rom.id.rawValue) \"\(rom.name)\"")
         var driver = DRV2605Driver(bus: device.bus)
         do {
-            try await driver.bringUp(profile: profile)
+            let settings = try await driver.bringUp(profile: profile)
             if calibrateFirst {
                 let cal = try await driver.autoCalibrate()
                 report.add("auto-calibration: \(cal)")
                 try await driver.wait(microseconds: 500_000)  // let the calibration buzz die away
             }
             device.clearAcceleration()
-            try await driver.loadSequence([.effect(rom.id)], library: library)
+            try await driver.loadSequence([.effect(rom.id)], library: library ?? settings.library)
             let slots = try await driver.readRaw(from: .waveformSequence1, count: 2)
-            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(try await driver.readRaw(.librarySelection)))")
+            let lib = LibrarySelectionRegister(rawValue: try await driver.readRaw(.librarySelection))
+            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(lib.rawValue)) (\(lib.library))")
             try await driver.go()
             var waited: UInt64 = 0
             while try await driver.read(GoRegister.self).go, waited < 15_000_000 {

@@ -141,3 +141,36 @@ struct RegisterBehaviourTests {
         #expect(chip.trace.peakG() < 1e-6)
     }
 }
+
+struct RTPFormatTests {
+    /// Steady acceleration for one RTP byte on a calibrated ERM, closed loop.
+    func steady(_ raw: UInt8, unsigned: Bool, bidirectional: Bool) throws -> Double {
+        let chip = try ModelBench.configuredChip("pmd-307-103")
+        var c2 = Control2Register(rawValue: chip.peek(.control2))
+        c2.bidirectionalInput = bidirectional
+        try ModelBench.write(chip, .control2, c2.rawValue)
+        var c3 = Control3Register(rawValue: chip.peek(.control3))
+        c3.rtpUnsigned = unsigned
+        try ModelBench.write(chip, .control3, c3.rawValue)
+        try ModelBench.write(chip, .mode, ModeRegister(mode: .realTimePlayback).rawValue)
+        try ModelBench.write(chip, .rtpInput, raw)
+        chip.advance(milliseconds: 400)
+        return chip.trace.peakG(from: chip.nowMicroseconds - 50_000)
+    }
+
+    @Test func closedLoopBidirectionalPutsZeroAtMidScale() throws {
+        let full = try steady(0x7F, unsigned: false, bidirectional: true)
+        #expect(try steady(0x00, unsigned: false, bidirectional: true) < 0.01)
+        #expect(try steady(0x81, unsigned: false, bidirectional: true) < 0.01)  // below mid-scale: no drive
+        #expect(try steady(0x80, unsigned: true, bidirectional: true) < 0.01)
+        #expect(abs(try steady(0xFF, unsigned: true, bidirectional: true) - full) < 0.05 * full)
+    }
+
+    @Test func closedLoopUnidirectionalSpreadsTheWholeRange() throws {
+        // Signed 0x00 is mid-range: half speed, a quarter of the g (ERM: g ~ speed^2).
+        let full = try steady(0x7F, unsigned: false, bidirectional: false)
+        let mid = try steady(0x00, unsigned: false, bidirectional: false)
+        #expect(abs(mid / full - 0.25) < 0.06)
+        #expect(try steady(0x81, unsigned: false, bidirectional: false) < 0.01)
+    }
+}

@@ -48,11 +48,19 @@ struct HardwareCommandTests {
     @Test func romPlaysAnEffectAndMeasuresIt() async throws {
         let p = try profile("pmd-c10-100")
         let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
-        let report = await ROMCommand.play(ROMEffect.lookup("1")!, library: .lra, calibrateFirst: true, on: device, profile: p)
+        let report = await ROMCommand.play(ROMEffect.lookup("1")!, library: nil, calibrateFirst: true, on: device, profile: p)
         #expect(report.passed)
         #expect(report.text.contains("WAV_FRM_SEQ2 (0x05) = 0x01 0x00"))
         #expect(report.text.contains("GO (0x0C) cleared"))
         #expect((report.acceleration?.peakG ?? 0) > 0.4)
+    }
+
+    @Test func wrongActuatorTypeFailsCalibration() async throws {
+        var options = try DeviceOptions.parse(["--simulate-fault", "wrong-type"])
+        options.supply = 5
+        let p = try profile("pmd-c10-100")
+        let report = await CalibrateCommand.calibrate(on: options.makeSimulatedDevice(profile: p), profile: p)
+        #expect(!report.passed)
     }
 
     @Test func absentChipIsReportedAsANack() async throws {
