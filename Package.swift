@@ -45,7 +45,7 @@ let package = Package(
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
             name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators"],
-            swiftSettings: strict),
+            exclude: ["README.md"], swiftSettings: strict),
         // Which device to use: the seam transports (libusb, FT232H) will extend; today the
         // simulated board is the only device, so it is the default.
         .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
