@@ -170,4 +170,16 @@ struct BoardTimeTests {
         #expect(reads == [0, 0, 20_000, 40_000, 60_000])  // probe at start-up, probe at HELLO, then polls
         #expect(board.time == 65_000)
     }
+
+    @Test func theI2CLogStopsAtItsCapacityAndCountsTheRest() throws {
+        let board = SimulatedBoard(configuration: .init(i2cLogCapacity: 4))
+        var host = Host(board: board)
+        host.send { $0.hello() }  // start-up: STATUS read + 3 stop writes; HELLO: STATUS read
+        #expect(board.i2cLog.count == 4)
+        #expect(board.unloggedI2CTransactions == 1)
+        board.clearI2CLog()
+        try board.advance(by: 20_000)  // one STATUS poll
+        #expect(board.i2cLog.count == 1)
+        #expect(board.unloggedI2CTransactions == 0)
+    }
 }
