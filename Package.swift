@@ -67,6 +67,7 @@ let package = Package(
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DRV2605", "DRV2605Model", "Actuators"],
