@@ -123,10 +123,21 @@ public final class SimulatedBoard {
     /// runs before this returns, as the timer interrupt would.
     public func send(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { b in
-            if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
+            guard let base = b.baseAddress else { return }
+            // In bulk-OUT-sized pieces, as the port's main loop hands them over (the
+            // decoder is byte-wise, so this changes nothing but keeps any length in range).
+            var offset = 0
+            while offset < b.count {
+                let n = min(Self.packetSize, b.count - offset)
+                hb_core_receive(core, base + offset, UInt32(n))
+                offset += n
+            }
         }
         settleIgnoringRunaway()
     }
+
+    /// Full-speed bulk endpoint size of the ATmega32U4 port (PROTOCOL.md, Transport).
+    static let packetSize = 64
 
     /// Frames the firmware sent since the last call, each one whole, oldest first
     /// (what the host would read from bulk IN). Draining, like `EmbeddedChannel`'s
