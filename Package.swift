@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .executable(name: "hapbridge", targets: ["hapbridge"]),
         .library(name: "Haptics", targets: ["Haptics"]),
+        .library(name: "DRV2605", targets: ["DRV2605"]),
+        .library(name: "DRV2605Model", targets: ["DRV2605Model"]),
+        .library(name: "Actuators", targets: ["Actuators"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -21,11 +24,18 @@ let package = Package(
         .target(name: "Haptics", swiftSettings: strict),
         // Dependency-free SVG plotting shared by every command that draws a trace.
         .target(name: "Plot", swiftSettings: strict),
+        // Actuator profiles (Hardware/actuators/*.json) and LRA/ERM physics. Pure Swift + Foundation (JSON).
+        .target(name: "Actuators", swiftSettings: strict),
+        // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
+        // over a small I2C bus protocol. No I/O of its own.
+        .target(name: "DRV2605", dependencies: ["Actuators"], swiftSettings: strict),
+        // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
+        .target(name: "DRV2605Model", dependencies: ["DRV2605", "Actuators"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
-                "Haptics", "Plot",
+                "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -35,6 +45,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
+        .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

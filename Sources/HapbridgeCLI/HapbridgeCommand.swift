@@ -8,6 +8,9 @@ public struct HapbridgeCommand: AsyncParsableCommand {
         subcommands: [
             RenderCommand.self,
             LibraryCommand.self,
+            CalibrateCommand.self,
+            DiagnoseCommand.self,
+            ROMCommand.self,
         ])
 
     public init() {}

@@ -1,0 +1,110 @@
+import DRV2605
+
+/// The I2C face of the chip: what a master sees, byte for byte.
+extension DRV2605Chip {
+    var acknowledges: Bool { isPresent && enablePin }
+
+    /// A register write transaction (auto-incrementing).
+    public func i2cWrite(address: UInt8, register: UInt8, bytes: [UInt8]) throws(I2CError) {
+        guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
+        for (i, byte) in bytes.enumerated() {
+            let r = Int(register) + i
+            guard r < registers.count, let reg = RegisterAddress(rawValue: UInt8(r)) else {
+                throw .dataNotAcknowledged(address: address, register: UInt8(truncatingIfNeeded: r))
+            }
+            hostWrote(reg, byte)
+        }
+    }
+
+    /// A register read transaction (auto-incrementing).
+    public func i2cRead(address: UInt8, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
+        guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
+        var out: [UInt8] = []
+        for i in 0..<count {
+            let r = Int(register) + i
+            guard r < registers.count, let reg = RegisterAddress(rawValue: UInt8(r)) else {
+                throw .dataNotAcknowledged(address: address, register: UInt8(truncatingIfNeeded: r))
+            }
+            out.append(hostRead(reg))
+        }
+        return out
+    }
+
+    func hostRead(_ reg: RegisterAddress) -> UInt8 {
+        guard reg.exists(on: variant) else { return 0 }
+        guard reg == .status else { return peek(reg) }
+        // OVER_TEMP / OC_DETECT read set while the fault lasts or since it happened,
+        // and clear after a read once the condition is gone.
+        refreshFaultBits()
+        let value = peek(reg)
+        if !faults.contains(.overTemperature) { latchedOverTemperature = false }
+        if !faults.contains(.overCurrent) { latchedOverCurrent = false }
+        refreshFaultBits()
+        return value
+    }
+
+    func refreshFaultBits() {
+        setStatus {
+            $0.overTemperature = latchedOverTemperature || faults.contains(.overTemperature)
+            $0.overCurrent = latchedOverCurrent || faults.contains(.overCurrent)
+        }
+    }
+
+    func hostWrote(_ reg: RegisterAddress, _ byte: UInt8) {
+        let mask = reg.writableMask(on: variant)
+        guard mask != 0 else { return }
+        if resetRemaining > 0 { return }  // the chip is busy resetting
+        let old = peek(reg)
+        let new = (old & ~mask) | (byte & mask)
+        registers[Int(reg.rawValue)] = new
+
+        switch reg {
+        case .mode:
+            let m = ModeRegister(rawValue: new)
+            if m.devReset {
+                loadResetValues()
+                registers[Int(RegisterAddress.mode.rawValue)] = ModeRegister(rawValue: peek(.mode)).withReset
+                resetRemaining = Self.resetMicroseconds
+                stopActivity()
+                return
+            }
+            let oldMode = ModeRegister(rawValue: old)
+            if m.standby || m.mode != oldMode.mode { stopActivity() }
+        case .go:
+            let go = GoRegister(rawValue: new).go
+            let was = GoRegister(rawValue: old).go
+            if standby {
+                setGo(false)  // ignored in standby (model decision: reads back 0)
+            } else if go && !was {
+                startFromGo()
+            } else if !go && was {
+                stopActivity()
+            }
+        default:
+            break
+        }
+    }
+
+    func startFromGo() {
+        switch mode.mode {
+        case .internalTrigger, .externalEdgeTrigger, .externalLevelTrigger: startSequence(setsGo: true)
+        case .diagnostics: startDiagnostics()
+        case .autoCalibration: startAutoCalibration()
+        case .realTimePlayback, .pwmOrAnalogInput, .audioToVibe:
+            break  // GO has no function in these modes; the bit just reads back.
+        }
+    }
+
+    func stopActivity() {
+        activity = .idle
+        setGo(false)
+    }
+}
+
+extension ModeRegister {
+    var withReset: UInt8 {
+        var m = self
+        m.devReset = true
+        return m.rawValue
+    }
+}

@@ -1,0 +1,101 @@
+import Actuators
+import ArgumentParser
+import DRV2605
+
+/// `hapbridge rom EFFECT [--actuator PROFILE]`
+public struct ROMCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "rom",
+        abstract: "Play one of the DRV2605's 123 ROM library effects and report how it came out.",
+        discussion: """
+            EFFECT is a number (1-123) or a name ("strong click 100%", "buzz 1"); --list prints them all. \
+            The chip is brought up and auto-calibrated for the actuator (default pmd-c10-100) first. On the simulated device the \
+            effect's waveform is synthesised from its name (TI publishes names, not waveforms).
+            """)
+
+    @Argument(help: "Effect number 1-123 or name (case and spaces ignored).")
+    public var effect: String?
+
+    @Flag(help: "List the ROM effects and exit.")
+    public var list = false
+
+    @Option(help: "Library: auto (LRA library for an LRA; ERM library B closed loop, A open loop), lra, a, b, c, d, e or f.")
+    public var library: String = "auto"
+
+    @Flag(inversion: .prefixedNo, help: "Auto-calibrate before playing (closed loop needs it to hit the rated level).")
+    public var calibrate = true
+
+    @OptionGroup public var actuator: ActuatorOption
+    @OptionGroup public var device: DeviceOptions
+
+    public init() {}
+
+    static let libraries: [String: ROMLibrary] = ["lra": .lra, "a": .ermA, "b": .ermB, "c": .ermC, "d": .ermD, "e": .ermE, "f": .ermF]
+
+    public func validate() throws {
+        if list { return }
+        guard let effect else { throw ValidationError("give an EFFECT (1-123 or a name), or --list") }
+        guard ROMEffect.lookup(effect) != nil else { throw ValidationError("no ROM effect '\(effect)'; see hapbridge rom --list") }
+        guard library == "auto" || Self.libraries[library.lowercased()] != nil else {
+            throw ValidationError("--library must be auto, lra, a, b, c, d, e or f")
+        }
+        _ = try actuator.load()
+    }
+
+    public func run() async throws {
+        if list {
+            for e in ROMEffect.all { print("\(e.id.rawValue)\t\(e.name)") }
+            return
+        }
+        guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
+        let profile = try actuator.load() ?? ActuatorProfileLoader.resolve("pmd-c10-100")
+        let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
+        let sim = device.makeSimulatedDevice(profile: profile)
+        var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: sim, profile: profile)
+        if let line = try savePlot(report.acceleration, to: device.plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(sim.summary)") {
+            report.add(line)
+        }
+        print(report.text)
+        if !report.passed { throw ExitCode.failure }
+    }
+
+    /// `library` nil: the one the profile's settings choose (LRA library; ERM B closed loop, A open loop).
+    public static func play<D: HardwareDevice>(_ rom: ROMEffect, library: ROMLibrary?, calibrateFirst: Bool, on device: D, profile: ActuatorProfile) async -> HardwareReport {
+        var report = HardwareReport()
+        report.add("device: \(device.summary)")
+        report.add("actuator: \(profile.displayName)")
+        report.add("effect: \(rom.id.rawValue) \"\(rom.name)\"")
+        var driver = DRV2605Driver(bus: device.bus)
+        do {
+            let settings = try await driver.bringUp(profile: profile)
+            if calibrateFirst {
+                let cal = try await driver.autoCalibrate()
+                report.add("auto-calibration: \(cal)")
+                try await driver.wait(microseconds: 500_000)  // let the calibration buzz die away
+            }
+            device.clearAcceleration()
+            try await driver.loadSequence([.effect(rom.id)], library: library ?? settings.library)
+            let slots = try await driver.readRaw(from: .waveformSequence1, count: 2)
+            let lib = LibrarySelectionRegister(rawValue: try await driver.readRaw(.librarySelection))
+            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(lib.rawValue)) (\(lib.library))")
+            try await driver.go()
+            var waited: UInt64 = 0
+            while try await driver.read(GoRegister.self).go, waited < 15_000_000 {
+                try await driver.wait(microseconds: 1_000)
+                waited += 1_000
+            }
+            report.add("\(RegisterAddress.go) cleared by the chip after \(format(Double(waited) / 1000, 0)) ms")
+            if profile.kind == .lra, let f = try await driver.lraResonanceHz() { report.add("resonance while playing: \(format(f, 1)) Hz") }
+            try await driver.wait(microseconds: 150_000)  // record the ring-down too
+            try await driver.checkFaults()
+            report.acceleration = device.acceleration()
+            if let a = report.acceleration {
+                report.add("peak acceleration: \(format(a.peakG, 3)) g (rated \(format(profile.ratedPeakAccelerationG, 3)) g peak), simulated")
+                if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
+            }
+        } catch {
+            report.fail("error: \(error)")
+        }
+        return report
+    }
+}

@@ -1,0 +1,94 @@
+import Actuators
+import ArgumentParser
+import DRV2605
+import DRV2605Model
+import Foundation
+import Testing
+
+@testable import HapbridgeCLI
+
+/// The hardware commands on the simulated device, through their shared entry points.
+struct HardwareCommandTests {
+    static let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Hardware/actuators").path
+
+    func profile(_ name: String) throws -> ActuatorProfile {
+        try ActuatorProfileLoader.resolve(name, directories: [Self.profiles])
+    }
+
+    @Test func calibrateReportsDecodedResultsResonanceAndTheBytesToStore() async throws {
+        let p = try profile("pmd-c10-100")
+        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let report = await CalibrateCommand.calibrate(on: device, profile: p)
+        #expect(report.passed)
+        #expect(report.text.contains("RATED_VOLTAGE (0x16)") && report.text.contains("= 0x53"))
+        #expect(report.text.contains("auto-calibration: PASS"))
+        #expect(report.text.contains("A_CAL_COMP") && report.text.contains("A_CAL_BEMF") && report.text.contains("resonance 175.1 Hz"))
+        #expect(report.text.contains("RATED_VOLTAGE (0x16)...FEEDBACK_CONTROL (0x1A) = 0x53 0x8D"))
+        #expect((report.acceleration?.peakG ?? 0) > 0.5)
+    }
+
+    @Test func calibrateFailsForAnOpenActuator() async throws {
+        let p = try profile("pmd-c10-100")
+        let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
+        let report = await CalibrateCommand.calibrate(on: device, profile: p)
+        #expect(!report.passed)
+        #expect(report.text.contains("auto-calibration: FAIL"))
+    }
+
+    @Test func diagnoseReportsResonanceForAnLRA() async throws {
+        let p = try profile("jinlong-g1040001d")
+        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let report = await DiagnoseCommand.diagnose(on: device, profile: p)
+        #expect(report.passed)
+        #expect(report.text.contains("diagnostic: PASS"))
+        #expect(report.text.contains("resonance: 16"))  // 170 Hz profile, within the LRA_PERIOD step
+    }
+
+    @Test func romPlaysAnEffectAndMeasuresIt() async throws {
+        let p = try profile("pmd-c10-100")
+        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let report = await ROMCommand.play(ROMEffect.lookup("1")!, library: nil, calibrateFirst: true, on: device, profile: p)
+        #expect(report.passed)
+        #expect(report.text.contains("WAV_FRM_SEQ2 (0x05) = 0x01 0x00"))
+        #expect(report.text.contains("GO (0x0C) cleared"))
+        #expect((report.acceleration?.peakG ?? 0) > 0.4)
+    }
+
+    @Test func wrongActuatorTypeFailsCalibration() async throws {
+        var options = try DeviceOptions.parse(["--simulate-fault", "wrong-type"])
+        options.supply = 5
+        let p = try profile("pmd-c10-100")
+        let report = await CalibrateCommand.calibrate(on: options.makeSimulatedDevice(profile: p), profile: p)
+        #expect(!report.passed)
+    }
+
+    @Test func absentChipIsReportedAsANack() async throws {
+        let p = try profile("pmd-c10-100")
+        let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
+        device.chip.isPresent = false
+        let report = await DiagnoseCommand.diagnose(on: device, profile: p)
+        #expect(!report.passed)
+        #expect(report.text.contains("no ACK from I2C address 0x5A"))
+    }
+
+    @Test func validationRejectsBadArguments() {
+        #expect(throws: (any Error).self) { try CalibrateCommand.parse([]) }
+        #expect(throws: (any Error).self) { try ROMCommand.parse(["999"]) }
+        #expect(throws: (any Error).self) { try ROMCommand.parse(["1", "--library", "z"]) }
+        #expect(throws: (any Error).self) { try DiagnoseCommand.parse(["--supply", "9"]) }
+        #expect(throws: (any Error).self) { try DiagnoseCommand.parse(["--plot", "out.png"]) }
+        #expect(throws: Never.self) { try ROMCommand.parse(["--list"]) }
+        #expect(throws: Never.self) { try ROMCommand.parse(["strong click 100%", "--actuator", "pmd-307-103", "--plot", "x.svg"]) }
+    }
+
+    @Test func plotIsAnSVGWithATimeAxisInMilliseconds() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-\(UUID().uuidString).svg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = AccelerationTrace(timeMilliseconds: [10, 11, 12], accelerationG: [0, 0.5, -0.5])
+        _ = try savePlot(trace, to: path, title: "t", subtitle: "s")
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") || svg.contains("<svg"))
+        #expect(svg.contains("time (ms)"))
+    }
+}
