@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DRV2605Model", targets: ["DRV2605Model"]),
         .library(name: "Actuators", targets: ["Actuators"]),
+        .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "DRV2605", dependencies: ["Actuators"], swiftSettings: strict),
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
         .target(name: "DRV2605Model", dependencies: ["DRV2605", "Actuators"], swiftSettings: strict),
+        // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
+        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
@@ -48,6 +51,9 @@ let package = Package(
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
+        .testTarget(
+            name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
