@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DRV2605Model", targets: ["DRV2605Model"]),
         .library(name: "Actuators", targets: ["Actuators"]),
+        .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
+        .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
+        .library(name: "Devices", targets: ["Devices"]),
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
     ],
     dependencies: [
@@ -32,6 +35,21 @@ let package = Package(
         .target(name: "DRV2605", dependencies: ["Actuators"], swiftSettings: strict),
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
         .target(name: "DRV2605Model", dependencies: ["DRV2605", "Actuators"], swiftSettings: strict),
+        // The bridge firmware's portable core, compiled for the host from the very same
+        // sources the ATmega32U4 build uses (Firmware/core). Its headers are the one
+        // definition of the wire protocol; Swift imports them, never re-declares them.
+        .target(name: "FirmwareCore", path: "Firmware/core", publicHeadersPath: "include"),
+        // Swift names over the protocol header: frame types, reasons, host frame
+        // encoding and board frame decoding. Shared by every transport to a bridge board.
+        .target(name: "BridgeProtocol", dependencies: ["FirmwareCore"], swiftSettings: strict),
+        // The simulated bridge board: the firmware core's hooks wired to the chip model,
+        // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
+        .target(
+            name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
+        // Which device to use: the seam transports (libusb, FT232H) will extend; today the
+        // simulated board is the only device, so it is the default.
+        .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
@@ -55,6 +73,13 @@ let package = Package(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        .testTarget(
+            name: "SimulatedBoardTests",
+            dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DRV2605", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    // The firmware core is C11 (Firmware/Makefile builds it with -std=c11); the host
+    // build uses the same dialect so it cannot drift into extensions the AVR build lacks.
+    cLanguageStandard: .c11
 )
