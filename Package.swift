@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
         .library(name: "Devices", targets: ["Devices"]),
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
+        .library(name: "HapticEngine", targets: ["HapticEngine"]),
+        .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -52,6 +54,13 @@ let package = Package(
         .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
+        // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
+        // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
+        .target(
+            name: "HapticEngine", dependencies: ["Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
+            swiftSettings: strict),
+        // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
+        .target(name: "SimulatedBridgeDevice", dependencies: ["HapticEngine", "SimulatedBoard"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
@@ -71,6 +80,10 @@ let package = Package(
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
         .testTarget(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HapticEngineTests",
+            dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
         .testTarget(

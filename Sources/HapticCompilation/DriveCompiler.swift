@@ -149,6 +149,9 @@ public struct DriveCompiler: Sendable {
         return out
     }
 
+    /// No pulse running and the drive at rest: nothing more to send until new input.
+    public var isSettled: Bool { pulse.isEmpty && (lastCode ?? 0) == 0 }
+
     /// Forgets what the chip was last told (after a stop or reset the next command
     /// must be sent whatever it is).
     public mutating func reset() {
