@@ -1,0 +1,192 @@
+import HapticEngine
+import Haptics
+import SimulatedBoard
+import Testing
+
+/// Every engine lifecycle transition on the simulated board, in virtual time.
+@Suite struct LifecycleTests {
+    @Test func startOpensASessionSyncsTheClockAndWritesTheChipSetup() async throws {
+        let engine = try makeEngine()
+        try await engine.start()
+        try await engine.advance(bySeconds: 0.01)
+        #expect(await engine.isRunning)
+        let writes = await onBoard(engine) { $0.board.registerWrites.map { ($0.register, $0.value) } }
+        // OD_CLAMP for the C10-100 at 3.0 V max (see DriveTargetTests): 152; CONTROL3 open loop.
+        #expect(writes.contains { $0 == (0x17, 152) })
+        #expect(writes.contains { $0.0 == 0x20 && $0.1 == 58 })
+        // The warm-up RTP 0 took the chip out of standby into RTP mode (MODE = 5).
+        let mode = await onBoard(engine) { $0.board.chip.peek(.mode) }
+        #expect(mode == 5)
+        let clock = try #require(await engine.statistics.clock)
+        // The link is symmetric (500 µs each way): the error bound is half the round trip.
+        #expect(clock.errorMicroseconds <= 600)
+        // currentTime is the board's clock.
+        let boardTime = await onBoard(engine) { Double($0.board.boardTime) / 1e6 }
+        #expect(abs(await engine.currentTime - boardTime) < 0.001)
+    }
+
+    @Test func startCompletionIsCalledWithTheErrorWhenTheDeviceIsGone() async throws {
+        let engine = try makeEngine()
+        await onBoard(engine) { $0.unplug() }
+        let result = await withCheckedContinuation { (c: CheckedContinuation<HapticEngineError?, Never>) in
+            engine.start { c.resume(returning: $0) }
+        }
+        #expect(result == .deviceDisconnected)
+        let ok = try makeEngine()
+        let fine = await withCheckedContinuation { (c: CheckedContinuation<HapticEngineError?, Never>) in
+            ok.start { c.resume(returning: $0) }
+        }
+        #expect(fine == nil)
+    }
+
+    @Test func stopDuringPlayStopsTheActuatorAndSkipsTheStoppedHandler() async throws {
+        let engine = try makeEngine()
+        let reasons = Recorder<StoppedReason>()
+        let completions = Recorder<HapticEngineError?>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        let player = try await engine.makeAdvancedPlayer(with: .buzz(1.0))
+        try await player.setCompletionHandler { completions.append($0) }
+        try await player.start()
+        try await engine.advance(bySeconds: 0.2)
+        #expect(await rtpWrites(engine).last?.amplitude == 85)
+        let stopCompletions = Recorder<HapticEngineError?>()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            engine.stop { stopCompletions.append($0); c.resume() }
+        }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(!(await engine.isRunning))
+        #expect(await rtpWrites(engine).last?.amplitude == 0)
+        #expect(await onBoard(engine) { $0.board.chip.peek(.mode) } == 0x40)  // standby
+        #expect(reasons.values.isEmpty)
+        #expect(completions.values == [.engineStopped])
+        #expect(stopCompletions.values == [nil])
+    }
+
+    @Test func theDeviceDisappearingDuringPlayStopsTheEngineAndTheBoardStopsTheActuator() async throws {
+        let engine = try makeEngine()
+        let reasons = Recorder<StoppedReason>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(3.0))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.1)
+        await onBoard(engine) { $0.unplug() }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(reasons.values == [.deviceDisconnected])
+        #expect(!(await engine.isRunning))
+        // The board is on its own: its keep-alive (500 ms) stops the actuator.
+        try await engine.advance(bySeconds: 0.6)
+        #expect(await onBoard(engine) { $0.board.chip.peek(.rtpInput) } == 0)
+        #expect(await onBoard(engine) { $0.board.chip.peek(.mode) } == 0x40)
+        await #expect(throws: HapticEngineError.engineNotRunning) { try await player.start() }
+    }
+
+    @Test func aBoardResetDuringPlayCallsTheResetHandlerAndInvalidatesPlayers() async throws {
+        let engine = try makeEngine()
+        let resets = Recorder<Int>()
+        let reasons = Recorder<StoppedReason>()
+        await engine.setResetHandler { resets.append(1) }
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(2.0))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.1)
+        await onBoard(engine) { $0.resetBoard() }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(resets.values.count == 1)
+        // The disconnect that a reset looks like on USB comes first.
+        #expect(reasons.values == [.deviceDisconnected])
+        await #expect(throws: HapticEngineError.invalidPlayer) { try await player.start() }
+        // Restart and recreate, as Core Haptics asks: it plays again.
+        try await engine.start()
+        let again = try await engine.makePlayer(with: .buzz(0.1))
+        try await again.start()
+        try await engine.advance(bySeconds: 0.05)
+        #expect(await rtpWrites(engine).last?.amplitude == 85)
+    }
+
+    @Test func aChipFaultStopsTheEngineWithTheFaultBits() async throws {
+        let engine = try makeEngine()
+        let reasons = Recorder<StoppedReason>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(1.0))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.05)
+        await onBoard(engine) { $0.board.chip.inject(.overTemperature) }
+        try await engine.advance(bySeconds: 0.1)
+        await engine.callbacksDelivered()
+        #expect(reasons.values == [.chipFault(.overTemperature)])
+        #expect(!(await engine.isRunning))
+    }
+
+    @Test func autoShutdownPutsAnIdleEngineInStandbyAndAPlayerWakesIt() async throws {
+        let engine = try makeEngine()
+        let reasons = Recorder<StoppedReason>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        await engine.setAutoShutdownEnabled(true)
+        try await engine.start()
+        try await engine.advance(bySeconds: 2.1)
+        await engine.callbacksDelivered()
+        #expect(reasons.values == [.idleTimeout])
+        #expect(await engine.isInStandby)
+        #expect(await onBoard(engine) { $0.board.chip.peek(.mode) } == 0x40)
+        let player = try await engine.makePlayer(with: .buzz(0.1))
+        try await player.start()
+        #expect(await engine.isRunning)
+        try await engine.advance(bySeconds: 0.05)
+        #expect(await rtpWrites(engine).last?.amplitude == 85)
+    }
+
+    @Test func notifyWhenPlayersFinishedCanStopTheEngine() async throws {
+        let engine = try makeEngine()
+        let (stream, continuation) = AsyncStream<StoppedReason>.makeStream()
+        await engine.setStoppedHandler { continuation.yield($0) }
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(0.1))
+        try await player.start()
+        let finished = Recorder<HapticEngineError?>()
+        await engine.notifyWhenPlayersFinished { finished.append($0); return .stopEngine }
+        try await engine.advance(bySeconds: 0.3)
+        // The handler's answer hops from the callback queue back onto the engine,
+        // which then stops and reports why.
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .notifyWhenFinished)
+        #expect(finished.values.count == 1 && finished.values[0] == nil)
+        #expect(!(await engine.isRunning))
+    }
+
+    @Test func destroyingARunningEngineStopsTheBoardAndSaysSo() async throws {
+        let (stream, continuation) = AsyncStream<StoppedReason>.makeStream()
+        var engine: HapticEngine? = try makeEngine()
+        await engine!.setStoppedHandler { continuation.yield($0) }
+        try await engine!.start()
+        engine = nil
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .engineDestroyed)
+    }
+
+    @Test func aMutedEngineSendsNoDrive() async throws {
+        let engine = try makeEngine()
+        try await engine.start()
+        await engine.setMutedForHaptics(true)
+        let player = try await engine.makePlayer(with: .buzz(0.1))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.2)
+        #expect(await rtpWrites(engine).allSatisfy { $0.amplitude == 0 })
+    }
+
+    @Test func capabilitiesNameTheChipAndTheParameterRanges() async throws {
+        let engine = try makeEngine()
+        try await engine.start()
+        let caps = await engine.capabilities
+        #expect(caps.supportsHaptics && !caps.supportsAudio)
+        #expect(caps.chip == .drv2605L)
+        #expect(caps.sharpnessControlRange == -1...1)
+        #expect(caps.sharpnessShaping == .openLoopFrequency)
+    }
+}
