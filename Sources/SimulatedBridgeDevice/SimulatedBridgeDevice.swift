@@ -109,7 +109,8 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     private func collect() {
         let frames = board.receivedFrames()
         guard isPlugged else { return }  // the board talks to nobody
-        for f in frames { toHost.append((linkTime + link.latencyMicroseconds, .frame(f))) }
+        let arrival = linkTime + link.latencyMicroseconds
+        for f in frames { toHost.append((arrival, .frame(f, receivedAt: host(atLink: arrival)))) }
     }
 
     // MARK: faults a test or a demo can cause

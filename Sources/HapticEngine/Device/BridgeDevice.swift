@@ -23,8 +23,10 @@ public protocol BridgeDevice: AnyObject {
 
 /// What a device reports besides frames.
 public enum DeviceEvent: Sendable, Equatable {
-    /// One whole frame as received (the engine decodes and checks it).
-    case frame([UInt8])
+    /// One whole frame as received (the engine decodes and checks it), with the host
+    /// time it arrived: transports stamp frames on arrival (a USB transfer's
+    /// completion), so clock sync does not depend on when the engine polls.
+    case frame([UInt8], receivedAt: UInt64)
     /// The link is gone (unplugged, USB error). Sends fail until `reappeared`.
     case disconnected
     /// The board is back after a disconnect or a reset: a new session is needed.

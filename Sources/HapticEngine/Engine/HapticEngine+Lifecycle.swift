@@ -42,7 +42,11 @@ extension HapticEngine {
         statistics = StreamStatistics()
         everStarted = true
         state = .running
-        try prepare()
+        let ready = try prepare()
+        // Return once the board has run the warm-up, so a player started right after
+        // pays nothing for it (the seeds' "prepare before you play").
+        let readyBy = host() + options.startTimeoutMicroseconds
+        while let now = boardNow(), now < ready { try await waitBriefly(deadline: readyBy) }
         startServiceTask()
     }
 
@@ -76,8 +80,9 @@ extension HapticEngine {
     /// and takes the chip out of standby with an RTP 0 (so the first event does not
     /// pay the MODE write), stamped at the earliest time that can reach the board.
     /// `start()` calls it; a wake from standby calls it again.
-    func prepare() throws(HapticEngineError) {
-        guard let target, let now = boardNow() else { return }
+    @discardableResult
+    func prepare() throws(HapticEngineError) -> Int64 {
+        guard let target, let now = boardNow() else { return 0 }
         compiler?.reset()
         let at = max(now + lead(), generatedUntil)
         pending += target.setupCommands(at: at)
@@ -85,6 +90,7 @@ extension HapticEngine {
         generatedUntil = at
         lastActive = at
         try sendPending(now: now)
+        return at
     }
 
     func wake() {

@@ -200,21 +200,21 @@ extension HapticEngine {
             case .reappeared:
                 connected = true
                 boardReset()
-            case .frame(let bytes):
+            case .frame(let bytes, let receivedAt):
                 // A corrupt board frame carries nothing to act on; the periodic
                 // status requests will ask again.
                 guard let frame = try? BoardFrame(decoding: bytes) else { continue }
-                handle(frame)
+                handle(frame, receivedAt: Int64(receivedAt))
             }
         }
     }
 
-    func handle(_ frame: BoardFrame) {
+    func handle(_ frame: BoardFrame, receivedAt: Int64) {
         if let r = frame.helloReply {
             helloReply = r
         } else if let r = frame.syncReply {
             guard let sent = pendingSyncs.removeValue(forKey: r.token), var clock = boardClock else { return }
-            let e = ClockSync.Exchange(hostSent: sent, hostReceived: host(), boardReceived: clock.unwrap(r.receivedAt))
+            let e = ClockSync.Exchange(hostSent: sent, hostReceived: receivedAt, boardReceived: clock.unwrap(r.receivedAt))
             boardClock = clock
             if minimumRoundTrip == 0 || e.roundTrip < minimumRoundTrip { minimumRoundTrip = e.roundTrip }
             sync.add(e)
