@@ -66,6 +66,7 @@ let package = Package(
             name: "HapbridgeCLI",
             dependencies: [
                 "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
+                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
