@@ -74,6 +74,9 @@ let package = Package(
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
+        .executableTarget(
+            name: "EngineBenchmarks", dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Haptics", "Actuators"],
+            path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),

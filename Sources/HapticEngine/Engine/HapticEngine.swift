@@ -40,13 +40,18 @@ public actor HapticEngine {
         public var syncExchangesPerRound: Int
         public var queueStatusIntervalMicroseconds: Int64
         public var startTimeoutMicroseconds: Int64
+        /// Added to the link delay and clock error when stamping "now": room for the
+        /// host's own scheduling jitter between computing a stamp and the frame leaving.
+        public var leadMarginMicroseconds: Int64
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 2_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
-            queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000
+            queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
+            leadMarginMicroseconds: Int64 = 300
         ) {
+            self.leadMarginMicroseconds = leadMarginMicroseconds
             self.driving = driving
             self.lookAheadMicroseconds = lookAheadMicroseconds
             self.servicePeriodMicroseconds = servicePeriodMicroseconds
@@ -173,7 +178,7 @@ public actor HapticEngine {
     /// link's one-way delay plus the clock's error plus a margin, from now.
     func lead() -> Int64 {
         let e = sync.estimate
-        return Int64(e?.errorMicroseconds ?? 0) + oneWayMicroseconds + 300
+        return Int64((e?.errorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
     }
 
     var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
