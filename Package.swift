@@ -48,7 +48,7 @@ let package = Package(
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
             name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators"],
-            swiftSettings: strict),
+            exclude: ["README.md"], swiftSettings: strict),
         // Which device to use: the seam transports (libusb, FT232H) will extend; today the
         // simulated board is the only device, so it is the default.
         .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
@@ -90,6 +90,7 @@ let package = Package(
             dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DRV2605", "DRV2605Model", "Actuators"],

@@ -61,5 +61,8 @@ extension SimulatedBoard {
     }
 
     /// Forgets the I2C log (long runs: the firmware reads STATUS every 20 ms).
-    public func clearI2CLog() { i2cLog.removeAll() }
+    public func clearI2CLog() {
+        i2cLog.removeAll()
+        unloggedI2CTransactions = 0
+    }
 }

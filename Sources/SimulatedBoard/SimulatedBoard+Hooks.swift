@@ -55,7 +55,7 @@ extension SimulatedBoard {
         } catch {
             acknowledged = false
         }
-        i2cLog.append(I2CTransaction(time: time, boardTime: boardTime, address: address, kind: .write, bytes: data, acknowledged: acknowledged))
+        log(I2CTransaction(time: time, boardTime: boardTime, address: address, kind: .write, bytes: data, acknowledged: acknowledged))
         return acknowledged ? HB_I2C_ACK : HB_I2C_NACK
     }
 
@@ -68,7 +68,15 @@ extension SimulatedBoard {
         } catch {
             acknowledged = false
         }
-        i2cLog.append(I2CTransaction(time: time, boardTime: boardTime, address: address, kind: .read, bytes: [register] + read, acknowledged: acknowledged))
+        log(I2CTransaction(time: time, boardTime: boardTime, address: address, kind: .read, bytes: [register] + read, acknowledged: acknowledged))
         return acknowledged ? HB_I2C_ACK : HB_I2C_NACK
+    }
+
+    func log(_ transaction: I2CTransaction) {
+        if i2cLog.count < configuration.i2cLogCapacity {
+            i2cLog.append(transaction)
+        } else {
+            unloggedI2CTransactions += 1
+        }
     }
 }

@@ -40,11 +40,15 @@ public final class SimulatedBoard {
         /// just below 2^32 lets a test cross the clock's wrap without simulating the
         /// 71 minutes before it.
         public var bootTime: UInt32
+        /// The most transactions `i2cLog` keeps; later ones are counted in
+        /// `unloggedI2CTransactions` only (an open session reads STATUS 50 times a second,
+        /// so an engine running for hours must not grow the log without bound).
+        public var i2cLogCapacity: Int
 
         public init(
             variant: DeviceVariant = .drv2605L, load: Load = .open, supplyVolts: Double = 5.0,
             tickNanoseconds: UInt16 = 1000, maximumPollIntervalMicroseconds: UInt64 = 1000, recordsAcceleration: Bool = true,
-            bootTime: UInt32 = 0
+            bootTime: UInt32 = 0, i2cLogCapacity: Int = 1_000_000
         ) {
             self.variant = variant
             self.load = load
@@ -53,6 +57,7 @@ public final class SimulatedBoard {
             self.maximumPollIntervalMicroseconds = maximumPollIntervalMicroseconds
             self.recordsAcceleration = recordsAcceleration
             self.bootTime = bootTime
+            self.i2cLogCapacity = i2cLogCapacity
         }
 
         /// A board with this actuator wired to the chip.
@@ -74,6 +79,8 @@ public final class SimulatedBoard {
 
     /// Every bus transaction the firmware made, in order, with its board time.
     public internal(set) var i2cLog: [I2CTransaction] = []
+    /// Transactions made after `i2cLog` reached `configuration.i2cLogCapacity`.
+    public internal(set) var unloggedI2CTransactions = 0
     /// How often the firmware jumped to the (absent) bootloader.
     public internal(set) var bootloaderEntries = 0
 
@@ -89,6 +96,7 @@ public final class SimulatedBoard {
         chip = DRV2605Chip(variant: configuration.variant, load: configuration.load, supplyVolts: configuration.supplyVolts)
         chip.isRecording = configuration.recordsAcceleration
         core = .allocate(capacity: 1)
+        core.initialize(to: hb_core())
         var hooks = Self.hooks(context: Unmanaged.passUnretained(self).toOpaque())
         // Virtual time does not run during a hook, so there is nothing to lead or spin
         // for: the timer fires exactly on the stamp and the write happens then.
@@ -103,6 +111,7 @@ public final class SimulatedBoard {
     }
 
     deinit {
+        core.deinitialize(count: 1)
         core.deallocate()
     }
 
@@ -114,10 +123,21 @@ public final class SimulatedBoard {
     /// runs before this returns, as the timer interrupt would.
     public func send(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { b in
-            if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
+            guard let base = b.baseAddress else { return }
+            // In bulk-OUT-sized pieces, as the port's main loop hands them over (the
+            // decoder is byte-wise, so this changes nothing but keeps any length in range).
+            var offset = 0
+            while offset < b.count {
+                let n = min(Self.packetSize, b.count - offset)
+                hb_core_receive(core, base + offset, UInt32(n))
+                offset += n
+            }
         }
         settleIgnoringRunaway()
     }
+
+    /// Full-speed bulk endpoint size of the ATmega32U4 port (PROTOCOL.md, Transport).
+    static let packetSize = 64
 
     /// Frames the firmware sent since the last call, each one whole, oldest first
     /// (what the host would read from bulk IN). Draining, like `EmbeddedChannel`'s

@@ -92,6 +92,35 @@ struct SafetyTests {
         #expect(try host.frames().first?.nak?.reason == .fault)
     }
 
+    @Test func aDriveLongerThanTheMaximumDriveTimeIsStoppedByTheBoard() async throws {
+        let c10 = try profile("pmd-c10-100")
+        let board = SimulatedBoard(profile: c10)
+        var host = Host(board: board)
+        host.send { $0.hello(keepAliveMilliseconds: 5_000, maxDriveMilliseconds: 100) }
+        host.send { $0.rtp(at: 10_000, amplitude: 0x7F) }
+        host.send { $0.rtp(at: 50_000, amplitude: 0x60) }  // a new amplitude does not restart the clock
+        try board.advance(to: 300_000)
+        let stopped = try #require(try host.frames().compactMap(\.stopped).first)
+        #expect(stopped.reason == .maxDrive)
+        #expect(stopped.boardTime == 110_001)  // "more than 100 ms" after the drive began
+        #expect(board.registerWrites.last?.time == 110_001)
+        #expect(board.chip.peek(.mode) == 0x40)
+    }
+
+    @Test func randomBytesFromTheHostNeverDriveTheActuator() throws {
+        let board = SimulatedBoard(profile: try profile("pmd-c10-100"))
+        var rng = SplitMix64(seed: 0x5EED)
+        for _ in 0..<2_000 {
+            board.send((0..<Int.random(in: 1...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            try board.advance(by: 500)
+        }
+        // Garbage never opens a session (a HELLO needs a valid CRC), so nothing was queued
+        // or run: the only writes are the start-up stop.
+        #expect(board.registerWrites.allSatisfy { $0.time == 0 })
+        #expect(board.peakAcceleration() == 0)
+        #expect(board.receivedFrames().count > 0)  // it did answer, with NAKs
+    }
+
     @Test func virtualTimeNeverRunsBackwards() throws {
         let board = SimulatedBoard()
         try board.advance(to: 5_000)
@@ -99,5 +128,18 @@ struct SafetyTests {
             try board.advance(to: 4_000)
         }
         #expect(board.time == 5_000)
+    }
+}
+
+/// A small seeded generator so the random test is the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

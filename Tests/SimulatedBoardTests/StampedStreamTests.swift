@@ -106,6 +106,27 @@ struct StampedStreamTests {
         #expect(stream.board.i2cLog.allSatisfy { $0.acknowledged })
     }
 
+    @Test func theSameStreamSplitAnywhereAndReplayedGivesTheSameWritesAndAcceleration() async throws {
+        var whole = try await StampedStream()
+        try whole.play()
+        // The same frames concatenated and sent in 7-byte pieces (frames straddle sends).
+        let c10 = try profile("pmd-c10-100")
+        let board = SimulatedBoard(profile: c10)
+        var encoder = HostFrameEncoder()
+        var bytes = encoder.hello(keepAliveMilliseconds: 2_000) + encoder.sync(token: 0xC0FFEE)
+        for (r, v) in whole.setup { bytes += encoder.registerWrite(at: StampedStream.setupAt, register: r, value: v) }
+        bytes += encoder.rtp(at: StampedStream.rtpFullAt, amplitude: 0x7F)
+        bytes += encoder.rtp(at: StampedStream.rtpLowerAt, amplitude: 0x50)
+        bytes += encoder.stop(at: StampedStream.rtpStopAt)
+        bytes += try encoder.romSequence(at: StampedStream.romAt, entries: StampedStream.romEntries)
+        bytes += encoder.stop(at: StampedStream.finalStopAt)
+        try board.advance(to: StampedStream.helloAt)
+        for start in stride(from: 0, to: bytes.count, by: 7) { board.send(Array(bytes[start..<min(start + 7, bytes.count)])) }
+        try board.advance(to: StampedStream.end)
+        #expect(board.registerWrites == whole.board.registerWrites)
+        #expect(board.acceleration() == whole.board.acceleration())
+    }
+
     @Test func accelerationRisesWhileDrivenFollowsTheAmplitudeAndDecaysAfterStop() async throws {
         var stream = try await StampedStream()
         try stream.play()
@@ -169,5 +190,17 @@ struct BoardTimeTests {
         let reads = board.i2cLog.filter { $0.kind == .read && $0.register == 0x00 }.map(\.time)
         #expect(reads == [0, 0, 20_000, 40_000, 60_000])  // probe at start-up, probe at HELLO, then polls
         #expect(board.time == 65_000)
+    }
+
+    @Test func theI2CLogStopsAtItsCapacityAndCountsTheRest() throws {
+        let board = SimulatedBoard(configuration: .init(i2cLogCapacity: 4))
+        var host = Host(board: board)
+        host.send { $0.hello() }  // start-up: STATUS read + 3 stop writes; HELLO: STATUS read
+        #expect(board.i2cLog.count == 4)
+        #expect(board.unloggedI2CTransactions == 1)
+        board.clearI2CLog()
+        try board.advance(by: 20_000)  // one STATUS poll
+        #expect(board.i2cLog.count == 1)
+        #expect(board.unloggedI2CTransactions == 0)
     }
 }
