@@ -190,3 +190,22 @@ import Testing
         #expect(caps.sharpnessShaping == .openLoopFrequency)
     }
 }
+
+/// The engine's own service task (automatic driving): on a virtual-time device it
+/// runs the simulation as fast as it can, with no test advancing it.
+@Suite struct AutomaticDrivingTests {
+    @Test func automaticDrivingPlaysAPatternToCompletionOnItsOwn() async throws {
+        let engine = try makeEngine(options: .init(driving: .automatic))
+        try await engine.start()
+        let player = try await engine.makeAdvancedPlayer(with: .buzz(0.1))
+        let (stream, continuation) = AsyncStream<HapticEngineError?>.makeStream()
+        try await player.setCompletionHandler { continuation.yield($0) }
+        try await player.start()
+        var iterator = stream.makeAsyncIterator()
+        let result = await iterator.next()
+        #expect(result == .some(nil))
+        #expect(await rtpWrites(engine).contains { $0.amplitude == 85 })
+        await engine.stop()
+        #expect(!(await engine.isRunning))
+    }
+}
