@@ -23,9 +23,11 @@ import DRV2605
 ///      changes.
 ///    - Otherwise (`overdriveAndBrakeEmphasis`): a level step of at least
 ///      `emphasisThreshold` gets emphasis: a rise of Δ first drives at full scale
-///      (+127) for `S × Δ × τ`, a fall of Δ brakes at −127 for `S × Δ × τ`, then the
-///      new level; τ is the actuator's mechanical time constant. Sharp steps start
-///      and stop crisply; dull ones (S = 0) ramp on the actuator's own inertia.
+///      (+127) for `S × Δ × τ` with the sharpness S of what starts, a fall of Δ
+///      brakes at −127 for `S × Δ × τ` with the sharpness of what ends (the previous
+///      step's: at a pattern's end nothing is playing any more), then the new level;
+///      τ is the actuator's mechanical time constant. Sharp steps start and stop
+///      crisply; dull ones (S = 0) ramp and ring down on the actuator's own inertia.
 /// 3. **Transients → bursts.** A transient of intensity I and sharpness S drives at
 ///    level `I²` (of full scale: transients overdrive) for the overdrive time, then
 ///    at `−I²` for the brake time, then the continuous level resumes. LRA: overdrive
@@ -55,6 +57,7 @@ public struct DriveCompiler: Sendable {
     private var lastCode: Int8?
     private var lastPeriod: UInt8?
     private var continuousLevel = 0.0
+    private var lastSharpness = 0.0
     /// A burst or emphasis pulse in progress: its remaining changes (a nil level
     /// returns to the continuous level).
     private var pulse: [(time: Int64, level: Double?)] = []
@@ -124,11 +127,14 @@ public struct DriveCompiler: Sendable {
         }
         let level = continuousLevel(intensity: intensity)
         let previous = continuousLevel
+        let previousSharpness = lastSharpness
         continuousLevel = level
+        lastSharpness = sharpness
         if pulse.isEmpty {
             let delta = level - previous
-            if target.shaping == .overdriveAndBrakeEmphasis, abs(delta) >= emphasisThreshold, sharpness > 0 {
-                let length = Int64((min(max(sharpness, 0), 1) * abs(delta) * target.timeConstantMicroseconds).rounded())
+            let s = min(max(delta > 0 ? sharpness : previousSharpness, 0), 1)
+            if target.shaping == .overdriveAndBrakeEmphasis, abs(delta) >= emphasisThreshold, s > 0 {
+                let length = Int64((s * abs(delta) * target.timeConstantMicroseconds).rounded())
                 if length > 0 {
                     emitRTP(delta > 0 ? 1 : -1, at: time, into: &out)
                     pulse = [(time + length, nil)]
@@ -158,6 +164,7 @@ public struct DriveCompiler: Sendable {
         lastCode = nil
         lastPeriod = nil
         continuousLevel = 0
+        lastSharpness = 0
         pulse.removeAll()
     }
 

@@ -41,9 +41,12 @@ import Testing
         #expect(c.step(time: 0, intensity: 1, sharpness: 1) == [TimedCommand(time: 0, command: .rtp(127))])
         #expect(c.step(time: 28000, intensity: 1, sharpness: 1) == [])
         #expect(c.step(time: 29000, intensity: 1, sharpness: 1) == [TimedCommand(time: 28390, command: .rtp(103))])
-        // Fall to 0 at S = 0.5: −127 for 0.5 × 0.81115 × 35 ms = 14195 µs, then 0.
-        #expect(c.step(time: 50000, intensity: 0, sharpness: 0.5) == [TimedCommand(time: 50000, command: .rtp(-127))])
-        #expect(c.step(time: 65000, intensity: 0, sharpness: 0.5) == [TimedCommand(time: 64195, command: .rtp(0))])
+        // The sound turns duller (S = 0.5, same level: nothing to send), then ends: the
+        // fall brakes with the sharpness of what ends, not of the silence after it:
+        // −127 for 0.5 × 0.81115 × 35 ms = 14195 µs, then 0.
+        #expect(c.step(time: 40000, intensity: 1, sharpness: 0.5) == [])
+        #expect(c.step(time: 50000, intensity: 0, sharpness: 0) == [TimedCommand(time: 50000, command: .rtp(-127))])
+        #expect(c.step(time: 65000, intensity: 0, sharpness: 0) == [TimedCommand(time: 64195, command: .rtp(0))])
     }
 
     @Test func dullAndSmallStepsAreFollowedWithoutEmphasis() {

@@ -99,4 +99,31 @@ import Testing
         let modeWrites = await onBoard(engine) { d in d.board.registerWrites.filter { $0.register == 0x01 && Int64($0.boardTime) > asked }.count }
         #expect(modeWrites == 0)
     }
+
+    @Test func aLinkSlowerThanTheLookAheadShowsUpAsLateCommandsAndBoardUnderruns() async throws {
+        let engine = try makeEngine(
+            link: .init(latencyMicroseconds: 30_000),
+            options: .init(driving: .manual, lookAheadMicroseconds: 5_000, startTimeoutMicroseconds: 2_000_000))
+        try await engine.start()
+        let player = try await engine.makePlayer(with: Self.dense)
+        try await player.start()
+        try await engine.advance(bySeconds: 0.5)
+        let s = await engine.statistics
+        #expect(s.lateCommands > 0)
+        #expect(s.boardUnderruns > 0)
+    }
+
+    @Test func anERMGetsAnOverdrivePulseBeforeItsRatedLevel() async throws {
+        let engine = try makeEngine(profile: "pmd-307-103")
+        try await engine.start()
+        let t = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6
+        let start = Int64((t * 1e6).rounded())
+        let player = try await engine.makePlayer(with: .buzz(0.2, intensity: 1, sharpness: 1))
+        try await player.start(atTime: t)
+        try await engine.advance(bySeconds: 0.3)
+        let writes = await rtpWrites(engine).filter { $0.time >= start }
+        // 307-103 (see CompilationRuleTests): +127 for 28390 µs, then 103; the fall at
+        // 200 ms brakes at −127 for the same length, then 0.
+        #expect(Array(writes.prefix(4).map { [$0.time - start, Int64($0.amplitude)] }) == [[0, 127], [28_390, 103], [200_000, -127], [228_390, 0]])
+    }
 }

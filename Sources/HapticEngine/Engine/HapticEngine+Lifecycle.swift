@@ -96,7 +96,7 @@ extension HapticEngine {
     func wake() {
         guard state == .standby else { return }
         state = .running
-        try? prepare()
+        _ = try? prepare()
     }
 
     /// One SYNC round at start: a few exchanges, each awaited.

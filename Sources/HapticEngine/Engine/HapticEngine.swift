@@ -69,6 +69,10 @@ public actor HapticEngine {
     enum State: Sendable, Equatable { case stopped, running, standby }
 
     let device: any BridgeDevice
+    /// The same device, for `deinit` only. Sound without isolation: a deinit runs
+    /// when no reference to the engine is left (the service task holds only a weak
+    /// one), so nothing else can be using the device at that moment.
+    private nonisolated(unsafe) let deviceAtTeardown: any BridgeDevice
     public nonisolated let profile: ActuatorProfile
     public nonisolated let options: Options
     /// The one serial executor every client callback runs on.
@@ -119,17 +123,20 @@ public actor HapticEngine {
 
     public init(device: sending any BridgeDevice, actuator: ActuatorProfile, options: Options = Options()) {
         self.device = device
+        self.deviceAtTeardown = device
         self.profile = actuator
         self.options = options
     }
 
-    /// Isolated (SE-0371): the device is the actor's and not `Sendable`, and the last
-    /// thing a running engine does is tell the board to stop.
-    isolated deinit {
+    /// The last thing a running engine does is tell the board to stop. Not an
+    /// `isolated deinit`: Swift 6.3 fails release builds with -enable-testing
+    /// ("circular reference") when another module calls this actor's init.
+    deinit {
         serviceTask?.cancel()
         guard state != .stopped else { return }
         // The board must not keep driving for an engine that no longer exists.
-        try? device.send(encoder.stopAll())
+        var encoder = encoder
+        try? deviceAtTeardown.send(encoder.stopAll())
         if let handler = stoppedHandler { callbacks.async { handler(.engineDestroyed) } }
     }
 
