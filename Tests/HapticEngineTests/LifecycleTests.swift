@@ -209,3 +209,24 @@ import Testing
         #expect(!(await engine.isRunning))
     }
 }
+
+extension LifecycleTests {
+    @Test func repluggingAfterADisconnectCallsTheResetHandlerAndTheEngineStartsAgain() async throws {
+        let engine = try makeEngine()
+        let resets = Recorder<Int>()
+        await engine.setResetHandler { resets.append(1) }
+        try await engine.start()
+        await onBoard(engine) { $0.unplug() }
+        try await engine.advance(bySeconds: 0.01)
+        await #expect(throws: HapticEngineError.deviceDisconnected) { try await engine.start() }
+        await onBoard(engine) { $0.replug() }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(resets.values.count == 1)
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(0.1))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.05)
+        #expect(await rtpWrites(engine).last?.amplitude == 85)
+    }
+}

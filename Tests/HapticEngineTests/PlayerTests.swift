@@ -186,3 +186,20 @@ import Testing
         #expect(await rtpWrites(engine).last?.amplitude == 85)
     }
 }
+
+extension PlayerTests {
+    @Test func seekWhilePlayingJumpsWithinOneLookAheadWindow() async throws {
+        let pattern = HapticPattern(events: [.transient(at: 0.3, intensity: 1, sharpness: 1), .continuous(at: 0, duration: 0.4, intensity: 0.5, sharpness: 0.5)])
+        let (engine, t, _) = try await setUp()
+        let player = try await engine.makeAdvancedPlayer(with: pattern)
+        try await player.start(atTime: t)
+        try await engine.advance(bySeconds: 0.1)
+        let asked = await onBoard(engine) { Int64($0.board.boardTime) }
+        try await player.seek(toOffset: 0.25)
+        try await engine.advance(bySeconds: 0.2)
+        let burst = try #require(await rtpWrites(engine).first { $0.amplitude == 127 })
+        // 50 ms of pattern to the transient, from where the seek took effect: the first
+        // step not yet compiled, at most one window (20 ms) + a step after the call.
+        #expect(burst.time - asked >= 50_000 && burst.time - asked <= 50_000 + 21_000)
+    }
+}

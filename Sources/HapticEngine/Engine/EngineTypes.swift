@@ -98,7 +98,10 @@ public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// What the attached device can do (Core Haptics' `capabilitiesForHardware`).
+/// The chip and shaping are known once the engine has started (HELLO_REPLY names
+/// the chip); before that `supportsHaptics` assumes a board with a chip.
 public struct Capabilities: Sendable, Equatable {
+    /// False when the board reported no DRV2605 on its bus.
     public var supportsHaptics: Bool
     /// Audio events are read and kept, never played.
     public var supportsAudio: Bool

@@ -118,8 +118,8 @@ public actor HapticEngine {
     var finishedNotices: [(at: Int64, id: Int)] = []
     public internal(set) var statistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?
-    /// Observers of every command as sent (the CLI's progress, benchmarks).
-    var commandObserver: (@Sendable (TimedCommand) -> Void)?
+    /// SYNC exchanges still to send in the current round (one per service pass).
+    var syncsLeftInRound = 0
 
     public init(device: sending any BridgeDevice, actuator: ActuatorProfile, options: Options = Options()) {
         self.device = device
@@ -146,7 +146,6 @@ public actor HapticEngine {
     public func setResetHandler(_ handler: (@Sendable () -> Void)?) { resetHandler = handler }
     public func setAutoShutdownEnabled(_ enabled: Bool) { isAutoShutdownEnabled = enabled }
     public func setMutedForHaptics(_ muted: Bool) { isMutedForHaptics = muted }
-    public func setCommandObserver(_ observer: (@Sendable (TimedCommand) -> Void)?) { commandObserver = observer }
 
     /// Calls `finishedHandler` once every player has finished; it says whether to
     /// stop the engine (then the stopped handler gets `.notifyWhenFinished`).
@@ -171,7 +170,7 @@ public actor HapticEngine {
 
     public var capabilities: Capabilities {
         Capabilities(
-            supportsHaptics: variant != nil || state == .stopped, supportsAudio: false, chip: variant,
+            supportsHaptics: helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
             actuator: profile.displayName, intensityRange: 0...1, sharpnessRange: 0...1, intensityControlRange: 0...1,
             sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping)
     }

@@ -5,8 +5,9 @@ import HapticCompilation
 ///
 /// 1. handles what the board said (sync replies, queue status, stops, NAKs) and
 ///    link events (disconnect, reappearance);
-/// 2. every `syncIntervalMicroseconds` starts a SYNC round (its fastest exchange
-///    feeds the offset-and-drift fit), every `queueStatusIntervalMicroseconds` asks
+/// 2. every `syncIntervalMicroseconds` starts a SYNC round of
+///    `syncExchangesPerRound` exchanges, one per pass (its fastest exchange feeds the
+///    offset-and-drift fit), every `queueStatusIntervalMicroseconds` asks
 ///    for QUEUE_STATUS (which doubles as the keep-alive);
 /// 3. mixes the players and compiles steps up to `now + lookAhead` (board time), one
 ///    step per control period, plus a step exactly at every player action;
@@ -63,8 +64,13 @@ extension HapticEngine {
         guard state != .stopped, let now = boardNow() else { return }
         let h = host()
         if h >= nextSyncAt {
+            // A round: a few exchanges on consecutive passes; the fastest one counts.
             sync.closeRound()
             nextSyncAt = h + options.syncIntervalMicroseconds
+            syncsLeftInRound = max(1, options.syncExchangesPerRound)
+        }
+        if syncsLeftInRound > 0 {
+            syncsLeftInRound -= 1
             sendSync()
         }
         if h >= nextQueueStatusAt {
@@ -143,7 +149,6 @@ extension HapticEngine {
             statistics.commandsSent += 1
             if c.time < now + oneWayMicroseconds { statistics.lateCommands += 1 }
             statistics.queueHighWater = max(statistics.queueHighWater, inFlight.count)
-            if let observer = commandObserver { observer(c) }
         }
         deliverDueNotices(now: now)
     }
