@@ -230,3 +230,31 @@ extension LifecycleTests {
         #expect(await rtpWrites(engine).last?.amplitude == 85)
     }
 }
+
+extension LifecycleTests {
+    @Test func theBoardsDriveLimitStopsTheEngineWithItsReason() async throws {
+        let engine = try makeEngine(options: .init(driving: .manual, maxDriveMilliseconds: 100))
+        let reasons = Recorder<StoppedReason>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        let player = try await engine.makePlayer(with: .buzz(0.5))
+        try await player.start()
+        try await engine.advance(bySeconds: 0.3)
+        await engine.callbacksDelivered()
+        #expect(reasons.values == [.driveTimeLimit])
+        #expect(await onBoard(engine) { $0.board.chip.peek(.rtpInput) } == 0)
+    }
+
+    @Test func aHostThatFellSilentIsToldWhyTheBoardStopped() async throws {
+        let engine = try makeEngine()
+        let reasons = Recorder<StoppedReason>()
+        await engine.setStoppedHandler { reasons.append($0) }
+        try await engine.start()
+        // The board runs 600 ms without the engine servicing it (a stalled host).
+        await onBoard(engine) { d in try? d.advance(toLink: d.linkTime + 600_000) }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(reasons.values.count == 1)
+        if case .systemError = reasons.values.first {} else { Issue.record("expected a system error, got \(reasons.values)") }
+    }
+}
