@@ -203,3 +203,23 @@ extension PlayerTests {
         #expect(burst.time - asked >= 50_000 && burst.time - asked <= 50_000 + 21_000)
     }
 }
+
+extension PlayerTests {
+    @Test func aReleasedPlayerPlaysOutAndIsThenForgotten() async throws {
+        let (engine, t, start) = try await setUp()
+        var player: HapticPatternPlayer? = try await engine.makePlayer(with: .buzz(0.1))
+        try await player!.start(atTime: t)
+        player = nil
+        // The release is a Task from the handle's deinit onto the engine: yield so it
+        // gets to run, while virtual time moves on in 1 ms steps (2 s at most).
+        for _ in 0..<2000 where await engine.playerCount > 0 {
+            await Task.yield()
+            try await engine.advance(bySeconds: 0.001)
+        }
+        let writes = await rtpWrites(engine)
+        // It still played whole.
+        #expect(amplitude(writes, at: start + 50_000) == 85)
+        #expect(amplitude(writes, at: start + 100_000) == 0)
+        #expect(await engine.playerCount == 0)
+    }
+}

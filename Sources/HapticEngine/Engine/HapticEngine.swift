@@ -100,6 +100,10 @@ public actor HapticEngine {
     var playerSessions: [Int: Int] = [:]
     var completionHandlers: [Int: @Sendable (HapticEngineError?) -> Void] = [:]
     var nextPlayerID = 1
+    /// Players whose handles are gone, dropped once silent.
+    var released: Set<Int> = []
+    /// How many players the engine holds (released ones go once silent).
+    public var playerCount: Int { players.count }
     var session = 0
     var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)?
 

@@ -148,6 +148,21 @@ extension HapticEngine {
         })
     }
 
+    /// The client let go of a player: forget it now if it is silent, else once it is.
+    func releasePlayer(_ id: Int) {
+        released.insert(id)
+        dropReleasedPlayers()
+    }
+
+    func dropReleasedPlayers() {
+        for id in released where !(players[id]?.isActive ?? false) && !finishedNotices.contains(where: { $0.id == id }) {
+            players.removeValue(forKey: id)
+            playerSessions.removeValue(forKey: id)
+            completionHandlers.removeValue(forKey: id)
+            released.remove(id)
+        }
+    }
+
     func playerSetCompletion(_ id: Int, _ handler: (@Sendable (HapticEngineError?) -> Void)?) throws(HapticEngineError) {
         _ = try player(id, requireRunning: false)
         completionHandlers[id] = handler

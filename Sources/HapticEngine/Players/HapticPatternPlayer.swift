@@ -16,6 +16,12 @@ public final class HapticPatternPlayer: Sendable {
         self.id = id
     }
 
+    /// The engine drops the player's rendered pattern once it has nothing left to play.
+    deinit {
+        let engine = engine, id = id
+        Task { await engine.releasePlayer(id) }
+    }
+
     public func start(atTime time: Double = 0) async throws(HapticEngineError) { try await engine.playerStart(id, at: time) }
     public func stop(atTime time: Double = 0) async throws(HapticEngineError) { try await engine.playerStop(id, at: time) }
     /// Dynamic parameters from `time` on (each parameter's own `time` is relative to
@@ -45,6 +51,12 @@ public final class HapticAdvancedPatternPlayer: Sendable {
     init(engine: HapticEngine, id: Int) {
         self.engine = engine
         self.id = id
+    }
+
+    /// The engine drops the player's rendered pattern once it has nothing left to play.
+    deinit {
+        let engine = engine, id = id
+        Task { await engine.releasePlayer(id) }
     }
 
     public func start(atTime time: Double = 0) async throws(HapticEngineError) { try await engine.playerStart(id, at: time) }

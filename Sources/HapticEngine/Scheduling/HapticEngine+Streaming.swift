@@ -156,11 +156,15 @@ extension HapticEngine {
     /// Completion handlers and "all finished" when their moment has come on the board.
     func deliverDueNotices(now: Int64) {
         let due = finishedNotices.filter { $0.at <= now }
-        guard !due.isEmpty else { return }
+        guard !due.isEmpty else {
+            if !released.isEmpty { dropReleasedPlayers() }
+            return
+        }
         finishedNotices.removeAll { $0.at <= now }
         for (_, id) in due {
             if let c = completionHandlers[id] { deliver { c(nil) } }
         }
+        if !released.isEmpty { dropReleasedPlayers() }
     }
 
     func checkIdle(now: Int64) {
