@@ -33,7 +33,12 @@ import DRV2605
 ///    at `−I²` for the brake time, then the continuous level resumes. LRA: overdrive
 ///    `(3 − S)` periods, brake one period, of the drive frequency (so sharper is
 ///    shorter); ERM: overdrive `τ × (1 − S/2)`, brake half that. A later transient
-///    cuts an earlier burst short.
+///    cuts an earlier burst short. On an LRA the open-loop brake (the drive's sign
+///    inverted) is not locked to the mass's phase, so it only takes part of the
+///    motion out: on the C10-100 model one period beat 1.5 (about the same) and 2
+///    (which re-excites it); the rest rings down at the actuator's Q. A phase-locked
+///    brake needs the chip's closed loop, which needs calibration the bridge protocol
+///    cannot read back today.
 /// 4. **Economy.** A command is emitted only when the RTP code or period changes;
 ///    stamps never go backwards; of two RTP codes at one microsecond the later wins.
 public struct DriveCompiler: Sendable {
