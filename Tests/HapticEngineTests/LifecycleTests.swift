@@ -258,3 +258,25 @@ extension LifecycleTests {
         if case .systemError = reasons.values.first {} else { Issue.record("expected a system error, got \(reasons.values)") }
     }
 }
+
+extension LifecycleTests {
+    @Test func callbacksRunInOrderOnTheEnginesSerialQueueNeverTheCallers() async throws {
+        let engine = try makeEngine()
+        let seen = Recorder<(String, Bool)>()
+        try await engine.start()
+        let a = try await engine.makeAdvancedPlayer(with: .buzz(0.05))
+        let b = try await engine.makeAdvancedPlayer(with: .buzz(0.10))
+        try await a.setCompletionHandler { _ in seen.append(("a", engine.isOnCallbackQueue)) }
+        try await b.setCompletionHandler { _ in seen.append(("b", engine.isOnCallbackQueue)) }
+        await engine.setStoppedHandler { _ in seen.append(("stopped", engine.isOnCallbackQueue)) }
+        try await a.start()
+        try await b.start()
+        try await engine.advance(bySeconds: 0.2)
+        await onBoard(engine) { $0.unplug() }
+        try await engine.advance(bySeconds: 0.01)
+        await engine.callbacksDelivered()
+        #expect(seen.values.map { $0.0 } == ["a", "b", "stopped"])
+        #expect(seen.values.allSatisfy { $0.1 })
+        #expect(!engine.isOnCallbackQueue)
+    }
+}

@@ -153,11 +153,17 @@ extension HapticEngine {
         if let reason, let handler = stoppedHandler { deliver { handler(reason) } }
     }
 
-    /// Every player stops; advanced players' completion handlers hear `error`.
+    /// Every player stops; the completion handlers of those that were still playing
+    /// (or paused, or scheduled) hear `error`; those that had finished heard already.
     func endAllPlayers(error: HapticEngineError?) {
-        for id in players.keys {
+        let finishing = Set(finishedNotices.map(\.id))
+        finishedNotices.removeAll()
+        for id in players.keys.sorted() {
+            let wasActive = players[id]?.isActive ?? false
             players[id]?.cancel()
-            if let c = completionHandlers[id] { deliver { c(error) } }
+            guard let c = completionHandlers[id] else { continue }
+            // A player whose end was compiled but not yet reached ends now, cut short.
+            if wasActive || finishing.contains(id) { deliver { c(error) } }
         }
     }
 

@@ -75,8 +75,19 @@ public actor HapticEngine {
     private nonisolated(unsafe) let deviceAtTeardown: any BridgeDevice
     public nonisolated let profile: ActuatorProfile
     public nonisolated let options: Options
-    /// The one serial executor every client callback runs on.
-    nonisolated let callbacks = DispatchQueue(label: "hapbridge.engine.callbacks")
+    /// The one serial executor every client callback runs on; tagged so a handler
+    /// (or a test) can tell it is on it.
+    nonisolated let callbacks: DispatchQueue = {
+        let queue = DispatchQueue(label: "hapbridge.engine.callbacks")
+        queue.setSpecific(key: HapticEngine.callbackQueueKey, value: ObjectIdentifier(queue))
+        return queue
+    }()
+    static let callbackQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// True on this engine's callback queue (for handlers that want to assert it).
+    public nonisolated var isOnCallbackQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.callbackQueueKey) == ObjectIdentifier(callbacks)
+    }
 
     var state = State.stopped
     var everStarted = false
