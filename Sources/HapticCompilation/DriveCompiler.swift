@@ -97,8 +97,10 @@ public struct DriveCompiler: Sendable {
         return (Int64(od.rounded()), Int64((od / 2).rounded()))
     }
 
+    /// RTP code of a level; a non-finite level (a caller's NaN) is silence, never a trap.
     public static func code(_ level: Double) -> Int8 {
-        Int8(max(-127, min(127, (127 * level).rounded())))
+        guard level.isFinite else { return 0 }
+        return Int8(max(-127, min(127, (127 * level).rounded())))
     }
 
     /// One sample at `time` (µs, increasing from call to call) of the mixed

@@ -16,6 +16,7 @@ import Testing
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.5)) == 21)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.1)) == 1)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0)) == 0)
+        #expect(DriveCompiler.code(.nan) == 0 && DriveCompiler.code(.infinity) == 0 && DriveCompiler.code(-3) == -127)
         // ERM: 127 × 0.81115 = 103.02 → 103.
         #expect(DriveCompiler.code(DriveCompiler(target: erm).continuousLevel(intensity: 1)) == 103)
     }

@@ -223,3 +223,21 @@ extension PlayerTests {
         #expect(await engine.playerCount == 0)
     }
 }
+
+extension PlayerTests {
+    @Test func nonsenseFromTheCallerIsATypedErrorNeverATrap() async throws {
+        let (engine, _, _) = try await setUp()
+        let player = try await engine.makeAdvancedPlayer(with: .buzz(0.1))
+        await #expect(throws: HapticEngineError.invalidTime(1e300)) { try await player.start(atTime: 1e300) }
+        await #expect(throws: HapticEngineError.invalidTime(.infinity)) { try await player.seek(toOffset: .infinity) }
+        await #expect(throws: HapticEngineError.self) {
+            try await player.sendParameters([DynamicParameter(id: .hapticIntensityControl, value: .nan, time: 0)])
+        }
+        await #expect(throws: HapticEngineError.self) {
+            try await player.scheduleParameterCurve(ParameterCurve(id: .hapticSharpnessControl, time: 0, controlPoints: [.init(time: -1, value: 0)]))
+        }
+        await #expect(throws: HapticEngineError.self) { try await player.setPlaybackRate(.nan) }  // NaN never equals itself
+        await #expect(throws: HapticEngineError.invalidTime(-2)) { try await player.setLoop(enabled: true, loopEnd: -2) }
+        await #expect(throws: HapticEngineError.self) { try await engine.advance(bySeconds: .nan) }
+    }
+}

@@ -41,10 +41,21 @@ extension HapticEngine {
     /// Engine µs for a client time: 0 = now; a past time plays as soon as possible;
     /// never before the first step not yet compiled (what is compiled stays).
     func engineTime(_ seconds: Double) throws(HapticEngineError) -> Int64 {
-        guard seconds.isFinite, seconds >= 0 else { throw .invalidTime(seconds) }
+        let requested = try Self.microseconds(seconds)
         let now = boardNow() ?? 0
         let earliest = max(now + lead(), generatedUntil + 1)
-        return seconds == 0 ? earliest : max(earliest, Int64((seconds * 1e6).rounded()))
+        return seconds == 0 ? earliest : max(earliest, requested)
+    }
+
+    /// Client seconds as µs: finite, not negative, and at most a year (so the
+    /// conversion can never trap, whatever a caller passes).
+    static func microseconds(_ seconds: Double) throws(HapticEngineError) -> Int64 {
+        guard seconds.isFinite, seconds >= 0, seconds <= 31_536_000 else { throw .invalidTime(seconds) }
+        return Int64((seconds * 1e6).rounded())
+    }
+
+    static func checkValue(_ value: Double, of id: DynamicParameterID) throws(HapticEngineError) {
+        guard value.isFinite else { throw .invalidParameter("\(id.rawValue) = \(value): values must be finite numbers") }
     }
 
     func update(_ id: Int, requireRunning: Bool = true, _ body: (inout PlayerPlayback, Int64) throws(HapticEngineError) -> Void, at seconds: Double = 0) throws(HapticEngineError) {
@@ -90,6 +101,10 @@ extension HapticEngine {
     }
 
     func playerSendParameters(_ id: Int, _ parameters: [DynamicParameter], at seconds: Double) throws(HapticEngineError) {
+        for d in parameters {
+            try Self.checkValue(d.value, of: d.id)
+            _ = try Self.microseconds(d.time)
+        }
         try update(id, { p, t in
             for d in parameters {
                 let when = t + Int64((d.time * 1e6).rounded())
@@ -103,6 +118,11 @@ extension HapticEngine {
     }
 
     func playerScheduleCurve(_ id: Int, _ curve: ParameterCurve, at seconds: Double) throws(HapticEngineError) {
+        _ = try Self.microseconds(curve.time)
+        for point in curve.controlPoints {
+            try Self.checkValue(point.value, of: curve.id)
+            _ = try Self.microseconds(point.time)
+        }
         try update(id, { p, t in
             let start = t + Int64((curve.time * 1e6).rounded())
             let points = curve.controlPoints.map { (Int64(($0.time * 1e6).rounded()), $0.value) }
@@ -128,12 +148,12 @@ extension HapticEngine {
 
     /// Core Haptics' seek has no time: it takes effect at the first step not yet compiled.
     func playerSeek(_ id: Int, toOffset offset: Double) throws(HapticEngineError) {
-        guard offset.isFinite, offset >= 0 else { throw .invalidTime(offset) }
+        _ = try Self.microseconds(offset)
         try update(id, requireRunning: false, { p, t in p.reanchor(at: t, pattern: offset * 1e6) })
     }
 
     func playerSetRate(_ id: Int, _ rate: Double) throws(HapticEngineError) {
-        guard rate.isFinite, rate > 0 else { throw .invalidPlaybackRate(rate) }
+        guard rate.isFinite, rate >= 0.01, rate <= 100 else { throw .invalidPlaybackRate(rate) }
         try update(id, requireRunning: false, { p, t in
             p.reanchor(at: t)
             p.rate = rate
@@ -141,7 +161,7 @@ extension HapticEngine {
     }
 
     func playerSetLoop(_ id: Int, enabled: Bool, end: Double) throws(HapticEngineError) {
-        guard end.isFinite, end >= 0 else { throw .invalidTime(end) }
+        _ = try Self.microseconds(end)
         try update(id, requireRunning: false, { p, _ in
             p.loopEnabled = enabled
             p.loopEnd = end

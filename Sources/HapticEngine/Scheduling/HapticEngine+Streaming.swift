@@ -46,7 +46,7 @@ extension HapticEngine {
     /// Manual driving: lets `seconds` of host time pass, servicing on schedule. Works
     /// stopped too (the board runs on: its own safety stops still happen).
     public func advance(bySeconds seconds: Double) async throws(HapticEngineError) {
-        let end = host() + Int64((seconds * 1e6).rounded())
+        let end = host() + (try Self.microseconds(seconds))
         while true {
             service()
             let now = host()
