@@ -74,7 +74,7 @@ public struct DriveCompiler: Sendable {
 
     /// The RTP level of a continuous intensity (rule 1).
     public func continuousLevel(intensity: Double) -> Double {
-        let i = min(max(intensity, 0), 1)
+        let i = Self.unit(intensity)
         return target.ratedLevel * i * i
     }
 
@@ -82,13 +82,13 @@ public struct DriveCompiler: Sendable {
     public func driveFrequency(sharpness: Double) -> Double? {
         guard let f0 = target.resonantFrequencyHz else { return nil }
         guard target.shaping == .openLoopFrequency else { return f0 }
-        let s = min(max(sharpness, 0), 1)
+        let s = Self.unit(sharpness)
         return f0 * pow(2, (s - 0.5) / 2)
     }
 
     /// Overdrive and brake lengths of a transient, µs (rule 3).
     public func burstDurations(sharpness: Double) -> (overdrive: Int64, brake: Int64) {
-        let s = min(max(sharpness, 0), 1)
+        let s = Self.unit(sharpness)
         if let f = driveFrequency(sharpness: s) {
             let period = 1e6 / f
             return (Int64(((3 - s) * period).rounded()), Int64(period.rounded()))
@@ -96,6 +96,9 @@ public struct DriveCompiler: Sendable {
         let od = target.timeConstantMicroseconds * (1 - s / 2)
         return (Int64(od.rounded()), Int64((od / 2).rounded()))
     }
+
+    /// A parameter in 0...1; anything not finite counts as 0.
+    static func unit(_ x: Double) -> Double { x.isFinite ? min(max(x, 0), 1) : 0 }
 
     /// RTP code of a level; a non-finite level (a caller's NaN) is silence, never a trap.
     public static func code(_ level: Double) -> Int8 {
@@ -107,6 +110,7 @@ public struct DriveCompiler: Sendable {
     /// continuous intensity and sharpness, with the transients due in
     /// (previous time, time]. Returns the commands, stamped at or before `time`.
     public mutating func step(time: Int64, intensity: Double, sharpness: Double, transients: [Transient] = []) -> [TimedCommand] {
+        let intensity = Self.unit(intensity), sharpness = Self.unit(sharpness)
         var out: [TimedCommand] = []
         let sortedTransients = transients.sorted { $0.time < $1.time }
         var nextTransient = 0
@@ -176,7 +180,7 @@ public struct DriveCompiler: Sendable {
     }
 
     private mutating func startBurst(_ t: Transient, at time: Int64, into out: inout [TimedCommand]) {
-        let i = min(max(t.intensity, 0), 1)
+        let i = Self.unit(t.intensity)
         guard i > 0 else { return }
         if target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: t.sharpness) {
             let code = Self.periodCode(frequencyHz: f)

@@ -17,6 +17,8 @@ import Testing
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.1)) == 1)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0)) == 0)
         #expect(DriveCompiler.code(.nan) == 0 && DriveCompiler.code(.infinity) == 0 && DriveCompiler.code(-3) == -127)
+        var nonsense = DriveCompiler(target: lra)
+        #expect(nonsense.step(time: 0, intensity: .nan, sharpness: .nan, transients: [.init(time: 0, intensity: .infinity, sharpness: .nan)]).count <= 3)
         // ERM: 127 × 0.81115 = 103.02 → 103.
         #expect(DriveCompiler.code(DriveCompiler(target: erm).continuousLevel(intensity: 1)) == 103)
     }
