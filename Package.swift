@@ -58,7 +58,7 @@ let package = Package(
         // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
         .target(
             name: "HapticEngine", dependencies: ["Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
-            swiftSettings: strict),
+            exclude: ["README.md"], swiftSettings: strict),
         // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
         .target(name: "SimulatedBridgeDevice", dependencies: ["HapticEngine", "SimulatedBoard"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
