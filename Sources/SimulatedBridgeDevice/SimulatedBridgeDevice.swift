@@ -10,21 +10,31 @@ import SimulatedBoard
 /// every link delivery on the way) and returns at once. Nothing sleeps, and the same
 /// inputs always give the same I2C log.
 ///
-/// **The link.** Each direction delivers after `latencyMicroseconds` (USB full speed:
-/// frames of 1 ms, round trips of 1-2 ms), in order. `unplug()` cuts it (the board keeps
+/// **The link.** Each direction delivers after its latency (USB full speed: frames of
+/// 1 ms, round trips of 1-2 ms) plus an optional seeded jitter, in order. `unplug()` cuts it (the board keeps
 /// running on its own, as a real one would: its host-silence watchdog then stops the
 /// actuator); `replug()` restores it; `resetBoard()` power-cycles the board (a fresh
 /// firmware boot: clock from 0, session closed) and reports it as a reappearance.
 public final class SimulatedBridgeDevice: BridgeDevice {
     public struct Link: Sendable, Equatable {
-        /// One-way delay, µs, each direction.
+        /// One-way delay host → board, µs.
         public var latencyMicroseconds: UInt64
+        /// One-way delay board → host, µs (nil: the same as host → board).
+        public var returnLatencyMicroseconds: UInt64?
+        /// Extra delay per transfer, 0...this µs, from a fixed-seed generator (the same
+        /// every run); transfers stay in order, as USB keeps them.
+        public var jitterMicroseconds: UInt64
         /// Host clock at board power-up, µs.
         public var hostOffsetMicroseconds: UInt64
         /// How much faster the host's clock runs than the board's, parts per million.
         public var hostDriftPPM: Double
-        public init(latencyMicroseconds: UInt64 = 500, hostOffsetMicroseconds: UInt64 = 1_000_000, hostDriftPPM: Double = 0) {
+        public init(
+            latencyMicroseconds: UInt64 = 500, returnLatencyMicroseconds: UInt64? = nil, jitterMicroseconds: UInt64 = 0,
+            hostOffsetMicroseconds: UInt64 = 1_000_000, hostDriftPPM: Double = 0
+        ) {
             self.latencyMicroseconds = latencyMicroseconds
+            self.returnLatencyMicroseconds = returnLatencyMicroseconds
+            self.jitterMicroseconds = jitterMicroseconds
             self.hostOffsetMicroseconds = hostOffsetMicroseconds
             self.hostDriftPPM = hostDriftPPM
         }
@@ -64,8 +74,19 @@ public final class SimulatedBridgeDevice: BridgeDevice {
 
     public func send(_ bytes: [UInt8]) throws(DeviceError) {
         guard isPlugged else { throw .disconnected }
-        toBoard.append((linkTime + link.latencyMicroseconds, bytes))
-        if link.latencyMicroseconds == 0 { deliver() }
+        let at = max(toBoard.last?.at ?? 0, linkTime + link.latencyMicroseconds + jitter())
+        toBoard.append((at, bytes))
+        if at <= linkTime { deliver() }
+    }
+
+    /// xorshift64*: a fixed sequence, so a jittery link is still the same every run.
+    private var jitterState: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private func jitter() -> UInt64 {
+        guard link.jitterMicroseconds > 0 else { return 0 }
+        jitterState ^= jitterState >> 12
+        jitterState ^= jitterState << 25
+        jitterState ^= jitterState >> 27
+        return (jitterState &* 2_685_821_657_736_338_717) % (link.jitterMicroseconds + 1)
     }
 
     public func poll() -> [DeviceEvent] {
@@ -109,8 +130,10 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     private func collect() {
         let frames = board.receivedFrames()
         guard isPlugged else { return }  // the board talks to nobody
-        let arrival = linkTime + link.latencyMicroseconds
-        for f in frames { toHost.append((arrival, .frame(f, receivedAt: host(atLink: arrival)))) }
+        for f in frames {
+            let arrival = max(toHost.last?.at ?? 0, linkTime + (link.returnLatencyMicroseconds ?? link.latencyMicroseconds) + jitter())
+            toHost.append((arrival, .frame(f, receivedAt: host(atLink: arrival))))
+        }
     }
 
     // MARK: faults a test or a demo can cause

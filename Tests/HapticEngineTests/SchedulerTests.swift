@@ -127,3 +127,29 @@ import Testing
         #expect(Array(writes.prefix(4).map { [$0.time - start, Int64($0.amplitude)] }) == [[0, 127], [28_390, 103], [200_000, -127], [228_390, 0]])
     }
 }
+
+extension SchedulerTests {
+    @Test func theReportedClockErrorBoundsTheTrueErrorOnAnAsymmetricJitteryLink() async throws {
+        // 300 µs out, 900 µs back, up to 400 µs of jitter each way: the midpoint rule
+        // is off by about (900 − 300) / 2 = 300 µs, which only the bound can admit.
+        let link = SimulatedBridgeDevice.Link(latencyMicroseconds: 300, returnLatencyMicroseconds: 900, jitterMicroseconds: 400)
+        let engine = try makeEngine(link: link)
+        try await engine.start()
+        let pattern = HapticPattern(events: (0..<8).map { .transient(at: Double($0) * 0.25, intensity: 1, sharpness: 1) })
+        let t = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6
+        let player = try await engine.makePlayer(with: pattern)
+        try await player.start(atTime: t)
+        try await engine.advance(bySeconds: 2.2)
+        let clock = try #require(await engine.statistics.clock)
+        let board = await onBoard(engine) { Double($0.board.boardTime) }
+        let trueError = abs(await engine.currentTime * 1e6 - board)
+        #expect(trueError >= 100, "the asymmetry must show, or this test proves nothing")
+        #expect(trueError <= clock.errorMicroseconds)
+        // Stamps are board time: the bursts still land exactly, none late.
+        let start = Int64((t * 1e6).rounded())
+        let bursts = await rtpWrites(engine).filter { $0.amplitude == 127 }.map { $0.time - start }
+        #expect(bursts == (0..<8).map { Int64($0) * 250_000 })
+        let s = await engine.statistics
+        #expect(s.lateCommands == 0 && s.boardUnderruns == 0)
+    }
+}
