@@ -125,7 +125,8 @@ import Testing
     }
 
     @Test func autoShutdownPutsAnIdleEngineInStandbyAndAPlayerWakesIt() async throws {
-        let engine = try makeEngine()
+        // Core Haptics idles out after about two minutes; 2 s keeps the test short.
+        let engine = try makeEngine(options: .init(driving: .manual, idleTimeoutMicroseconds: 2_000_000))
         let reasons = Recorder<StoppedReason>()
         await engine.setStoppedHandler { reasons.append($0) }
         await engine.setAutoShutdownEnabled(true)

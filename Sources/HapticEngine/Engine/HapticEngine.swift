@@ -34,7 +34,7 @@ public actor HapticEngine {
         public var keepAliveMilliseconds: UInt16
         /// The board's continuous-drive safety limit (HELLO); 30 s is the protocol's most.
         public var maxDriveMilliseconds: UInt16
-        /// Auto-shutdown: idle this long → standby.
+        /// Auto-shutdown: idle this long → standby. Core Haptics: "approximately two minutes".
         public var idleTimeoutMicroseconds: Int64
         public var syncIntervalMicroseconds: Int64
         public var syncExchangesPerRound: Int
@@ -47,7 +47,7 @@ public actor HapticEngine {
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
-            idleTimeoutMicroseconds: Int64 = 2_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
+            idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
             queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
             leadMarginMicroseconds: Int64 = 300
         ) {
