@@ -122,6 +122,14 @@ import Testing
         await engine.callbacksDelivered()
         #expect(reasons.values == [.chipFault(.overTemperature)])
         #expect(!(await engine.isRunning))
+        // Once the chip has cooled, starting again clears the latched fault and plays.
+        await onBoard(engine) { $0.board.chip.clear(.overTemperature) }
+        try await engine.start()
+        let again = try await engine.makePlayer(with: .buzz(0.1))
+        try await again.start()
+        try await engine.advance(bySeconds: 0.05)
+        #expect(await rtpWrites(engine).last?.amplitude == 85)
+        #expect(await engine.statistics.rejectedFrames == 0)
     }
 
     @Test func autoShutdownPutsAnIdleEngineInStandbyAndAPlayerWakesIt() async throws {

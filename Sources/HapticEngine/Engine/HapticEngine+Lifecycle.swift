@@ -27,6 +27,10 @@ extension HapticEngine {
             throw .protocolError(reply.deviceID == 0xFF ? "no DRV2605 answered on the board's I2C bus" : "unknown chip DEVICE_ID \(reply.deviceID)")
         }
         variant = v
+        // Starting again is the client's acknowledgement of a chip fault: unlatch it
+        // (the board refuses stamped commands while one is latched). A fault still
+        // present latches again at the board's next STATUS read and stops us again.
+        try send(encoder.clearFault())
         queueCapacity = Int(reply.queueCapacity)
         boardClock = BoardClock(anchor: reply.boardTime)
         sync.reset()
