@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
         .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
         .library(name: "Devices", targets: ["Devices"]),
+        .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
+        .library(name: "HapticEngine", targets: ["HapticEngine"]),
+        .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,11 +52,21 @@ let package = Package(
         // Which device to use: the seam transports (libusb, FT232H) will extend; today the
         // simulated board is the only device, so it is the default.
         .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
+        // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
+        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
+        // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
+        // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
+        .target(
+            name: "HapticEngine", dependencies: ["Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
+            exclude: ["README.md"], swiftSettings: strict),
+        // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
+        .target(name: "SimulatedBridgeDevice", dependencies: ["HapticEngine", "SimulatedBoard"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
                 "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
+                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -61,11 +74,21 @@ let package = Package(
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
+        .executableTarget(
+            name: "EngineBenchmarks", dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Haptics", "Actuators"],
+            path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
+        .testTarget(
+            name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HapticEngineTests",
+            dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(

@@ -6,6 +6,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
         commandName: "hapbridge",
         abstract: "Core Haptics for bench hardware: play, render and inspect haptic patterns on a DRV2605.",
         subcommands: [
+            PlayCommand.self,
             RenderCommand.self,
             LibraryCommand.self,
             CalibrateCommand.self,

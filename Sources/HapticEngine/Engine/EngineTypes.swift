@@ -1,0 +1,133 @@
+import DRV2605
+import Haptics
+import HapticCompilation
+
+/// Why the engine stopped when the client did not ask it to (Core Haptics'
+/// `StoppedReason`, mapped to a bench: no audio session or app lifecycle here,
+/// a device and a chip instead). Never sent for `stop()`.
+public enum StoppedReason: Sendable, Equatable, CustomStringConvertible {
+    /// The device went away (unplugged, USB error).
+    case deviceDisconnected
+    /// Auto-shutdown put an idle engine in standby; starting a player wakes it.
+    case idleTimeout
+    /// `notifyWhenPlayersFinished`'s handler returned `.stopEngine`.
+    case notifyWhenFinished
+    /// The engine was deinitialised while running.
+    case engineDestroyed
+    /// The board's chip latched a fault (the board stopped the actuator itself).
+    case chipFault(ChipFaults)
+    /// The board's maximum-continuous-drive limit stopped the actuator.
+    case driveTimeLimit
+    /// Anything else: the board stopped for host silence, refused the session, …
+    case systemError(String)
+
+    public var description: String {
+        switch self {
+        case .deviceDisconnected: "device disconnected"
+        case .idleTimeout: "idle timeout (auto-shutdown)"
+        case .notifyWhenFinished: "players finished (notifyWhenPlayersFinished asked to stop)"
+        case .engineDestroyed: "engine destroyed"
+        case .chipFault(let f): "chip fault: \(f)"
+        case .driveTimeLimit: "the board's maximum continuous drive time was reached"
+        case .systemError(let why): "system error: \(why)"
+        }
+    }
+}
+
+/// The board's latched fault bits (PROTOCOL.md "Fault bits").
+public struct ChipFaults: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let overTemperature = ChipFaults(rawValue: 1 << 0)
+    public static let overCurrent = ChipFaults(rawValue: 1 << 1)
+    /// The chip did not acknowledge a command.
+    public static let i2c = ChipFaults(rawValue: 1 << 2)
+
+    public var description: String {
+        var names: [String] = []
+        if contains(.overTemperature) { names.append("over-temperature") }
+        if contains(.overCurrent) { names.append("over-current") }
+        if contains(.i2c) { names.append("I2C (chip not answering)") }
+        return names.isEmpty ? "unknown" : names.joined(separator: ", ")
+    }
+}
+
+/// What `notifyWhenPlayersFinished`'s handler asks for.
+public enum FinishedAction: Sendable, Equatable {
+    case stopEngine
+    case leaveEngineRunning
+}
+
+/// Core Haptics' error codes that apply to a bench, plus the device's own.
+public enum HapticEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    case engineNotRunning
+    /// The board did not answer HELLO (or SYNC) in time.
+    case startTimeout
+    case deviceDisconnected
+    case deviceError(String)
+    /// The board's answer made no sense (wrong protocol version, no chip, bad frame).
+    case protocolError(String)
+    /// The player was invalidated by a board reset (recreate it, as Core Haptics asks).
+    case invalidPlayer
+    case invalidTime(Double)
+    case invalidPlaybackRate(Double)
+    case invalidParameter(String)
+    case patternRender(RenderError)
+    case compilation(CompilationError)
+    case notSupported(String)
+    /// The operation was cut short because the engine stopped or reset.
+    case engineStopped
+
+    public var description: String {
+        switch self {
+        case .engineNotRunning: "the engine is not running: call start() first"
+        case .startTimeout: "the board did not answer in time"
+        case .deviceDisconnected: "the device is disconnected"
+        case .deviceError(let s): "device error: \(s)"
+        case .protocolError(let s): "protocol error: \(s)"
+        case .invalidPlayer: "the player belongs to an engine session that has reset; make a new one"
+        case .invalidTime(let t): "invalid time \(t) s: times are finite seconds, 0 to a year, on the engine clock (currentTime); 0 means now"
+        case .invalidPlaybackRate(let r): "invalid playback rate \(r): it must be between 0.01 and 100"
+        case .invalidParameter(let s): "invalid parameter: \(s)"
+        case .patternRender(let e): "the pattern cannot be played: \(e)"
+        case .compilation(let e): "\(e)"
+        case .notSupported(let s): "not supported: \(s)"
+        case .engineStopped: "the engine stopped"
+        }
+    }
+}
+
+/// What the attached device can do (Core Haptics' `capabilitiesForHardware`).
+/// The chip and shaping are known once the engine has started (HELLO_REPLY names
+/// the chip); before that `supportsHaptics` assumes a board with a chip.
+public struct Capabilities: Sendable, Equatable {
+    /// False when the board reported no DRV2605 on its bus.
+    public var supportsHaptics: Bool
+    /// Audio events are read and kept, never played.
+    public var supportsAudio: Bool
+    public var chip: DeviceVariant?
+    public var actuator: String
+    /// Event and dynamic parameter ranges the engine plays (Core Haptics' own).
+    public var intensityRange: ClosedRange<Double>
+    public var sharpnessRange: ClosedRange<Double>
+    public var intensityControlRange: ClosedRange<Double>
+    public var sharpnessControlRange: ClosedRange<Double>
+    public var playbackRateRange: ClosedRange<Double>
+    /// How the compiler shapes sharpness on this chip and actuator.
+    public var sharpnessShaping: DriveTarget.SharpnessShaping?
+}
+
+/// Streaming figures since the engine started.
+public struct StreamStatistics: Sendable, Equatable {
+    public var commandsSent = 0
+    /// Commands the host sent later than their stamp minus the link's one-way delay:
+    /// they reach the board late (the board then runs them at once).
+    public var lateCommands = 0
+    /// Commands the board started more than 100 µs late (from QUEUE_STATUS).
+    public var boardUnderruns = 0
+    /// Frames the board refused (NAK), by any reason.
+    public var rejectedFrames = 0
+    /// The most commands the host believed queued on the board at once.
+    public var queueHighWater = 0
+    public var clock: ClockSync.Estimate?
+}

@@ -1,0 +1,188 @@
+import BridgeProtocol
+import DRV2605
+import HapticCompilation
+
+extension HapticEngine {
+    /// Opens a session with the board (HELLO), syncs the clocks, and prepares the
+    /// device (see `prepare`). Returns when the first event can play on time.
+    public func start() async throws(HapticEngineError) {
+        switch state {
+        case .running: return
+        case .standby:
+            wake()
+            return
+        case .stopped: break
+        }
+        guard connected else { throw .deviceDisconnected }
+        helloReply = nil
+        encoder = HostFrameEncoder()
+        try send(encoder.hello(keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds))
+        let deadline = host() + options.startTimeoutMicroseconds
+        while helloReply == nil {
+            try await waitBriefly(deadline: deadline)
+        }
+        guard let reply = helloReply else { throw .startTimeout }
+        guard reply.protocolMajor == 1 else { throw .protocolError("board speaks protocol \(reply.protocolMajor).\(reply.protocolMinor), this host 1.x") }
+        guard reply.deviceID != 0xFF, let v = DeviceVariant(deviceID: reply.deviceID) else {
+            throw .protocolError(reply.deviceID == 0xFF ? "no DRV2605 answered on the board's I2C bus" : "unknown chip DEVICE_ID \(reply.deviceID)")
+        }
+        variant = v
+        // Starting again is the client's acknowledgement of a chip fault: unlatch it
+        // (the board refuses stamped commands while one is latched). A fault still
+        // present latches again at the board's next STATUS read and stops us again.
+        try send(encoder.clearFault())
+        queueCapacity = Int(reply.queueCapacity)
+        boardClock = BoardClock(anchor: reply.boardTime)
+        sync.reset()
+        minimumRoundTrip = 0
+        pendingSyncs.removeAll()
+        lastUnderruns = nil
+        try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
+        do {
+            let t = try DriveTarget(profile: profile, variant: v)
+            target = t
+            compiler = DriveCompiler(target: t)
+        } catch { throw .compilation(error) }
+        statistics = StreamStatistics()
+        everStarted = true
+        state = .running
+        let ready = try prepare()
+        // Return once the board has run the warm-up, so a player started right after
+        // pays nothing for it (the seeds' "prepare before you play").
+        let readyBy = host() + options.startTimeoutMicroseconds
+        while let now = boardNow(), now < ready { try await waitBriefly(deadline: readyBy) }
+        startServiceTask()
+    }
+
+    /// Always calls `completion` (on the callback queue), with nil or the error.
+    public nonisolated func start(completion: @escaping @Sendable (HapticEngineError?) -> Void) {
+        Task {
+            do throws(HapticEngineError) {
+                try await self.start()
+                self.callbacks.async { completion(nil) }
+            } catch {
+                self.callbacks.async { completion(error) }
+            }
+        }
+    }
+
+    /// Stops every player and the actuator at once (STOP_ALL flushes the board's
+    /// queue). The stopped handler is not called: the client asked.
+    public func stop() async {
+        stopInternally(reason: nil)
+    }
+
+    /// Always calls `completion` (on the callback queue).
+    public nonisolated func stop(completion: @escaping @Sendable (HapticEngineError?) -> Void) {
+        Task {
+            await self.stop()
+            self.callbacks.async { completion(nil) }
+        }
+    }
+
+    /// The seeds' "prepare before you play": writes the chip setup for the actuator
+    /// and takes the chip out of standby with an RTP 0 (so the first event does not
+    /// pay the MODE write), stamped at the earliest time that can reach the board.
+    /// `start()` calls it; a wake from standby calls it again.
+    @discardableResult
+    func prepare() throws(HapticEngineError) -> Int64 {
+        guard let target, let now = boardNow() else { return 0 }
+        compiler?.reset()
+        let at = max(now + lead(), generatedUntil)
+        pending += target.setupCommands(at: at)
+        pending.append(TimedCommand(time: at, command: .rtp(0)))
+        generatedUntil = at
+        lastActive = at
+        try sendPending(now: now)
+        return at
+    }
+
+    func wake() {
+        guard state == .standby else { return }
+        state = .running
+        _ = try? prepare()
+    }
+
+    /// One SYNC round at start: a few exchanges, each awaited.
+    func syncRound(deadline: Int64) async throws(HapticEngineError) {
+        for _ in 0..<max(1, options.syncExchangesPerRound) {
+            let token = sendSync()
+            while pendingSyncs[token] != nil {
+                try await waitBriefly(deadline: deadline)
+            }
+        }
+        sync.closeRound()
+        guard sync.estimate != nil else { throw .startTimeout }
+    }
+
+    @discardableResult
+    func sendSync() -> UInt32 {
+        let token = nextSyncToken
+        nextSyncToken &+= 1
+        pendingSyncs[token] = host()
+        try? send(encoder.sync(token: token))
+        return token
+    }
+
+    /// Waits 100 µs of host time for replies, handling what arrived.
+    func waitBriefly(deadline: Int64) async throws(HapticEngineError) {
+        if host() >= deadline { throw .startTimeout }
+        do { try await device.wait(untilHostMicroseconds: UInt64(host() + 100), isolation: self) } catch {
+            throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+        }
+        handle(device.poll())
+        if !connected { throw .deviceDisconnected }
+    }
+
+    func host() -> Int64 { Int64(device.hostMicroseconds) }
+
+    func send(_ bytes: [UInt8]) throws(HapticEngineError) {
+        do { try device.send(bytes) } catch {
+            throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+        }
+    }
+
+    /// Stops everything; `reason` nil for a client stop (no stopped handler).
+    func stopInternally(reason: StoppedReason?) {
+        guard state != .stopped else { return }
+        if connected { try? send(encoder.stopAll()) }
+        state = .stopped
+        serviceTask?.cancel()
+        serviceTask = nil
+        pending.removeAll()
+        inFlight.removeAll()
+        compiler?.reset()
+        finishedHandler = nil
+        endAllPlayers(error: .engineStopped)
+        if let reason, let handler = stoppedHandler { deliver { handler(reason) } }
+    }
+
+    /// Every player stops; the completion handlers of those that were still playing
+    /// (or paused, or scheduled) hear `error`; those that had finished heard already.
+    func endAllPlayers(error: HapticEngineError?) {
+        let finishing = Set(finishedNotices.map(\.id))
+        finishedNotices.removeAll()
+        for id in players.keys.sorted() {
+            let wasActive = players[id]?.isActive ?? false
+            players[id]?.cancel()
+            guard let c = completionHandlers[id] else { continue }
+            // A player whose end was compiled but not yet reached ends now, cut short.
+            if wasActive || finishing.contains(id) { deliver { c(error) } }
+        }
+    }
+
+    /// The board went away or came back after a reset: the session is gone. Players
+    /// are invalid (Core Haptics: recreate them in the reset handler); patterns and
+    /// engine settings survive; the engine is stopped until started again.
+    func boardReset() {
+        let wasStarted = everStarted
+        stopInternally(reason: nil)
+        session += 1
+        players.removeAll()
+        completionHandlers.removeAll()
+        sync.reset()
+        boardClock = nil
+        generatedUntil = 0
+        if wasStarted, let handler = resetHandler { deliver { handler() } }
+    }
+}

@@ -1,0 +1,207 @@
+import Actuators
+import BridgeProtocol
+import DRV2605
+import Dispatch
+import HapticCompilation
+import Haptics
+
+/// Core Haptics' engine on a bridge board: lifecycle, players, the device clock and
+/// the look-ahead scheduler.
+///
+/// **Concurrency.** An actor: its state, its device (not `Sendable`, owned here)
+/// and the scheduler are touched only on its executor. Client callbacks (stopped,
+/// reset, completions, finished) are queued in order on one serial `DispatchQueue`,
+/// never the caller's context and never the engine's own, so they may call back into
+/// the engine (with `await`) freely.
+///
+/// **Time.** `currentTime` is the board's clock (unwrapped to 64 bits, in seconds),
+/// estimated on the host through clock sync. Every `atTime` is on it; 0 means now.
+///
+/// **Driving.** `.automatic` runs a service task while the engine is started (a
+/// virtual-time device then runs as fast as it can); `.manual` runs nothing until
+/// `advance(bySeconds:)`, so tests are deterministic and never sleep.
+public actor HapticEngine {
+    public struct Options: Sendable {
+        public enum Driving: Sendable, Equatable { case automatic, manual }
+        public var driving: Driving
+        /// How far ahead of the board's clock commands are streamed. Stop, seek and
+        /// parameter changes take effect within this window.
+        public var lookAheadMicroseconds: Int64
+        /// How often the scheduler wakes (generation, sending, status polling).
+        public var servicePeriodMicroseconds: Int64
+        /// The control rate: one mixing/compilation step per this many µs.
+        public var controlStepMicroseconds: Int64
+        public var keepAliveMilliseconds: UInt16
+        /// The board's continuous-drive safety limit (HELLO); 30 s is the protocol's most.
+        public var maxDriveMilliseconds: UInt16
+        /// Auto-shutdown: idle this long → standby. Core Haptics: "approximately two minutes".
+        public var idleTimeoutMicroseconds: Int64
+        public var syncIntervalMicroseconds: Int64
+        public var syncExchangesPerRound: Int
+        public var queueStatusIntervalMicroseconds: Int64
+        public var startTimeoutMicroseconds: Int64
+        /// Added to the link delay and clock error when stamping "now": room for the
+        /// host's own scheduling jitter between computing a stamp and the frame leaving.
+        public var leadMarginMicroseconds: Int64
+
+        public init(
+            driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
+            controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
+            idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
+            queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
+            leadMarginMicroseconds: Int64 = 300
+        ) {
+            self.leadMarginMicroseconds = leadMarginMicroseconds
+            self.driving = driving
+            self.lookAheadMicroseconds = lookAheadMicroseconds
+            self.servicePeriodMicroseconds = servicePeriodMicroseconds
+            self.controlStepMicroseconds = controlStepMicroseconds
+            self.keepAliveMilliseconds = keepAliveMilliseconds
+            self.maxDriveMilliseconds = maxDriveMilliseconds
+            self.idleTimeoutMicroseconds = idleTimeoutMicroseconds
+            self.syncIntervalMicroseconds = syncIntervalMicroseconds
+            self.syncExchangesPerRound = syncExchangesPerRound
+            self.queueStatusIntervalMicroseconds = queueStatusIntervalMicroseconds
+            self.startTimeoutMicroseconds = startTimeoutMicroseconds
+        }
+    }
+
+    enum State: Sendable, Equatable { case stopped, running, standby }
+
+    let device: any BridgeDevice
+    /// The same device, for `deinit` only. Sound without isolation: a deinit runs
+    /// when no reference to the engine is left (the service task holds only a weak
+    /// one), so nothing else can be using the device at that moment.
+    private nonisolated(unsafe) let deviceAtTeardown: any BridgeDevice
+    public nonisolated let profile: ActuatorProfile
+    public nonisolated let options: Options
+    /// The one serial executor every client callback runs on; tagged so a handler
+    /// (or a test) can tell it is on it.
+    nonisolated let callbacks: DispatchQueue = {
+        let queue = DispatchQueue(label: "hapbridge.engine.callbacks")
+        queue.setSpecific(key: HapticEngine.callbackQueueKey, value: ObjectIdentifier(queue))
+        return queue
+    }()
+    static let callbackQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// True on this engine's callback queue (for handlers that want to assert it).
+    public nonisolated var isOnCallbackQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.callbackQueueKey) == ObjectIdentifier(callbacks)
+    }
+
+    var state = State.stopped
+    var everStarted = false
+    var connected = true
+    var encoder = HostFrameEncoder()
+    var boardClock: BoardClock?
+    var sync = ClockSync()
+    var variant: DeviceVariant?
+    var target: DriveTarget?
+    var compiler: DriveCompiler?
+    var queueCapacity = 32
+    var helloReply: BoardFrame.HelloReply?
+    var pendingSyncs: [UInt32: Int64] = [:]
+    var nextSyncToken: UInt32 = 1
+    var nextSyncAt: Int64 = 0
+    var nextQueueStatusAt: Int64 = 0
+    var lastUnderruns: UInt16?
+    var faultStopPending: Int64?
+
+    var players: [Int: PlayerPlayback] = [:]
+    var playerSessions: [Int: Int] = [:]
+    var completionHandlers: [Int: @Sendable (HapticEngineError?) -> Void] = [:]
+    var nextPlayerID = 1
+    /// Players whose handles are gone, dropped once silent.
+    var released: Set<Int> = []
+    /// How many players the engine holds (released ones go once silent).
+    public var playerCount: Int { players.count }
+    var session = 0
+    var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)?
+
+    var stoppedHandler: (@Sendable (StoppedReason) -> Void)?
+    var resetHandler: (@Sendable () -> Void)?
+    public internal(set) var isAutoShutdownEnabled = false
+    public internal(set) var isMutedForHaptics = false
+
+    /// Engine µs up to which the mix has been compiled.
+    var generatedUntil: Int64 = 0
+    var pending: [TimedCommand] = []
+    /// Stamps of commands sent and not yet due (the board's queue, as the host sees it).
+    var inFlight: [Int64] = []
+    var lastActive: Int64 = 0
+    /// Players that ended, at the engine time they did (delivered once it has passed).
+    var finishedNotices: [(at: Int64, id: Int)] = []
+    public internal(set) var statistics = StreamStatistics()
+    var serviceTask: Task<Void, Never>?
+    /// SYNC exchanges still to send in the current round (one per service pass).
+    var syncsLeftInRound = 0
+
+    public init(device: sending any BridgeDevice, actuator: ActuatorProfile, options: Options = Options()) {
+        self.device = device
+        self.deviceAtTeardown = device
+        self.profile = actuator
+        self.options = options
+    }
+
+    /// The last thing a running engine does is tell the board to stop. Not an
+    /// `isolated deinit`: Swift 6.3 fails release builds with -enable-testing
+    /// ("circular reference") when another module calls this actor's init.
+    deinit {
+        serviceTask?.cancel()
+        guard state != .stopped else { return }
+        // The board must not keep driving for an engine that no longer exists.
+        var encoder = encoder
+        try? deviceAtTeardown.send(encoder.stopAll())
+        if let handler = stoppedHandler { callbacks.async { handler(.engineDestroyed) } }
+    }
+
+    // MARK: handlers and settings
+
+    public func setStoppedHandler(_ handler: (@Sendable (StoppedReason) -> Void)?) { stoppedHandler = handler }
+    public func setResetHandler(_ handler: (@Sendable () -> Void)?) { resetHandler = handler }
+    public func setAutoShutdownEnabled(_ enabled: Bool) { isAutoShutdownEnabled = enabled }
+    public func setMutedForHaptics(_ muted: Bool) { isMutedForHaptics = muted }
+
+    /// Calls `finishedHandler` once every player has finished; it says whether to
+    /// stop the engine (then the stopped handler gets `.notifyWhenFinished`).
+    public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
+        finishedHandler = handler
+    }
+
+    /// Waits until every callback queued so far has run (tests, orderly shutdown).
+    public nonisolated func callbacksDelivered() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in callbacks.async { c.resume() } }
+    }
+
+    func deliver(_ body: @escaping @Sendable () -> Void) { callbacks.async(execute: body) }
+
+    // MARK: state
+
+    public var isRunning: Bool { state == .running }
+    public var isInStandby: Bool { state == .standby }
+
+    /// The engine clock in seconds: the board's time as the host estimates it now.
+    public var currentTime: Double { Double(boardNow() ?? 0) / 1e6 }
+
+    public var capabilities: Capabilities {
+        Capabilities(
+            supportsHaptics: helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
+            actuator: profile.displayName, intensityRange: 0...1, sharpnessRange: 0...1, intensityControlRange: 0...1,
+            sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping)
+    }
+
+    /// Runs a closure against the device (tests reach the simulated board this way).
+    public func withDevice<T: Sendable>(_ body: (any BridgeDevice) throws -> T) rethrows -> T { try body(device) }
+
+    func boardNow() -> Int64? { sync.board(atHost: Int64(device.hostMicroseconds)) }
+
+    /// The earliest engine time a new command can still reach the board for: the
+    /// link's one-way delay plus the clock's error plus a margin, from now.
+    func lead() -> Int64 {
+        let e = sync.estimate
+        return Int64((e?.errorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
+    }
+
+    var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
+    var minimumRoundTrip: Int64 = 0
+}

@@ -1,0 +1,190 @@
+import Haptics
+
+/// The engine side of the players: every operation lands here, on the engine's
+/// executor, and becomes an action or a parameter entry at an engine time.
+extension HapticEngine {
+    /// A player for `pattern` (Core Haptics' `makePlayer(with:)`).
+    public func makePlayer(with pattern: HapticPattern) throws(HapticEngineError) -> HapticPatternPlayer {
+        HapticPatternPlayer(engine: self, id: try register(pattern, advanced: false))
+    }
+
+    /// An advanced player: adds pause, resume, seek, loop, rate and completion.
+    public func makeAdvancedPlayer(with pattern: HapticPattern) throws(HapticEngineError) -> HapticAdvancedPatternPlayer {
+        HapticAdvancedPatternPlayer(engine: self, id: try register(pattern, advanced: true))
+    }
+
+    func register(_ pattern: HapticPattern, advanced: Bool) throws(HapticEngineError) -> Int {
+        let timeline: Timeline
+        do { timeline = try Renderer.render(pattern, options: RenderOptions(sampleRate: 1e6 / Double(options.controlStepMicroseconds))) } catch {
+            throw .patternRender(error)
+        }
+        let id = nextPlayerID
+        nextPlayerID += 1
+        players[id] = PlayerPlayback(id: id, advanced: advanced, timeline: timeline)
+        playerSessions[id] = session
+        return id
+    }
+
+    /// The player, if it belongs to this session and the engine can play.
+    func player(_ id: Int, requireRunning: Bool = true) throws(HapticEngineError) -> PlayerPlayback {
+        guard playerSessions[id] == session, let p = players[id] else { throw .invalidPlayer }
+        if requireRunning {
+            switch state {
+            case .stopped: throw .engineNotRunning
+            case .standby: wake()  // auto-shutdown: wake on demand
+            case .running: break
+            }
+        }
+        return p
+    }
+
+    /// Engine µs for a client time: 0 = now; a past time plays as soon as possible;
+    /// never before the first step not yet compiled (what is compiled stays).
+    func engineTime(_ seconds: Double) throws(HapticEngineError) -> Int64 {
+        let requested = try Self.microseconds(seconds)
+        let now = boardNow() ?? 0
+        let earliest = max(now + lead(), generatedUntil + 1)
+        return seconds == 0 ? earliest : max(earliest, requested)
+    }
+
+    /// Client seconds as µs: finite, not negative, and at most a year (so the
+    /// conversion can never trap, whatever a caller passes).
+    static func microseconds(_ seconds: Double) throws(HapticEngineError) -> Int64 {
+        guard seconds.isFinite, seconds >= 0, seconds <= 31_536_000 else { throw .invalidTime(seconds) }
+        return Int64((seconds * 1e6).rounded())
+    }
+
+    static func checkValue(_ value: Double, of id: DynamicParameterID) throws(HapticEngineError) {
+        guard value.isFinite else { throw .invalidParameter("\(id.rawValue) = \(value): values must be finite numbers") }
+    }
+
+    func update(_ id: Int, requireRunning: Bool = true, _ body: (inout PlayerPlayback, Int64) throws(HapticEngineError) -> Void, at seconds: Double = 0) throws(HapticEngineError) {
+        var p = try player(id, requireRunning: requireRunning)
+        let t = try engineTime(seconds)
+        try body(&p, t)
+        players[id] = p
+        // Act now rather than at the next service pass: this is the start latency.
+        if state == .running, let now = boardNow() {
+            generate(upTo: now + options.lookAheadMicroseconds)
+            try sendPending(now: now)
+        }
+    }
+
+    func playerStart(_ id: Int, at seconds: Double) throws(HapticEngineError) {
+        try update(id, { p, t in p.schedule(.start, at: t) }, at: seconds)
+    }
+
+    func playerStop(_ id: Int, at seconds: Double) throws(HapticEngineError) {
+        try update(id, { p, t in p.schedule(.stop, at: t) }, at: seconds)
+        if seconds == 0 { stopNowIfAlone(id) }
+    }
+
+    /// An immediate stop of the only sounding player flushes the board at once.
+    func stopNowIfAlone(_ id: Int) {
+        guard var p = players[id] else { return }
+        let others = players.contains { $0.key != id && $0.value.isActive }
+        guard !others else { return }
+        let wasPlaying = p.state != .idle
+        p.cancel()
+        players[id] = p
+        if wasPlaying, let now = boardNow() { finishedNotices.append((now, id)) }
+        flushIfSilent()
+    }
+
+    func playerCancel(_ id: Int) throws(HapticEngineError) {
+        var p = try player(id, requireRunning: false)
+        let wasPlaying = p.state != .idle
+        p.cancel()
+        players[id] = p
+        if wasPlaying, let now = boardNow() { finishedNotices.append((now, id)) }
+        if state == .running { flushIfSilent() }
+    }
+
+    func playerSendParameters(_ id: Int, _ parameters: [DynamicParameter], at seconds: Double) throws(HapticEngineError) {
+        for d in parameters {
+            try Self.checkValue(d.value, of: d.id)
+            _ = try Self.microseconds(d.time)
+        }
+        try update(id, { p, t in
+            for d in parameters {
+                let when = t + Int64((d.time * 1e6).rounded())
+                switch d.id {
+                case .hapticIntensityControl: p.intensityControl.set(clamp01(d.value), at: when)
+                case .hapticSharpnessControl: p.sharpnessControl.set(min(1, max(-1, d.value)), at: when)
+                default: break  // attack/decay/release shape events when rendered; audio is not played
+                }
+            }
+        }, at: seconds)
+    }
+
+    func playerScheduleCurve(_ id: Int, _ curve: ParameterCurve, at seconds: Double) throws(HapticEngineError) {
+        _ = try Self.microseconds(curve.time)
+        for point in curve.controlPoints {
+            try Self.checkValue(point.value, of: curve.id)
+            _ = try Self.microseconds(point.time)
+        }
+        try update(id, { p, t in
+            let start = t + Int64((curve.time * 1e6).rounded())
+            let points = curve.controlPoints.map { (Int64(($0.time * 1e6).rounded()), $0.value) }
+            switch curve.id {
+            case .hapticIntensityControl: p.intensityControl.curve(points.map { ($0.0, clamp01($0.1)) }, at: start)
+            case .hapticSharpnessControl: p.sharpnessControl.curve(points.map { ($0.0, min(1, max(-1, $0.1))) }, at: start)
+            default: break
+            }
+        }, at: seconds)
+    }
+
+    func playerSetMuted(_ id: Int, _ muted: Bool) throws(HapticEngineError) {
+        try update(id, requireRunning: false, { p, _ in p.isMuted = muted })
+    }
+
+    func playerPause(_ id: Int, at seconds: Double) throws(HapticEngineError) {
+        try update(id, { p, t in p.schedule(.pause, at: t) }, at: seconds)
+    }
+
+    func playerResume(_ id: Int, at seconds: Double) throws(HapticEngineError) {
+        try update(id, { p, t in p.schedule(.resume, at: t) }, at: seconds)
+    }
+
+    /// Core Haptics' seek has no time: it takes effect at the first step not yet compiled.
+    func playerSeek(_ id: Int, toOffset offset: Double) throws(HapticEngineError) {
+        _ = try Self.microseconds(offset)
+        try update(id, requireRunning: false, { p, t in p.reanchor(at: t, pattern: offset * 1e6) })
+    }
+
+    func playerSetRate(_ id: Int, _ rate: Double) throws(HapticEngineError) {
+        guard rate.isFinite, rate >= 0.01, rate <= 100 else { throw .invalidPlaybackRate(rate) }
+        try update(id, requireRunning: false, { p, t in
+            p.reanchor(at: t)
+            p.rate = rate
+        })
+    }
+
+    func playerSetLoop(_ id: Int, enabled: Bool, end: Double) throws(HapticEngineError) {
+        _ = try Self.microseconds(end)
+        try update(id, requireRunning: false, { p, _ in
+            p.loopEnabled = enabled
+            p.loopEnd = end
+        })
+    }
+
+    /// The client let go of a player: forget it now if it is silent, else once it is.
+    func releasePlayer(_ id: Int) {
+        released.insert(id)
+        dropReleasedPlayers()
+    }
+
+    func dropReleasedPlayers() {
+        for id in released where !(players[id]?.isActive ?? false) && !finishedNotices.contains(where: { $0.id == id }) {
+            players.removeValue(forKey: id)
+            playerSessions.removeValue(forKey: id)
+            completionHandlers.removeValue(forKey: id)
+            released.remove(id)
+        }
+    }
+
+    func playerSetCompletion(_ id: Int, _ handler: (@Sendable (HapticEngineError?) -> Void)?) throws(HapticEngineError) {
+        _ = try player(id, requireRunning: false)
+        completionHandlers[id] = handler
+    }
+}

@@ -1,0 +1,253 @@
+import BridgeProtocol
+import HapticCompilation
+
+/// The look-ahead scheduler. Every service pass:
+///
+/// 1. handles what the board said (sync replies, queue status, stops, NAKs) and
+///    link events (disconnect, reappearance);
+/// 2. every `syncIntervalMicroseconds` starts a SYNC round of
+///    `syncExchangesPerRound` exchanges, one per pass (its fastest exchange feeds the
+///    offset-and-drift fit), every `queueStatusIntervalMicroseconds` asks
+///    for QUEUE_STATUS (which doubles as the keep-alive);
+/// 3. mixes the players and compiles steps up to `now + lookAhead` (board time), one
+///    step per control period, plus a step exactly at every player action;
+/// 4. sends compiled commands while the board's queue, as the host accounts it
+///    (sent stamps not yet due), has room: it never overfills the 32 slots, and a
+///    command is counted late when it leaves later than its stamp minus the link's
+///    one-way delay.
+///
+/// A change (stop, seek, parameters) is mixed in at the first step not yet compiled,
+/// so it lands within one look-ahead window. A stop that leaves nothing playing does
+/// better: STOP_ALL flushes the board's queue at once.
+extension HapticEngine {
+    func startServiceTask() {
+        guard options.driving == .automatic, serviceTask == nil else { return }
+        serviceTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let keepGoing = await self.serviceAndWait()
+                if !keepGoing { return }
+                await Task.yield()
+            }
+        }
+    }
+
+    /// One pass and the wait to the next; false once the engine has stopped.
+    func serviceAndWait() async -> Bool {
+        service()
+        guard state != .stopped else { return false }
+        let next = host() + options.servicePeriodMicroseconds
+        do { try await device.wait(untilHostMicroseconds: UInt64(next), isolation: self) } catch {
+            handle([.disconnected])
+        }
+        return state != .stopped
+    }
+
+    /// Manual driving: lets `seconds` of host time pass, servicing on schedule. Works
+    /// stopped too (the board runs on: its own safety stops still happen).
+    public func advance(bySeconds seconds: Double) async throws(HapticEngineError) {
+        let end = host() + (try Self.microseconds(seconds))
+        while true {
+            service()
+            let now = host()
+            if now >= end { break }
+            let next = min(end, now + options.servicePeriodMicroseconds)
+            do { try await device.wait(untilHostMicroseconds: UInt64(next), isolation: self) } catch {
+                handle([.disconnected])
+                throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+            }
+        }
+    }
+
+    func service() {
+        handle(device.poll())
+        guard state != .stopped, let now = boardNow() else { return }
+        let h = host()
+        if h >= nextSyncAt {
+            // A round: a few exchanges on consecutive passes; the fastest one counts.
+            sync.closeRound()
+            nextSyncAt = h + options.syncIntervalMicroseconds
+            syncsLeftInRound = max(1, options.syncExchangesPerRound)
+        }
+        if syncsLeftInRound > 0 {
+            syncsLeftInRound -= 1
+            sendSync()
+        }
+        if h >= nextQueueStatusAt {
+            nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
+            try? send(encoder.queueStatusRequest())
+        }
+        if let since = faultStopPending, h - since > 20_000 {
+            // No CHIP_STATUS came back: report the fault without its bits.
+            faultStopPending = nil
+            stopInternally(reason: .chipFault([]))
+            return
+        }
+        guard state == .running else { return }
+        generate(upTo: now + options.lookAheadMicroseconds)
+        try? sendPending(now: now)
+        checkIdle(now: now)
+    }
+
+    var anyPlayerActive: Bool { players.values.contains { $0.isActive } }
+
+    /// Mixes and compiles steps in (generatedUntil, until].
+    func generate(upTo until: Int64) {
+        guard var compiler else { return }
+        defer { self.compiler = compiler }
+        while true {
+            let active = anyPlayerActive
+            guard active || !compiler.isSettled else {
+                // Nothing to play: the frontier follows the clock, so an immediate
+                // start is stamped at now + lead rather than a window ahead.
+                generatedUntil = max(generatedUntil, until - options.lookAheadMicroseconds)
+                return
+            }
+            var t = generatedUntil + options.controlStepMicroseconds
+            if let a = players.values.compactMap({ $0.actions.first?.time }).min(), a > generatedUntil, a < t { t = a }
+            guard t <= until else { return }
+            var notices: [PlayerPlayback.Notice] = []
+            var parts: [PlayerPlayback.Contribution] = []
+            for id in players.keys.sorted() {
+                if let c = players[id]?.step(at: t, notices: &notices) { parts.append(c) }
+                players[id]?.intensityControl.prune(before: t)
+                players[id]?.sharpnessControl.prune(before: t)
+                for n in notices { noteFinished(id, n) }
+                notices.removeAll()
+            }
+            let mix = isMutedForHaptics ? (intensity: 0.0, sharpness: 0.0, transients: [DriveCompiler.Transient]())
+                : Mixer.mix(parts)
+            pending += compiler.step(time: t, intensity: mix.intensity, sharpness: mix.sharpness, transients: mix.transients)
+            if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
+            generatedUntil = t
+        }
+    }
+
+    func noteFinished(_ id: Int, _ notice: PlayerPlayback.Notice) {
+        let at: Int64
+        switch notice {
+        case .finished(let t), .stopped(let t): at = t
+        }
+        finishedNotices.append((at, id))
+    }
+
+    /// Sends compiled commands while the board's queue has room.
+    func sendPending(now: Int64) throws(HapticEngineError) {
+        inFlight.removeAll { $0 <= now }
+        // Two slots stay free: a reply-less estimate must not overfill the queue.
+        while let c = pending.first, inFlight.count < queueCapacity - 2 {
+            let stamp = BoardClock.stamp(c.time)
+            let frame: [UInt8]
+            switch c.command {
+            case .rtp(let a): frame = encoder.rtp(at: stamp, amplitude: UInt8(bitPattern: a))
+            case .register(let r, let v): frame = encoder.registerWrite(at: stamp, register: r, value: v)
+            case .stop: frame = encoder.stop(at: stamp)
+            }
+            try send(frame)
+            pending.removeFirst()
+            inFlight.append(c.time)
+            statistics.commandsSent += 1
+            if c.time < now + oneWayMicroseconds { statistics.lateCommands += 1 }
+            statistics.queueHighWater = max(statistics.queueHighWater, inFlight.count)
+        }
+        deliverDueNotices(now: now)
+    }
+
+    /// Completion handlers and "all finished" when their moment has come on the board.
+    func deliverDueNotices(now: Int64) {
+        let due = finishedNotices.filter { $0.at <= now }
+        guard !due.isEmpty else {
+            if !released.isEmpty { dropReleasedPlayers() }
+            return
+        }
+        finishedNotices.removeAll { $0.at <= now }
+        for (_, id) in due {
+            if let c = completionHandlers[id] { deliver { c(nil) } }
+        }
+        if !released.isEmpty { dropReleasedPlayers() }
+    }
+
+    func checkIdle(now: Int64) {
+        let active = anyPlayerActive || !(compiler?.isSettled ?? true) || !finishedNotices.isEmpty
+        if !active, let handler = finishedHandler, generatedUntil <= now {
+            finishedHandler = nil
+            deliver { [weak self] in
+                let action = handler(nil)
+                guard action == .stopEngine, let self else { return }
+                Task { await self.stopInternally(reason: .notifyWhenFinished) }
+            }
+        }
+        if !active, isAutoShutdownEnabled, now - lastActive >= options.idleTimeoutMicroseconds, state == .running {
+            // Standby: the chip's own low-power state, the session kept alive.
+            let at = max(now + lead(), generatedUntil)
+            pending.append(TimedCommand(time: at, command: .stop))
+            try? sendPending(now: now)
+            state = .standby
+            if let handler = stoppedHandler { deliver { handler(.idleTimeout) } }
+        }
+    }
+
+    /// Flushes the board (STOP_ALL) when a stop leaves nothing playing.
+    func flushIfSilent() {
+        guard !anyPlayerActive, let now = boardNow() else { return }
+        try? send(encoder.stopAll())
+        pending.removeAll()
+        inFlight.removeAll()
+        compiler?.reset()
+        generatedUntil = max(generatedUntil, now)
+        deliverDueNotices(now: .max)
+    }
+
+    // MARK: what the board says
+
+    func handle(_ events: [DeviceEvent]) {
+        for event in events {
+            switch event {
+            case .disconnected:
+                connected = false
+                stopInternally(reason: .deviceDisconnected)
+            case .reappeared:
+                connected = true
+                boardReset()
+            case .frame(let bytes, let receivedAt):
+                // A corrupt board frame carries nothing to act on; the periodic
+                // status requests will ask again.
+                guard let frame = try? BoardFrame(decoding: bytes) else { continue }
+                handle(frame, receivedAt: Int64(receivedAt))
+            }
+        }
+    }
+
+    func handle(_ frame: BoardFrame, receivedAt: Int64) {
+        if let r = frame.helloReply {
+            helloReply = r
+        } else if let r = frame.syncReply {
+            guard let sent = pendingSyncs.removeValue(forKey: r.token), var clock = boardClock else { return }
+            let e = ClockSync.Exchange(hostSent: sent, hostReceived: receivedAt, boardReceived: clock.unwrap(r.receivedAt))
+            boardClock = clock
+            if minimumRoundTrip == 0 || e.roundTrip < minimumRoundTrip { minimumRoundTrip = e.roundTrip }
+            sync.add(e)
+            statistics.clock = sync.estimate
+        } else if let q = frame.queueStatus {
+            if let last = lastUnderruns { statistics.boardUnderruns += Int(q.underruns &- last) }
+            lastUnderruns = q.underruns
+        } else if let c = frame.chipStatus {
+            if faultStopPending != nil {
+                faultStopPending = nil
+                stopInternally(reason: .chipFault(ChipFaults(rawValue: c.faults)))
+            }
+        } else if frame.nak != nil {
+            statistics.rejectedFrames += 1
+        } else if let s = frame.stopped {
+            switch s.reason {
+            case .fault:
+                faultStopPending = host()
+                try? send(encoder.chipStatusRequest())
+            case .maxDrive: stopInternally(reason: .driveTimeLimit)
+            case .hostSilent: stopInternally(reason: .systemError("the board stopped: no frame from the host within its keep-alive"))
+            case .bootloader: stopInternally(reason: .systemError("the board entered its bootloader"))
+            default: break  // HOST_REQUEST: our own STOP_ALL
+            }
+        }
+    }
+}

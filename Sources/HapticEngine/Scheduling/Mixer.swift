@@ -1,0 +1,29 @@
+import HapticCompilation
+
+/// How several players make one actuator stream: the pattern layer's rule for
+/// overlapping events (see `Renderer`), applied across players.
+///
+/// - Intensities add, clipped at 1: one actuator carries one amplitude, and adding is
+///   how simultaneous vibrations combine.
+/// - Sharpness is the intensity-weighted mean of the players sounding (the louder
+///   one sets the feel), or, where all are silent, that of the latest-started one.
+/// - Transients from every player all play (each keeps its own parameters); the
+///   compiler cuts an earlier burst short when a later one starts.
+/// - Muted players and a muted engine contribute nothing.
+enum Mixer {
+    static func mix(_ parts: [PlayerPlayback.Contribution]) -> (intensity: Double, sharpness: Double, transients: [DriveCompiler.Transient]) {
+        var sum = 0.0, weighted = 0.0
+        var latest: PlayerPlayback.Contribution?
+        var transients: [DriveCompiler.Transient] = []
+        for p in parts {
+            sum += p.intensity
+            weighted += p.intensity * p.sharpness
+            if latest.map({ p.startedAt >= $0.startedAt }) ?? true { latest = p }
+            for t in p.transients where t.intensity > 0 {
+                transients.append(DriveCompiler.Transient(time: t.time, intensity: t.intensity, sharpness: t.sharpness))
+            }
+        }
+        let sharpness = sum > 0 ? weighted / sum : (latest?.sharpness ?? 0)
+        return (min(1, sum), sharpness, transients.sorted { $0.time < $1.time })
+    }
+}

@@ -1,0 +1,172 @@
+import HapticEngine
+import SimulatedBoard
+
+/// The simulated board as a `BridgeDevice`: an adapter over `SimulatedBoard`'s public
+/// API with a modelled USB link between host and board.
+///
+/// **Virtual time.** The host clock is the board's virtual clock seen through a
+/// fixed offset and drift (`Link`), so clock sync has something real to estimate;
+/// `wait(untilHostMicroseconds:)` advances the board to that moment (stopping at
+/// every link delivery on the way) and returns at once. Nothing sleeps, and the same
+/// inputs always give the same I2C log.
+///
+/// **The link.** Each direction delivers after its latency (USB full speed: frames of
+/// 1 ms, round trips of 1-2 ms) plus an optional seeded jitter, in order. `unplug()` cuts it (the board keeps
+/// running on its own, as a real one would: its host-silence watchdog then stops the
+/// actuator); `replug()` restores it; `resetBoard()` power-cycles the board (a fresh
+/// firmware boot: clock from 0, session closed) and reports it as a reappearance.
+public final class SimulatedBridgeDevice: BridgeDevice {
+    public struct Link: Sendable, Equatable {
+        /// One-way delay host → board, µs.
+        public var latencyMicroseconds: UInt64
+        /// One-way delay board → host, µs (nil: the same as host → board).
+        public var returnLatencyMicroseconds: UInt64?
+        /// Extra delay per transfer, 0...this µs, from a fixed-seed generator (the same
+        /// every run); transfers stay in order, as USB keeps them.
+        public var jitterMicroseconds: UInt64
+        /// Host clock at board power-up, µs.
+        public var hostOffsetMicroseconds: UInt64
+        /// How much faster the host's clock runs than the board's, parts per million.
+        public var hostDriftPPM: Double
+        public init(
+            latencyMicroseconds: UInt64 = 500, returnLatencyMicroseconds: UInt64? = nil, jitterMicroseconds: UInt64 = 0,
+            hostOffsetMicroseconds: UInt64 = 1_000_000, hostDriftPPM: Double = 0
+        ) {
+            self.latencyMicroseconds = latencyMicroseconds
+            self.returnLatencyMicroseconds = returnLatencyMicroseconds
+            self.jitterMicroseconds = jitterMicroseconds
+            self.hostOffsetMicroseconds = hostOffsetMicroseconds
+            self.hostDriftPPM = hostDriftPPM
+        }
+    }
+
+    public private(set) var board: SimulatedBoard
+    public let link: Link
+    public private(set) var isPlugged = true
+    /// Virtual µs of the link's own clock (the board's `time` plus the time of boards
+    /// before the last reset), so host time never goes backwards across a reset.
+    private var elapsedBeforeBoard: UInt64 = 0
+    private var toBoard: [(at: UInt64, bytes: [UInt8])] = []
+    private var toHost: [(at: UInt64, event: DeviceEvent)] = []
+
+    public init(board: SimulatedBoard, link: Link = Link()) {
+        self.board = board
+        self.link = link
+    }
+
+    public var summary: String {
+        "simulated bridge board (firmware core + \(board.chip.variant) model, virtual time, link \(link.latencyMicroseconds) µs)"
+    }
+
+    /// Virtual µs since the first board powered up.
+    public var linkTime: UInt64 { elapsedBeforeBoard + board.time }
+
+    public var hostMicroseconds: UInt64 { host(atLink: linkTime) }
+
+    func host(atLink t: UInt64) -> UInt64 {
+        link.hostOffsetMicroseconds + UInt64((Double(t) * (1 + link.hostDriftPPM * 1e-6)).rounded(.down))
+    }
+
+    func linkTime(atHost h: UInt64) -> UInt64 {
+        guard h > link.hostOffsetMicroseconds else { return 0 }
+        return UInt64((Double(h - link.hostOffsetMicroseconds) / (1 + link.hostDriftPPM * 1e-6)).rounded(.up))
+    }
+
+    public func send(_ bytes: [UInt8]) throws(DeviceError) {
+        guard isPlugged else { throw .disconnected }
+        let at = max(toBoard.last?.at ?? 0, linkTime + link.latencyMicroseconds + jitter())
+        toBoard.append((at, bytes))
+        if at <= linkTime { deliver() }
+    }
+
+    /// xorshift64*: a fixed sequence, so a jittery link is still the same every run.
+    private var jitterState: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private func jitter() -> UInt64 {
+        guard link.jitterMicroseconds > 0 else { return 0 }
+        jitterState ^= jitterState >> 12
+        jitterState ^= jitterState << 25
+        jitterState ^= jitterState >> 27
+        return (jitterState &* 2_685_821_657_736_338_717) % (link.jitterMicroseconds + 1)
+    }
+
+    public func poll() -> [DeviceEvent] {
+        collect()
+        let now = linkTime
+        let due = toHost.prefix { $0.at <= now }
+        toHost.removeFirst(due.count)
+        return due.map(\.event)
+    }
+
+    public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
+        try advance(toLink: max(linkTime, linkTime(atHost: target)))
+    }
+
+    /// Moves the board on, stopping at each delivery so every frame reaches the
+    /// firmware at its own moment.
+    public func advance(toLink target: UInt64) throws(DeviceError) {
+        while let next = toBoard.first?.at, next <= target {
+            try step(toLink: next)
+            deliver()
+        }
+        try step(toLink: target)
+        collect()
+    }
+
+    private func step(toLink t: UInt64) throws(DeviceError) {
+        guard t > linkTime else { return }
+        do { try board.advance(to: t - elapsedBeforeBoard) } catch { throw .io(String(describing: error)) }
+        collect()
+    }
+
+    private func deliver() {
+        let now = linkTime
+        while let first = toBoard.first, first.at <= now {
+            toBoard.removeFirst()
+            board.send(first.bytes)
+        }
+        collect()
+    }
+
+    private func collect() {
+        let frames = board.receivedFrames()
+        guard isPlugged else { return }  // the board talks to nobody
+        for f in frames {
+            let arrival = max(toHost.last?.at ?? 0, linkTime + (link.returnLatencyMicroseconds ?? link.latencyMicroseconds) + jitter())
+            toHost.append((arrival, .frame(f, receivedAt: host(atLink: arrival))))
+        }
+    }
+
+    // MARK: faults a test or a demo can cause
+
+    /// The cable is pulled: nothing in flight arrives, sends fail, the board runs on.
+    public func unplug() {
+        guard isPlugged else { return }
+        collect()
+        isPlugged = false
+        toBoard.removeAll()
+        toHost.removeAll()
+        toHost.append((linkTime, .disconnected))
+    }
+
+    /// The cable is back: the same board, still running, reappears.
+    public func replug() {
+        guard !isPlugged else { return }
+        _ = board.receivedFrames()
+        isPlugged = true
+        toHost.append((linkTime, .reappeared))
+    }
+
+    /// The board resets (watchdog, power glitch): a fresh boot behind the same link.
+    /// USB sees a disconnect and a reappearance.
+    public func resetBoard() {
+        let now = linkTime
+        elapsedBeforeBoard = now
+        board = SimulatedBoard(configuration: board.configuration)
+        // The new board's clock starts at 0 "now" on the link's clock.
+        elapsedBeforeBoard = now - board.time
+        toBoard.removeAll()
+        toHost.removeAll()
+        toHost.append((now, .disconnected))
+        toHost.append((now, .reappeared))
+    }
+}

@@ -1,0 +1,117 @@
+import Haptics
+import Testing
+@testable import HapticCompilation
+
+/// Each rule of `DriveCompiler`, with the numbers worked by hand (see DriveTargetTests
+/// for the targets: LRA rated level 0.66551, ERM 0.81115).
+@Suite struct CompilationRuleTests {
+    let lra = try! DriveTarget(profile: Profiles.lra, variant: .drv2605L)
+    let lraPlain = try! DriveTarget(profile: Profiles.lra, variant: .drv2605)
+    let erm = try! DriveTarget(profile: Profiles.erm, variant: .drv2605L)
+
+    @Test func intensityMapsToTheRatedLevelTimesItsSquare() {
+        let c = DriveCompiler(target: lra)
+        // 127 × 0.66551 × 1 = 84.52 → 85; × 0.25 = 21.13 → 21; × 0.01 = 0.845 → 1.
+        #expect(DriveCompiler.code(c.continuousLevel(intensity: 1)) == 85)
+        #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.5)) == 21)
+        #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.1)) == 1)
+        #expect(DriveCompiler.code(c.continuousLevel(intensity: 0)) == 0)
+        #expect(DriveCompiler.code(.nan) == 0 && DriveCompiler.code(.infinity) == 0 && DriveCompiler.code(-3) == -127)
+        var nonsense = DriveCompiler(target: lra)
+        #expect(nonsense.step(time: 0, intensity: .nan, sharpness: .nan, transients: [.init(time: 0, intensity: .infinity, sharpness: .nan)]).count <= 3)
+        // ERM: 127 × 0.81115 = 103.02 → 103.
+        #expect(DriveCompiler.code(DriveCompiler(target: erm).continuousLevel(intensity: 1)) == 103)
+    }
+
+    @Test func sharpnessSetsTheOpenLoopPeriodHalfAnOctaveAroundResonance() {
+        let c = DriveCompiler(target: lra)
+        // S = 0: 175 × 2^−¼ = 147.16 Hz → 1 / (147.16 × 98.46 µs) = 69.02 → 69.
+        // S = ½: 175 Hz → 58.  S = 1: 175 × 2^¼ = 208.11 Hz → 48.80 → 49.
+        #expect(abs(c.driveFrequency(sharpness: 0)! - 147.16) < 0.01)
+        #expect(abs(c.driveFrequency(sharpness: 1)! - 208.11) < 0.01)
+        var compiler = DriveCompiler(target: lra)
+        #expect(compiler.step(time: 0, intensity: 1, sharpness: 0) == [
+            TimedCommand(time: 0, command: .register(0x20, 69)), TimedCommand(time: 0, command: .rtp(85)),
+        ])
+        // Same codes: nothing to send.
+        #expect(compiler.step(time: 1000, intensity: 1, sharpness: 0.001) == [])
+        #expect(compiler.step(time: 2000, intensity: 1, sharpness: 1) == [TimedCommand(time: 2000, command: .register(0x20, 49))])
+    }
+
+    @Test func stepsGetOverdriveAndBrakeEmphasisScaledBySharpnessWhereTheFrequencyIsFixed() {
+        var c = DriveCompiler(target: erm)
+        // Rise 0 → 0.81115 at S = 1: +127 for 1 × 0.81115 × 35 ms = 28390 µs, then 103.
+        #expect(c.step(time: 0, intensity: 1, sharpness: 1) == [TimedCommand(time: 0, command: .rtp(127))])
+        #expect(c.step(time: 28000, intensity: 1, sharpness: 1) == [])
+        #expect(c.step(time: 29000, intensity: 1, sharpness: 1) == [TimedCommand(time: 28390, command: .rtp(103))])
+        // The sound turns duller (S = 0.5, same level: nothing to send), then ends: the
+        // fall brakes with the sharpness of what ends, not of the silence after it:
+        // −127 for 0.5 × 0.81115 × 35 ms = 14195 µs, then 0.
+        #expect(c.step(time: 40000, intensity: 1, sharpness: 0.5) == [])
+        #expect(c.step(time: 50000, intensity: 0, sharpness: 0) == [TimedCommand(time: 50000, command: .rtp(-127))])
+        #expect(c.step(time: 65000, intensity: 0, sharpness: 0) == [TimedCommand(time: 64195, command: .rtp(0))])
+    }
+
+    @Test func dullAndSmallStepsAreFollowedWithoutEmphasis() {
+        var c = DriveCompiler(target: erm)
+        #expect(c.step(time: 0, intensity: 1, sharpness: 0) == [TimedCommand(time: 0, command: .rtp(103))])
+        // 1 → 0.95: level 0.73206, Δ = 0.079 < 0.1 → 92.97 → 93 directly.
+        #expect(c.step(time: 1000, intensity: 0.95, sharpness: 1) == [TimedCommand(time: 1000, command: .rtp(93))])
+    }
+
+    @Test func transientsAreOverdriveThenBrakeBurstsSizedByTheDriveFrequency() {
+        var c = DriveCompiler(target: lra)
+        // LRA on the L part, S = ½: f = 175 Hz, period 5714.3 µs: overdrive 2.5 periods
+        // = 14286 µs at +127 (I² = 1), brake one period 5714 µs at −127, then 0.
+        let t = DriveCompiler.Transient(time: 500, intensity: 1, sharpness: 0.5)
+        #expect(c.step(time: 1000, intensity: 0, sharpness: 0, transients: [t]) == [
+            TimedCommand(time: 500, command: .register(0x20, 58)), TimedCommand(time: 500, command: .rtp(127)),
+        ])
+        #expect(c.step(time: 15000, intensity: 0, sharpness: 0) == [TimedCommand(time: 14786, command: .rtp(-127))])
+        #expect(c.step(time: 21000, intensity: 0, sharpness: 0) == [TimedCommand(time: 20500, command: .rtp(0))])
+    }
+
+    @Test func transientIntensityIsSquaredLikeTheContinuousMapping() {
+        var c = DriveCompiler(target: erm)
+        // I = 0.5 → ±0.25 of full scale = ±31.75 → ±32. ERM S = 1: overdrive 35 × ½ = 17.5 ms, brake 8.75 ms.
+        let t = DriveCompiler.Transient(time: 0, intensity: 0.5, sharpness: 1)
+        #expect(c.burstDurations(sharpness: 1) == (17500, 8750))
+        #expect(c.burstDurations(sharpness: 0) == (35000, 17500))
+        #expect(c.step(time: 0, intensity: 0, sharpness: 0, transients: [t]) == [TimedCommand(time: 0, command: .rtp(32))])
+        #expect(c.step(time: 30000, intensity: 0, sharpness: 0) == [
+            TimedCommand(time: 17500, command: .rtp(-32)), TimedCommand(time: 26250, command: .rtp(0)),
+        ])
+    }
+
+    @Test func aBurstResumesTheContinuousLevelAndALaterTransientCutsItShort() {
+        var c = DriveCompiler(target: lraPlain)
+        // Plain DRV2605: f stays 175 Hz; S = 1 → overdrive 2 periods = 11429 µs, brake 5714.
+        _ = c.step(time: 0, intensity: 0.5, sharpness: 0)  // 21
+        let first = DriveCompiler.Transient(time: 1000, intensity: 1, sharpness: 1)
+        let second = DriveCompiler.Transient(time: 5000, intensity: 1, sharpness: 1)
+        #expect(c.step(time: 1000, intensity: 0.5, sharpness: 0, transients: [first]) == [TimedCommand(time: 1000, command: .rtp(127))])
+        // The second transient restarts the burst (same code: nothing new to send).
+        #expect(c.step(time: 5000, intensity: 0.5, sharpness: 0, transients: [second]) == [])
+        #expect(c.step(time: 17000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 16429, command: .rtp(-127))])
+        #expect(c.step(time: 23000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 22143, command: .rtp(21))])
+    }
+
+    @Test func aWholeTimelineCompilesToOrderedCommandsEndingAtZero() throws {
+        let pattern = HapticPattern(events: [
+            .continuous(at: 0, duration: 0.050, intensity: 1, sharpness: 0.5),
+            .transient(at: 0.080, intensity: 1, sharpness: 1),
+        ])
+        let timeline = try Renderer.render(pattern)
+        let program = DeviceProgram.compile(timeline, for: lra)
+        #expect(program.setup.count == lra.setupWrites.count)
+        #expect(zip(program.commands, program.commands.dropFirst()).allSatisfy { $0.time <= $1.time })
+        #expect(program.commands.first == TimedCommand(time: 0, command: .register(0x20, 58)))
+        #expect(program.commands.contains(TimedCommand(time: 0, command: .rtp(85))))
+        #expect(program.commands.contains(TimedCommand(time: 50000, command: .rtp(0))))
+        // The transient at 80 ms, S = 1: 208.11 Hz → OL period 49, overdrive 2 periods = 9610 µs, brake 4805.
+        #expect(program.commands.contains(TimedCommand(time: 80000, command: .register(0x20, 49))))
+        #expect(program.commands.contains(TimedCommand(time: 80000, command: .rtp(127))))
+        #expect(program.commands.contains(TimedCommand(time: 89610, command: .rtp(-127))))
+        #expect(program.commands.last == TimedCommand(time: 94415, command: .rtp(0)))
+    }
+}
