@@ -1,12 +1,8 @@
 import HapticCompilation
+import Haptics
 
-/// How several players make one actuator stream: the pattern layer's rule for
-/// overlapping events (see `Renderer`), applied across players.
-///
-/// - Intensities add, clipped at 1: one actuator carries one amplitude, and adding is
-///   how simultaneous vibrations combine.
-/// - Sharpness is the intensity-weighted mean of the players sounding (the louder
-///   one sets the feel), or, where all are silent, that of the latest-started one.
+/// How several players make one actuator stream: the pattern layer's `MixingRule`
+/// for overlapping events, applied across players.
 /// - Transients from every player all play (each keeps its own parameters); the
 ///   compiler cuts an earlier burst short when a later one starts.
 /// - Muted players and a muted engine contribute nothing.
@@ -23,7 +19,8 @@ enum Mixer {
                 transients.append(DriveCompiler.Transient(time: t.time, intensity: t.intensity, sharpness: t.sharpness))
             }
         }
-        let sharpness = sum > 0 ? weighted / sum : (latest?.sharpness ?? 0)
-        return (min(1, sum), sharpness, transients.sorted { $0.time < $1.time })
+        let mixed = MixingRule.resolve(
+            totalIntensity: sum, weightedSharpness: weighted, latestSharpness: latest?.sharpness ?? 0)
+        return (mixed.intensity, mixed.sharpness, transients.sorted { $0.time < $1.time })
     }
 }

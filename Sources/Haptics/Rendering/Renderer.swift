@@ -9,11 +9,9 @@
 ///   and are taken when the event starts.
 /// - **Continuous events** contribute `intensity × envelope(t)` over
 ///   [time, time + duration) (see `Envelope`).
-/// - **Mixing.** Overlapping continuous events add their intensities, clipped at 1
-///   — one actuator carries one amplitude, and adding is how simultaneous
-///   vibrations combine; sharpness is the intensity-weighted mean of the events
-///   playing (the louder event sets the feel), or, where every playing event is
-///   silent, that of the latest-started one; 0 where nothing plays.
+/// - **Mixing.** Overlapping continuous events combine by `MixingRule`: intensities
+///   add, clipped at 1; sharpness is their intensity-weighted mean (that of the
+///   latest-started where all are silent); 0 where nothing plays.
 /// - **Transients** are impulses listed apart with their intensity and sharpness;
 ///   they are not added into the sampled traces.
 /// - **Audio events** are counted, not rendered.
@@ -82,9 +80,9 @@ public enum Renderer {
             }
         }
 
-        for k in 0..<count where intensity[k] > 0 {
-            sharpness[k] = weightedSharpness[k] / intensity[k]
-            intensity[k] = min(1, intensity[k])
+        for k in 0..<count {
+            (intensity[k], sharpness[k]) = MixingRule.resolve(
+                totalIntensity: intensity[k], weightedSharpness: weightedSharpness[k], latestSharpness: sharpness[k])
         }
         transients.sort { ($0.time, $0.eventIndex) < ($1.time, $1.eventIndex) }
         return Timeline(
