@@ -37,12 +37,12 @@ struct HardwareCommandTests {
     }
 
     @Test func diagnoseReportsResonanceForAnLRA() async throws {
-        let p = try profile("jinlong-g1040001d")
+        let p = try profile("vybronics-vg0832012")
         let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
         let report = await DiagnoseCommand.diagnose(on: device, profile: p)
         #expect(report.passed)
         #expect(report.text.contains("diagnostic: PASS"))
-        #expect(report.text.contains("resonance: 16"))  // 170 Hz profile, within the LRA_PERIOD step
+        #expect(report.text.contains("resonance: 23"))  // 235 Hz profile: LRA_PERIOD 43 reads 236.2 Hz
     }
 
     @Test func romPlaysAnEffectAndMeasuresIt() async throws {
