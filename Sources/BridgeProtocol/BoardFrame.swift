@@ -9,21 +9,7 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
 
     /// Decodes exactly one whole frame.
     public init(decoding bytes: [UInt8]) throws(FrameDecodingError) {
-        let overhead = Int(HB_FRAME_OVERHEAD)
-        guard bytes.count >= overhead else { throw .truncated(bytes) }
-        guard bytes[Int(HB_FRAME_OFFSET_MAGIC)] == UInt8(HB_FRAME_MAGIC) else { throw .badMagic(bytes) }
-        let length = Int(bytes[Int(HB_FRAME_OFFSET_LEN)])
-        guard length <= Int(HB_FRAME_MAX_PAYLOAD), bytes.count == length + overhead else { throw .badLength(bytes) }
-        let covered = Int(HB_FRAME_HEADER_LEN) - 1 + length
-        let crc = bytes.withUnsafeBufferPointer { b in
-            b.baseAddress.map { hb_crc16($0 + Int(HB_FRAME_OFFSET_LEN), UInt32(covered)) } ?? 0
-        }
-        guard crc == bytes.get16(at: HB_FRAME_HEADER_LEN + UInt32(length)) else { throw .badCRC(bytes) }
-        let type = FrameType(rawValue: bytes[Int(HB_FRAME_OFFSET_TYPE)])
-        guard hb_board_payload_len_ok(type.rawValue, UInt8(length)) else { throw .wrongPayloadLength(type: type, bytes) }
-        sequence = bytes[Int(HB_FRAME_OFFSET_SEQ)]
-        self.type = type
-        payload = Array(bytes[Int(HB_FRAME_OFFSET_PAYLOAD)..<Int(HB_FRAME_OFFSET_PAYLOAD) + length])
+        (sequence, type, payload) = try FrameEnvelope.open(bytes, payloadLengthOK: hb_board_payload_len_ok)
     }
 
     public var description: String { "\(type) #\(sequence) \(payload.map { String($0, radix: 16) })" }
