@@ -75,7 +75,7 @@ let package = Package(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
         .executableTarget(
-            name: "EngineBenchmarks", dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Haptics", "Actuators"],
+            name: "EngineBenchmarks", dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators"],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),

@@ -18,7 +18,9 @@ public struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a pattern (AHAP, .haptic or a built-in name) on the bridge board, showing progress, late events and underruns.",
         discussion: """
             The default device is the simulated bridge board (the firmware core, the DRV2605 model and the actuator \
-            physics, in virtual time): it plays as fast as it can unless --realtime paces it to the wall clock. \
+            physics, in virtual time): it plays as fast as it can. With --realtime the board's clock is the host's and \
+            the engine runs its own service task, as it does on hardware: what the host's scheduling costs shows up \
+            as late commands. \
             Progress lines show the pattern time, commands streamed, commands the host sent too late, and underruns \
             the board reported (commands it started more than 100 µs after their stamp). --plot saves the simulated \
             sled acceleration with the drive the chip was given.
@@ -39,7 +41,7 @@ public struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Write the simulated acceleration and the drive as an SVG plot to this file.")
     public var plot: String?
 
-    @Flag(help: "Pace the simulated board to the wall clock instead of running as fast as possible.")
+    @Flag(help: "Run the simulated board on the wall clock, the engine on its own service task (as on hardware).")
     public var realtime = false
 
     @Option(name: .customLong("link-latency"), help: "Simulated USB one-way latency in µs (default 500).")
@@ -63,8 +65,8 @@ public struct PlayCommand: AsyncParsableCommand {
         do { selected = try DeviceSelection.default(actuator: actuator, variant: variant.variant) } catch { throw CLIError("\(error)") }
         guard case .simulated(let board) = selected else { throw CLIError("only the simulated board can play today") }
         let summary = selected.summary
-        let device = SimulatedBridgeDevice(board: board, link: .init(latencyMicroseconds: linkLatency))
-        let engine = HapticEngine(device: device, actuator: profile, options: .init(driving: .manual))
+        let device = SimulatedBridgeDevice(board: board, link: .init(latencyMicroseconds: linkLatency), timing: realtime ? .realTime : .virtual)
+        let engine = HapticEngine(device: device, actuator: profile, options: .init(driving: realtime ? .automatic : .manual))
 
         print("device: \(summary)")
         print("actuator: \(profile.displayName)")
@@ -83,15 +85,9 @@ public struct PlayCommand: AsyncParsableCommand {
         try await player.start(atTime: begin)
         print("playing \(source.label): \(Self.ms(duration)) at playback rate \(playbackRate)")
 
-        let slice = 0.05
-        let wall = ContinuousClock.now
         var nextReport = 0.0
         while true {
-            try await engine.advance(bySeconds: slice)
-            if realtime {
-                let elapsed = await engine.currentTime - begin + 0.005
-                try? await Task.sleep(until: wall.advanced(by: .microseconds(Int64(elapsed * 1e6))), clock: .continuous)
-            }
+            try await pass(0.05, on: engine)
             let position = max(0, await engine.currentTime - begin)
             let s = await engine.statistics
             if position >= nextReport || done.isSet {
@@ -101,7 +97,7 @@ public struct PlayCommand: AsyncParsableCommand {
             if done.isSet && position >= duration { break }
             if position > duration + 1 { break }  // the completion never came: report, do not hang
         }
-        try await engine.advance(bySeconds: 0.05)  // let the last brake ring down in the plot
+        try await pass(0.05, on: engine)  // let the last brake ring down in the plot
         let s = await engine.statistics
         await engine.stop()
         print("done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)")
@@ -120,6 +116,12 @@ public struct PlayCommand: AsyncParsableCommand {
             print("plot: \(plot)")
         }
         if done.isSet == false { throw CLIError("the player did not report completion") }
+    }
+
+    /// Lets time pass: virtual time is advanced by hand, real time is waited out while
+    /// the engine's service task runs.
+    func pass(_ seconds: Double, on engine: HapticEngine) async throws {
+        if realtime { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) } else { try await engine.advance(bySeconds: seconds) }
     }
 
     static func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }

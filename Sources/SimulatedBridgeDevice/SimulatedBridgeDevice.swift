@@ -1,6 +1,19 @@
 import HapticEngine
 import SimulatedBoard
 
+/// How the simulated board's clock relates to the host's.
+public enum SimulatedTiming: Sendable, Equatable {
+    /// Time moves only when the engine waits: no sleeping, the same result every run
+    /// (tests, `hapbridge play`).
+    case virtual
+    /// The board's clock follows the host's monotonic clock from the moment the device
+    /// is made: waiting sleeps, and whatever the host does between two calls (its
+    /// scheduling, its own work) is time the board runs through. A command that
+    /// reaches the board after its stamp starts late, exactly as on hardware, so
+    /// benchmarks see the host's real latency and jitter.
+    case realTime
+}
+
 /// The simulated board as a `BridgeDevice`: an adapter over `SimulatedBoard`'s public
 /// API with a modelled USB link between host and board.
 ///
@@ -9,6 +22,10 @@ import SimulatedBoard
 /// `wait(untilHostMicroseconds:)` advances the board to that moment (stopping at
 /// every link delivery on the way) and returns at once. Nothing sleeps, and the same
 /// inputs always give the same I2C log.
+///
+/// **Real time** (`timing: .realTime`): the same board and link, but the clock is
+/// the host's (`realTimeOrigin` is link time 0) and every call first runs the board
+/// up to the present; `wait` sleeps.
 ///
 /// **The link.** Each direction delivers after its latency (USB full speed: frames of
 /// 1 ms, round trips of 1-2 ms) plus an optional seeded jitter, in order. `unplug()` cuts it (the board keeps
@@ -42,6 +59,12 @@ public final class SimulatedBridgeDevice: BridgeDevice {
 
     public private(set) var board: SimulatedBoard
     public let link: Link
+    public let timing: SimulatedTiming
+    /// Link time 0 on the host's monotonic clock (`.realTime` only).
+    public let realTimeOrigin: ContinuousClock.Instant
+    /// A board failure met while catching up in real time, reported by the next call
+    /// that can throw.
+    private var deferredError: DeviceError?
     public private(set) var isPlugged = true
     /// Virtual µs of the link's own clock (the board's `time` plus the time of boards
     /// before the last reset), so host time never goes backwards across a reset.
@@ -49,19 +72,41 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     private var toBoard: [(at: UInt64, bytes: [UInt8])] = []
     private var toHost: [(at: UInt64, event: DeviceEvent)] = []
 
-    public init(board: SimulatedBoard, link: Link = Link()) {
+    public init(board: SimulatedBoard, link: Link = Link(), timing: SimulatedTiming = .virtual) {
         self.board = board
         self.link = link
+        self.timing = timing
+        self.realTimeOrigin = ContinuousClock.now
     }
 
     public var summary: String {
-        "simulated bridge board (firmware core + \(board.chip.variant) model, virtual time, link \(link.latencyMicroseconds) µs)"
+        "simulated bridge board (firmware core + \(board.chip.variant) model, \(timing == .virtual ? "virtual" : "real") time, link \(link.latencyMicroseconds) µs)"
     }
 
-    /// Virtual µs since the first board powered up.
+    /// Simulated µs since the first board powered up.
     public var linkTime: UInt64 { elapsedBeforeBoard + board.time }
 
-    public var hostMicroseconds: UInt64 { host(atLink: linkTime) }
+    public var hostMicroseconds: UInt64 {
+        catchUp()
+        return host(atLink: linkTime)
+    }
+
+    /// Link time of a moment on the host's monotonic clock (`.realTime`).
+    public func linkTime(at instant: ContinuousClock.Instant) -> UInt64 {
+        let d = instant - realTimeOrigin
+        guard d > .zero else { return 0 }
+        return UInt64(d.components.seconds) * 1_000_000 + UInt64(d.components.attoseconds / 1_000_000_000_000)
+    }
+
+    /// Real time: runs the board up to the present before anything looks at it.
+    private func catchUp() {
+        guard timing == .realTime, deferredError == nil else { return }
+        do { try advance(toLink: max(linkTime, linkTime(at: .now))) } catch { deferredError = error }
+    }
+
+    private func checkDeferred() throws(DeviceError) {
+        if let e = deferredError { throw e }
+    }
 
     func host(atLink t: UInt64) -> UInt64 {
         link.hostOffsetMicroseconds + UInt64((Double(t) * (1 + link.hostDriftPPM * 1e-6)).rounded(.down))
@@ -73,6 +118,8 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     }
 
     public func send(_ bytes: [UInt8]) throws(DeviceError) {
+        catchUp()
+        try checkDeferred()
         guard isPlugged else { throw .disconnected }
         let at = max(toBoard.last?.at ?? 0, linkTime + link.latencyMicroseconds + jitter())
         toBoard.append((at, bytes))
@@ -90,6 +137,7 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     }
 
     public func poll() -> [DeviceEvent] {
+        catchUp()
         collect()
         let now = linkTime
         let due = toHost.prefix { $0.at <= now }
@@ -98,7 +146,15 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     }
 
     public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
-        try advance(toLink: max(linkTime, linkTime(atHost: target)))
+        let to = linkTime(atHost: target)
+        if timing == .realTime {
+            // Cancellation only cuts the sleep short; the board still catches up.
+            try? await Task.sleep(until: realTimeOrigin.advanced(by: .microseconds(Int64(clamping: to))), clock: .continuous)
+            catchUp()
+            try checkDeferred()
+        } else {
+            try advance(toLink: max(linkTime, to))
+        }
     }
 
     /// Moves the board on, stopping at each delivery so every frame reaches the
@@ -141,6 +197,7 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     /// The cable is pulled: nothing in flight arrives, sends fail, the board runs on.
     public func unplug() {
         guard isPlugged else { return }
+        catchUp()
         collect()
         isPlugged = false
         toBoard.removeAll()
@@ -151,6 +208,7 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     /// The cable is back: the same board, still running, reappears.
     public func replug() {
         guard !isPlugged else { return }
+        catchUp()
         _ = board.receivedFrames()
         isPlugged = true
         toHost.append((linkTime, .reappeared))
@@ -159,6 +217,7 @@ public final class SimulatedBridgeDevice: BridgeDevice {
     /// The board resets (watchdog, power glitch): a fresh boot behind the same link.
     /// USB sees a disconnect and a reappearance.
     public func resetBoard() {
+        catchUp()
         let now = linkTime
         elapsedBeforeBoard = now
         board = SimulatedBoard(configuration: board.configuration)

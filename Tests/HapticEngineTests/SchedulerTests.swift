@@ -91,7 +91,7 @@ import Testing
         try await player.start()
         try await engine.advance(bySeconds: 0.1)
         let first = try #require(await rtpWrites(engine).first { $0.amplitude != 0 })
-        // Stamped at now + lead (one-way 500 µs + clock error + 300 µs margin) and run on the stamp.
+        // Stamped at now + lead (one-way 500 µs + clock error + 50 µs margin) and run on the stamp.
         #expect(first.time - asked <= 1_500)
         let s = await engine.statistics
         #expect(s.lateCommands == 0 && s.boardUnderruns == 0)

@@ -1,0 +1,33 @@
+import Actuators
+import HapticEngine
+import Haptics
+import SimulatedBoard
+import SimulatedBridgeDevice
+
+let rtpInputRegister: UInt8 = 0x02
+
+func actuatorProfile() throws -> ActuatorProfile {
+    try ActuatorProfileLoader.resolve("pmd-c10-100")
+}
+
+/// The simulated board the benchmarks use: no acceleration trace (it costs time and
+/// memory and nothing here reads it).
+func benchmarkBoard() throws -> SimulatedBoard {
+    let p = try actuatorProfile()
+    return SimulatedBoard(configuration: .init(variant: .drv2605L, load: .actuator(Actuator(profile: p)), recordsAcceleration: false))
+}
+
+/// RTP_INPUT writes on the simulated board's chip, oldest first; the log is cleared.
+func takeRTPWrites(_ board: SimulatedBoard) -> [(boardTime: UInt32, value: UInt8)] {
+    defer { board.clearI2CLog() }
+    return board.registerWrites.filter { $0.register == rtpInputRegister }.map { ($0.boardTime, $0.value) }
+}
+
+/// A stream of `count` device-timed RTP commands, one per millisecond: 1 ms
+/// continuous events whose intensity alternates, so every control step writes a new
+/// amplitude (a steady one would be sent once).
+func millisecondSteps(count: Int) -> HapticPattern {
+    HapticPattern(events: (0..<count).map { i in
+        .continuous(at: Double(i) * 0.001, duration: 0.001, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
+    })
+}

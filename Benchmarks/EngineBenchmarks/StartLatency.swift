@@ -1,0 +1,56 @@
+import Foundation
+import HapticEngine
+import Haptics
+import SimulatedBoard
+import SimulatedBridgeDevice
+
+/// Wall-clock time of `player.start()` (immediate) until it returns, on a
+/// virtual-time board behind an in-process link: the host's own path to the board,
+/// by which time the stamped RTP frame is in the firmware's queue.
+func hostPathLatency(count: Int) async throws -> Stats {
+    let device = SimulatedBridgeDevice(board: try benchmarkBoard(), link: .init(latencyMicroseconds: 0))
+    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: .init(driving: .manual))
+    try await engine.start()
+    let player = try await engine.makePlayer(with: HapticPattern(events: [.continuous(at: 0, duration: 0.01, intensity: 1, sharpness: 0.5)]))
+    let clock = ContinuousClock()
+    var out: [Double] = []
+    for _ in 0..<count {
+        let t0 = clock.now
+        try await player.start()
+        out.append(microseconds(clock.now - t0))
+        try await engine.advance(bySeconds: 0.03)
+        await engine.withDevice { ($0 as! SimulatedBridgeDevice).board.clearI2CLog() }
+    }
+    await engine.stop()
+    return Stats(samples: out)
+}
+
+/// `start(atTime: now)` until the first RTP_INPUT write at the chip, on the
+/// simulated board running in real time (its clock is the host's): the engine's
+/// automatic service task, the host's scheduling, the lead it stamps with and the
+/// firmware's timer all in the figure. In-process link (0 µs).
+func realTimeStartLatency(count: Int, margin: Int64?) async throws -> Stats {
+    let device = SimulatedBridgeDevice(board: try benchmarkBoard(), link: .init(latencyMicroseconds: 0, hostOffsetMicroseconds: 0), timing: .realTime)
+    let origin = device.realTimeOrigin
+    var options = HapticEngine.Options(driving: .automatic)
+    if let margin { options.leadMarginMicroseconds = margin }
+    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: options)
+    try await engine.start()
+    let player = try await engine.makePlayer(with: HapticPattern(events: [.continuous(at: 0, duration: 0.004, intensity: 1, sharpness: 0.5)]))
+    var out: [Double] = []
+    for _ in 0..<count {
+        await engine.withDevice { ($0 as! SimulatedBridgeDevice).board.clearI2CLog() }
+        let t0 = ContinuousClock.now
+        try await player.start()
+        try await Task.sleep(for: .milliseconds(10))
+        let first = await engine.withDevice { d -> UInt64? in
+            let sim = d as! SimulatedBridgeDevice
+            return sim.board.registerWrites.first { $0.register == rtpInputRegister && $0.value != 0 }.map(\.time)
+        }
+        let called = microseconds(t0 - origin)
+        if let first { out.append(Double(first) - called) } else { print("   WARNING: a start wrote nothing to the chip") }
+        try await Task.sleep(for: .milliseconds(4))
+    }
+    await engine.stop()
+    return Stats(samples: out)
+}
