@@ -6,7 +6,8 @@ import DRV2605
 /// step at a time (so players can start, stop and change while it plays); a whole
 /// timeline goes through the same code in `DeviceProgram.compile`.
 ///
-/// The rules (levels are fractions of full scale, RTP = round(127 × level)):
+/// The rules (levels are fractions of full scale, RTP = round(127 × level)), each
+/// plotted on the simulated actuator in `Examples/compilation/README.md`:
 ///
 /// 1. **Intensity → amplitude.** A continuous intensity I plays at level
 ///    `ratedLevel × I²`: intensity 1 is the actuator's rated voltage, and the square
