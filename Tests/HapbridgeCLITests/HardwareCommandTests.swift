@@ -28,6 +28,24 @@ struct HardwareCommandTests {
         #expect((report.acceleration?.peakG ?? 0) > 0.5)
     }
 
+    static let shippedProfiles: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: profiles)) ?? [])
+        .filter { $0.hasSuffix(".json") && !$0.contains("schema") }.map { String($0.dropLast(5)) }.sorted()
+
+    /// A shipped profile whose figures the model cannot reconcile (a back-EMF out of
+    /// the chip's range, an amplitude the coil cannot reach) fails here, not on a bench.
+    @Test(arguments: shippedProfiles)
+    func everyShippedProfileAutoCalibratesOnTheModel(_ name: String) async throws {
+        let p = try profile(name)
+        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let report = await CalibrateCommand.calibrate(on: device, profile: p)
+        #expect(report.passed, "\(name): \(report.text)")
+    }
+
+    @Test func atLeastTwoLRAsAndTwoERMsShip() throws {
+        let kinds = try Self.shippedProfiles.map { try profile($0).kind }
+        #expect(kinds.filter { $0 == .lra }.count >= 2 && kinds.filter { $0 == .erm }.count >= 2)
+    }
+
     @Test func calibrateFailsForAnOpenActuator() async throws {
         let p = try profile("pmd-c10-100")
         let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
