@@ -10,6 +10,10 @@ public enum DeviceCommand: Sendable, Equatable, CustomStringConvertible {
     /// The protocol's stop: RTP 0, GO 0, standby.
     case stop
 
+    public var isRTP: Bool {
+        if case .rtp = self { true } else { false }
+    }
+
     public var description: String {
         switch self {
         case .rtp(let a): "RTP \(a)"

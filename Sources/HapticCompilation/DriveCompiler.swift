@@ -21,7 +21,11 @@ import DRV2605
 ///      `f0 × 2^((S − ½) / 2)` (half an octave around resonance, f0 at S = ½; a
 ///      wider span loses too much amplitude off resonance at the Q of these parts),
 ///      written as OL_LRA_PERIOD = round(1 / (f × 98.46 µs)) only when the code
-///      changes.
+///      changes, stamped with the amplitude it goes with but queued after it: the
+///      board runs same-stamp commands one bus transaction after another, and the
+///      amplitude is the event (timed to a few µs), so the period follows one I2C
+///      write later (~70 µs at 400 kHz, under 2 % of an LRA's period) rather than
+///      holding the amplitude back by that much.
 ///    - Otherwise (`overdriveAndBrakeEmphasis`): a level step of at least
 ///      `emphasisThreshold` gets emphasis: a rise of Δ first drives at full scale
 ///      (+127) for `S × Δ × τ` with the sharpness S of what starts, a fall of Δ
@@ -129,14 +133,6 @@ public struct DriveCompiler: Sendable {
                 break
             }
         }
-        // Sharpness first: a new period is in place when the new amplitude lands.
-        if target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: sharpness), intensity > 0 {
-            let code = Self.periodCode(frequencyHz: f)
-            if code != lastPeriod {
-                emit(.register(Self.openLoopPeriodRegister, code), at: time, into: &out)
-                lastPeriod = code
-            }
-        }
         let level = continuousLevel(intensity: intensity)
         let previous = continuousLevel
         let previousSharpness = lastSharpness
@@ -155,6 +151,7 @@ public struct DriveCompiler: Sendable {
             }
             emitRTP(level, at: time, into: &out)
         }
+        if intensity > 0 { setPeriod(sharpness: sharpness, at: time, into: &out) }
         return out
     }
 
@@ -183,16 +180,20 @@ public struct DriveCompiler: Sendable {
     private mutating func startBurst(_ t: Transient, at time: Int64, into out: inout [TimedCommand]) {
         let i = Self.unit(t.intensity)
         guard i > 0 else { return }
-        if target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: t.sharpness) {
-            let code = Self.periodCode(frequencyHz: f)
-            if code != lastPeriod {
-                emit(.register(Self.openLoopPeriodRegister, code), at: time, into: &out)
-                lastPeriod = code
-            }
-        }
         let (od, br) = burstDurations(sharpness: t.sharpness)
         emitRTP(i * i, at: time, into: &out)
+        setPeriod(sharpness: t.sharpness, at: time, into: &out)
         pulse = [(time + od, -i * i), (time + od + br, nil)]
+    }
+
+    /// Rule 2 on a DRV2605L with an LRA: the drive frequency of this sharpness, queued
+    /// after the amplitude it goes with.
+    private mutating func setPeriod(sharpness: Double, at time: Int64, into out: inout [TimedCommand]) {
+        guard target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: sharpness) else { return }
+        let code = Self.periodCode(frequencyHz: f)
+        guard code != lastPeriod else { return }
+        emit(.register(Self.openLoopPeriodRegister, code), at: time, into: &out)
+        lastPeriod = code
     }
 
     private mutating func emitRTP(_ level: Double, at time: Int64, into out: inout [TimedCommand]) {
@@ -204,9 +205,12 @@ public struct DriveCompiler: Sendable {
 
     private mutating func emit(_ command: DeviceCommand, at time: Int64, into out: inout [TimedCommand]) {
         let t = max(time, lastTime)
-        // Of two RTP codes at one microsecond only the later matters.
-        if case .rtp = command, let last = out.last, last.time == t, case .rtp = last.command {
-            out[out.count - 1].command = command
+        // Of two RTP codes at one microsecond only the later matters; it takes the
+        // earlier one's place, ahead of a period write of that microsecond.
+        if case .rtp = command, let i = out.lastIndex(where: { $0.time == t && $0.command.isRTP }),
+            out[i...].allSatisfy({ $0.time == t })
+        {
+            out[i].command = command
         } else {
             out.append(TimedCommand(time: t, command: command))
         }

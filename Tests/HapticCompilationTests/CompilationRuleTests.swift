@@ -31,11 +31,25 @@ import Testing
         #expect(abs(c.driveFrequency(sharpness: 1)! - 208.11) < 0.01)
         var compiler = DriveCompiler(target: lra)
         #expect(compiler.step(time: 0, intensity: 1, sharpness: 0) == [
-            TimedCommand(time: 0, command: .register(0x20, 69)), TimedCommand(time: 0, command: .rtp(85)),
+            TimedCommand(time: 0, command: .rtp(85)), TimedCommand(time: 0, command: .register(0x20, 69)),
         ])
         // Same codes: nothing to send.
         #expect(compiler.step(time: 1000, intensity: 1, sharpness: 0.001) == [])
         #expect(compiler.step(time: 2000, intensity: 1, sharpness: 1) == [TimedCommand(time: 2000, command: .register(0x20, 49))])
+    }
+
+    @Test func theAmplitudeGoesAheadOfThePeriodWriteSharingItsStamp() {
+        // The board runs same-stamp commands one I2C write after another: the
+        // amplitude (the event) must not wait for the period write.
+        var c = DriveCompiler(target: lra)
+        // A transient and a continuous event starting together: the burst's RTP,
+        // then its period (the continuous level waits for the burst to end).
+        let t = DriveCompiler.Transient(time: 1000, intensity: 1, sharpness: 0.5)
+        let out = c.step(time: 1000, intensity: 1, sharpness: 0.5, transients: [t])
+        #expect(out == [TimedCommand(time: 1000, command: .rtp(127)), TimedCommand(time: 1000, command: .register(0x20, 58))])
+        for (a, b) in zip(out, out.dropFirst()) where a.time == b.time {
+            #expect(!(b.command.isRTP && !a.command.isRTP), "an RTP queued behind a register write of its stamp")
+        }
     }
 
     @Test func stepsGetOverdriveAndBrakeEmphasisScaledBySharpnessWhereTheFrequencyIsFixed() {
@@ -65,7 +79,7 @@ import Testing
         // = 14286 µs at +127 (I² = 1), brake one period 5714 µs at −127, then 0.
         let t = DriveCompiler.Transient(time: 500, intensity: 1, sharpness: 0.5)
         #expect(c.step(time: 1000, intensity: 0, sharpness: 0, transients: [t]) == [
-            TimedCommand(time: 500, command: .register(0x20, 58)), TimedCommand(time: 500, command: .rtp(127)),
+            TimedCommand(time: 500, command: .rtp(127)), TimedCommand(time: 500, command: .register(0x20, 58)),
         ])
         #expect(c.step(time: 15000, intensity: 0, sharpness: 0) == [TimedCommand(time: 14786, command: .rtp(-127))])
         #expect(c.step(time: 21000, intensity: 0, sharpness: 0) == [TimedCommand(time: 20500, command: .rtp(0))])
@@ -105,8 +119,9 @@ import Testing
         let program = DeviceProgram.compile(timeline, for: lra)
         #expect(program.setup.count == lra.setupWrites.count)
         #expect(zip(program.commands, program.commands.dropFirst()).allSatisfy { $0.time <= $1.time })
-        #expect(program.commands.first == TimedCommand(time: 0, command: .register(0x20, 58)))
-        #expect(program.commands.contains(TimedCommand(time: 0, command: .rtp(85))))
+        #expect(Array(program.commands.prefix(2)) == [
+            TimedCommand(time: 0, command: .rtp(85)), TimedCommand(time: 0, command: .register(0x20, 58)),
+        ])
         #expect(program.commands.contains(TimedCommand(time: 50000, command: .rtp(0))))
         // The transient at 80 ms, S = 1: 208.11 Hz → OL period 49, overdrive 2 periods = 9610 µs, brake 4805.
         #expect(program.commands.contains(TimedCommand(time: 80000, command: .register(0x20, 49))))
