@@ -1,3 +1,5 @@
+import DRV2605
+import HapticCompilation
 import HapticEngine
 import Haptics
 import SimulatedBridgeDevice
@@ -98,6 +100,20 @@ import Testing
         // The chip was already in RTP mode: the first event wrote only RTP_INPUT.
         let modeWrites = await onBoard(engine) { d in d.board.registerWrites.filter { $0.register == 0x01 && Int64($0.boardTime) > asked }.count }
         #expect(modeWrites == 0)
+    }
+
+    @Test func startReturnsOnlyOnceTheBoardHasRunTheWholeSetupEvenWhenItArrivedLate() async throws {
+        // Up to 4 ms of jitter on top of 500 µs: some setup frames reach the board
+        // after their stamp and run on arrival.
+        let engine = try makeEngine(link: .init(latencyMicroseconds: 500, jitterMicroseconds: 4_000))
+        try await engine.start()
+        let returned = await onBoard(engine) { Int64($0.board.boardTime) }
+        let (setup, last) = await onBoard(engine) { d in
+            (d.board.registerWrites.filter { $0.register != 0x02 }.count, d.board.registerWrites.map { Int64($0.boardTime) }.max() ?? .max)
+        }
+        let expected = try DriveTarget(profile: profile(), variant: .drv2605L).setupWrites.count
+        #expect(setup >= expected)
+        #expect(last <= returned)
     }
 
     @Test func aLinkSlowerThanTheLookAheadShowsUpAsLateCommandsAndBoardUnderruns() async throws {

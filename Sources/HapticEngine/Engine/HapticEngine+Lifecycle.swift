@@ -51,6 +51,7 @@ extension HapticEngine {
         // pays nothing for it (the seeds' "prepare before you play").
         let readyBy = host() + options.startTimeoutMicroseconds
         while let now = boardNow(), now < ready { try await waitBriefly(deadline: readyBy) }
+        try await waitForEmptyQueue(deadline: readyBy)
         startServiceTask()
     }
 
@@ -101,6 +102,22 @@ extension HapticEngine {
         guard state == .standby else { return }
         state = .running
         _ = try? prepare()
+    }
+
+    /// Asks for QUEUE_STATUS until the board reports its queue empty. A board takes
+    /// frames in at its own pace (the AVR checks each frame's CRC in ~0.3 ms), so a
+    /// setup block stamped "as soon as possible" can still be arriving when its stamp
+    /// has passed; the first event must not queue behind it.
+    func waitForEmptyQueue(deadline: Int64) async throws(HapticEngineError) {
+        while true {
+            lastQueueStatus = nil
+            try send(encoder.queueStatusRequest())
+            while lastQueueStatus == nil { try await waitBriefly(deadline: deadline) }
+            if let q = lastQueueStatus, q.freeSlots == q.capacity { break }
+        }
+        inFlight.removeAll()
+        // Idle, the compile frontier follows the clock (as `generate` keeps it).
+        if let now = boardNow() { generatedUntil = max(generatedUntil, now) }
     }
 
     /// One SYNC round at start: a few exchanges, each awaited.

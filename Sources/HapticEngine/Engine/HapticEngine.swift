@@ -107,6 +107,8 @@ public actor HapticEngine {
     var nextSyncAt: Int64 = 0
     var nextQueueStatusAt: Int64 = 0
     var lastUnderruns: UInt16?
+    /// The newest QUEUE_STATUS reply (start waits on it).
+    var lastQueueStatus: BoardFrame.QueueStatus?
     var faultStopPending: Int64?
 
     var players: [Int: PlayerPlayback] = [:]

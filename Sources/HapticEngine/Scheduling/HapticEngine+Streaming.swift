@@ -229,6 +229,7 @@ extension HapticEngine {
             sync.add(e)
             statistics.clock = sync.estimate
         } else if let q = frame.queueStatus {
+            lastQueueStatus = q
             if let last = lastUnderruns { statistics.boardUnderruns += Int(q.underruns &- last) }
             lastUnderruns = q.underruns
         } else if let c = frame.chipStatus {
