@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "drv_model.h"
+#include "enumerate.h"
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/protocol.h"
 #include "link.h"
@@ -120,51 +121,7 @@ static bool chip_stopped(void)
 
 static bool enumerates_as_vendor_device(void)
 {
-    uint8_t buf[256];
-    usb_host_bus_reset(&board);
-
-    /* Linux asks for 64 bytes first: the reply is the 18-byte descriptor
-     * ending in a short packet. */
-    usb_setup get_dev64 = {0x80, 6, 0x0100, 0, 64};
-    int n = usb_host_control(&board, &get_dev64, buf);
-    CHECK(n == 18, "64-byte device descriptor request returned %d bytes", n);
-    usb_setup get_dev = {0x80, 6, 0x0100, 0, 18};
-    n = usb_host_control(&board, &get_dev, buf);
-    CHECK(n == 18, "device descriptor: %d bytes", n);
-    CHECK(buf[0] == 18 && buf[1] == 1, "not a device descriptor");
-    CHECK(buf[7] == 64, "bMaxPacketSize0 %u", buf[7]);
-    uint16_t vid = hb_get_u16(&buf[8]), pid = hb_get_u16(&buf[10]);
-    CHECK(vid == 0x1209 && pid == 0x0001, "VID:PID %04x:%04x", vid, pid);
-
-    usb_setup set_addr = {0x00, 5, 7, 0, 0};
-    CHECK(usb_host_control(&board, &set_addr, buf) == 0, "SET_ADDRESS failed");
-    sim_run_us(&board, 100); /* the address is applied after the status stage */
-    CHECK(board.avr->data[0xE3] == (0x80 | 7), "UDADDR 0x%02x after SET_ADDRESS",
-          board.avr->data[0xE3]);
-
-    usb_setup get_cfg9 = {0x80, 6, 0x0200, 0, 9};
-    n = usb_host_control(&board, &get_cfg9, buf);
-    CHECK(n == 9 && buf[1] == 2, "config descriptor header: %d bytes", n);
-    uint16_t total = hb_get_u16(&buf[2]);
-    usb_setup get_cfg = {0x80, 6, 0x0200, 0, total};
-    n = usb_host_control(&board, &get_cfg, buf);
-    CHECK(n == total && total == 32, "config descriptor: %d of %u bytes", n, total);
-    CHECK(buf[9 + 1] == 4 && buf[9 + 5] == 0xFF, "interface is not vendor class");
-    CHECK(buf[18 + 2] == 0x81 && buf[18 + 3] == 2 && hb_get_u16(&buf[18 + 4]) == 64,
-          "endpoint 1 is not bulk IN 64");
-    CHECK(buf[25 + 2] == 0x02 && buf[25 + 3] == 2 && hb_get_u16(&buf[25 + 4]) == 64,
-          "endpoint 2 is not bulk OUT 64");
-
-    usb_setup get_product = {0x80, 6, 0x0302, 0x0409, 255};
-    n = usb_host_control(&board, &get_product, buf);
-    CHECK(n == 30 && buf[1] == 3 && buf[2] == 'h', "product string: %d bytes", n);
-
-    usb_setup set_cfg = {0x00, 9, 1, 0, 0};
-    CHECK(usb_host_control(&board, &set_cfg, buf) == 0, "SET_CONFIGURATION failed");
-    usb_setup get_conf = {0x80, 8, 0, 0, 1};
-    n = usb_host_control(&board, &get_conf, buf);
-    CHECK(n == 1 && buf[0] == 1, "GET_CONFIGURATION: %d bytes, value %u", n, buf[0]);
-    return true;
+    return usb_enumerate(&board, 7, why, sizeof why);
 }
 
 static bool unsupported_request_stalls(void)
