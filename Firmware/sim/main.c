@@ -6,6 +6,10 @@
  * usage: sim-harness FIRMWARE.elf [STREAM_COMMANDS]
  * Prints one "ok"/"not ok" line per test, the timing percentiles, and a last
  * line "N passed, N failed".
+ *
+ *        sim-harness --serve FIRMWARE.elf [--poll-us N]
+ * Serves the booted, enumerated firmware to another program over stdin/stdout
+ * (serve.c): the Swift SimavrBridgeDevice drives the engine through it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/protocol.h"
 #include "link.h"
+#include "serve.h"
 #include "sim_board.h"
 #include "timing.h"
 #include "usb_host.h"
@@ -397,10 +402,51 @@ static bool bootloader_entry_leaves_key_and_resets(void)
     return true;
 }
 
+/* The ACK must reach a host that polls bulk IN only once per 1 ms frame:
+ * the firmware detaches right after it, and a detached device answers
+ * nothing (sim_board.c), so the firmware has to wait until the host has
+ * taken the packet.  Runs after a reboot, so it enumerates again first. */
+static bool bootloader_ack_reaches_a_slow_host(void)
+{
+    if (!usb_enumerate(&board, 7, why, sizeof why)) {
+        return false;
+    }
+    link_take(&host, HB_T_ACK, NULL);
+    uint8_t p[HB_ENTER_BOOTLOADER_LEN];
+    hb_put_u32(p, HB_BOOT_MAGIC);
+    uint32_t boots = board.boots;
+    CHECK(link_send(&host, HB_T_ENTER_BOOTLOADER, p, sizeof p), "send failed");
+    link_frame r;
+    bool acked = false;
+    for (int ms = 0; ms < 20 && !acked; ms++) {
+        link_pump_every(&host, 1000, 1000);
+        acked = link_take(&host, HB_T_ACK, &r);
+    }
+    CHECK(acked, "no ACK before the device left the bus (detached: %s)", board.usb_detached ? "yes" : "no");
+    CHECK(r.payload[HB_ACK_OFF_TYPE] == HB_T_ENTER_BOOTLOADER, "ACK for type 0x%02x", r.payload[HB_ACK_OFF_TYPE]);
+    for (int i = 0; i < 300 && board.boots == boots; i++) {
+        sim_run_us(&board, 1000);
+    }
+    CHECK(board.boots == boots + 1, "no watchdog reset after the ACK");
+    board.boots = boots; /* expected */
+    return true;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--serve") == 0) {
+        uint32_t poll_us = SERVE_DEFAULT_POLL_US;
+        if (argc == 5 && strcmp(argv[3], "--poll-us") == 0) {
+            poll_us = (uint32_t)strtoul(argv[4], NULL, 10);
+        } else if (argc != 3) {
+            fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N]\n", argv[0]);
+            return 2;
+        }
+        return serve_main(argv[2], poll_us);
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FIRMWARE.elf [STREAM_COMMANDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s FIRMWARE.elf [STREAM_COMMANDS]\n       %s --serve FIRMWARE.elf [--poll-us N]\n",
+                argv[0], argv[0]);
         return 2;
     }
     if (argc > 2) {
@@ -433,6 +479,7 @@ int main(int argc, char **argv)
     run_test("watchdog runs at 120 ms", watchdog_runs_at_120_ms);
     run_test("bootloader request needs its magic", bootloader_request_needs_magic);
     run_test("bootloader entry leaves the key and resets", bootloader_entry_leaves_key_and_resets);
+    run_test("bootloader ACK reaches a host polling every 1 ms", bootloader_ack_reaches_a_slow_host);
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
