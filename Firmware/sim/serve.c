@@ -144,6 +144,9 @@ static bool check_link(void)
         return true;
     }
     seen_boots = board.boots;
+    if (!detached) { /* detached and re-attached within one step: still a detach */
+        line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
+    }
     bool ran = sim_run_us(&board, BOOT_US);
     emit_i2c(); /* under both epochs: board_us_at tells them apart */
     epoch = board.timer1_start;
