@@ -214,7 +214,7 @@ static void cmd_send(const char *text)
         line("err send: expected 1..%u bytes as hex", MAX_SEND);
         return;
     }
-    if (detached) {
+    if (detached || board.usb_detached) {
         line("err send: detached");
         return;
     }
