@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
         .library(name: "HapticEngine", targets: ["HapticEngine"]),
         .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
+        .library(name: "SimavrBridgeDevice", targets: ["SimavrBridgeDevice"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,6 +62,9 @@ let package = Package(
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
         .target(name: "SimulatedBridgeDevice", dependencies: ["HapticEngine", "SimulatedBoard"], swiftSettings: strict),
+        // The real firmware ELF under simavr as a BridgeDevice: spawns Firmware/sim's
+        // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
+        .target(name: "SimavrBridgeDevice", dependencies: ["HapticEngine", "BridgeProtocol"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
@@ -75,7 +79,9 @@ let package = Package(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
         .executableTarget(
-            name: "EngineBenchmarks", dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators"],
+            name: "EngineBenchmarks", dependencies: [
+                "HapticEngine", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
+            ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
@@ -88,6 +94,10 @@ let package = Package(
         .testTarget(
             name: "HapticEngineTests",
             dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SimavrBridgeDeviceTests",
+            dependencies: ["SimavrBridgeDevice", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),

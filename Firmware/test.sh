@@ -76,8 +76,18 @@ step "build: ATmega32U4 firmware within 24 KiB flash / 2 KiB RAM" make -s firmwa
 grep -E '^(flash:|Program:|Data:)' "$log/step.out" | sed 's/^/# /'
 step "build: budget check rejects an image over budget" budget_rejects_oversized_image
 
+# Serve mode (what the Swift SimavrBridgeDevice drives): boots, enumerates, and a
+# HELLO (PROTOCOL.md's example frame) comes back as a HELLO_REPLY within 10 ms.
+serve_answers_hello() {
+    printf 'send a50600010100f4010000b7dd\nrun 10000\nquit\n' |
+        build/host/sim-harness --serve build/hapbridge-32u4.elf >"$log/serve.out" 2>&1 &&
+        grep -q '^ready ' "$log/serve.out" && grep -q '^frame [0-9.]* a5120081' "$log/serve.out" &&
+        tail -1 "$log/serve.out" | grep -qx bye
+}
+
 if make -s sim >"$log/sim-build.out" 2>&1; then
     suite sim build/host/sim-harness build/hapbridge-32u4.elf
+    step "sim: --serve boots, enumerates and answers HELLO" serve_answers_hello
 else
     echo "not ok - sim: build"; sed 's/^/#   /' "$log/sim-build.out" | tail -30
     failed=$((failed + 1))

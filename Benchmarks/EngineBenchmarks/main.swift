@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick]
+// usage: EngineBenchmarks [--quick] [--simavr-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -14,8 +14,11 @@
 // - event timing: |RTP_INPUT write − stamp| over 10,000 device-timed commands
 //   through the look-ahead scheduler: on the simulated board in virtual time (the
 //   scheduler alone) and in real time (host jitter included). Goal: < 10 µs p99.9.
+// - the same on the real firmware ELF under simavr (SimavrEventTiming.swift):
+//   the engine → USB host model → ATmega32U4 firmware → I2C, cycle-accurate.
 import Foundation
 import HapticEngine
+import SimavrBridgeDevice
 
 func baseline(count: Int) async -> Stats {
     let clock = ContinuousClock()
@@ -40,15 +43,24 @@ func run() async throws {
     let quick = CommandLine.arguments.contains("--quick")
     let events = quick ? 1000 : 10_000
     let defaultMargin = HapticEngine.Options().leadMarginMicroseconds
-    print("== engine on the simulated board (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
-    print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
-    print(try await hostPathLatency(count: quick ? 200 : 2000).line("start latency, host path (start() returns)"))
-    print(try await realTimeStartLatency(count: quick ? 200 : 1000, margin: nil)
-        .line("start latency to 1st I2C write, real time, \(defaultMargin) µs margin"))
-    print(try await realTimeStartLatency(count: quick ? 100 : 300, margin: 300)
-        .line("start latency to 1st I2C write, real time, 300 µs margin"))
-    report(try await simulatedBoardEventTiming(count: events, timing: .virtual), "event timing |write − stamp|, virtual time", expected: events)
-    report(try await simulatedBoardEventTiming(count: events, timing: .realTime), "event timing |write − stamp|, real time", expected: events)
+    // --simavr-only: just the firmware ELF figures (the rest take a minute of real time).
+    if !CommandLine.arguments.contains("--simavr-only") {
+        print("== engine on the simulated board (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
+        print(try await hostPathLatency(count: quick ? 200 : 2000).line("start latency, host path (start() returns)"))
+        print(try await realTimeStartLatency(count: quick ? 200 : 1000, margin: nil)
+            .line("start latency to 1st I2C write, real time, \(defaultMargin) µs margin"))
+        print(try await realTimeStartLatency(count: quick ? 100 : 300, margin: 300)
+            .line("start latency to 1st I2C write, real time, 300 µs margin"))
+        report(try await simulatedBoardEventTiming(count: events, timing: .virtual), "event timing |write − stamp|, virtual time", expected: events)
+        report(try await simulatedBoardEventTiming(count: events, timing: .realTime), "event timing |write − stamp|, real time", expected: events)
+    }
+    print("== engine on the firmware ELF under simavr (\(events) events, virtual time)")
+    if let root = SimavrBridgeDevice.packageRoot(), SimavrBridgeDevice.locate(packageRoot: root) != nil {
+        reportSimavr(try await simavrEventTiming(count: events, packageRoot: root), expected: events)
+    } else {
+        print("   skipped: the firmware ELF or sim-harness is not built (\(SimavrBridgeDevice.buildHint))")
+    }
 }
 
 do { try await run() } catch {

@@ -79,10 +79,12 @@ static void collect(link *l)
     }
 }
 
-void link_pump(link *l, uint32_t us)
+void link_pump(link *l, uint32_t us) { link_pump_every(l, us, PUMP_STEP_US); }
+
+void link_pump_every(link *l, uint32_t us, uint32_t step_us)
 {
     while (us) {
-        uint32_t step = us < PUMP_STEP_US ? us : PUMP_STEP_US;
+        uint32_t step = us < step_us ? us : step_us;
         if (!sim_run_us(l->board, step)) {
             return;
         }

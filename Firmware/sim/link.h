@@ -40,6 +40,8 @@ bool link_send_raw(link *l, const uint8_t *bytes, uint8_t len);
 bool link_resync(link *l);
 /* Runs the board for us microseconds, collecting board frames every 10 us. */
 void link_pump(link *l, uint32_t us);
+/* The same with a slower host: bulk IN read only every step_us. */
+void link_pump_every(link *l, uint32_t us, uint32_t step_us);
 /* Pumps until a frame of this type arrives (or timeout); removes and returns it. */
 bool link_wait(link *l, uint8_t type, uint32_t timeout_us, link_frame *out);
 /* Removes a frame of this type if one was already received. */

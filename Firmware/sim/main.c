@@ -6,6 +6,10 @@
  * usage: sim-harness FIRMWARE.elf [STREAM_COMMANDS]
  * Prints one "ok"/"not ok" line per test, the timing percentiles, and a last
  * line "N passed, N failed".
+ *
+ *        sim-harness --serve FIRMWARE.elf [--poll-us N]
+ * Serves the booted, enumerated firmware to another program over stdin/stdout
+ * (serve.c): the Swift SimavrBridgeDevice drives the engine through it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,9 +17,11 @@
 #include <string.h>
 
 #include "drv_model.h"
+#include "enumerate.h"
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/protocol.h"
 #include "link.h"
+#include "serve.h"
 #include "sim_board.h"
 #include "timing.h"
 #include "usb_host.h"
@@ -120,51 +126,7 @@ static bool chip_stopped(void)
 
 static bool enumerates_as_vendor_device(void)
 {
-    uint8_t buf[256];
-    usb_host_bus_reset(&board);
-
-    /* Linux asks for 64 bytes first: the reply is the 18-byte descriptor
-     * ending in a short packet. */
-    usb_setup get_dev64 = {0x80, 6, 0x0100, 0, 64};
-    int n = usb_host_control(&board, &get_dev64, buf);
-    CHECK(n == 18, "64-byte device descriptor request returned %d bytes", n);
-    usb_setup get_dev = {0x80, 6, 0x0100, 0, 18};
-    n = usb_host_control(&board, &get_dev, buf);
-    CHECK(n == 18, "device descriptor: %d bytes", n);
-    CHECK(buf[0] == 18 && buf[1] == 1, "not a device descriptor");
-    CHECK(buf[7] == 64, "bMaxPacketSize0 %u", buf[7]);
-    uint16_t vid = hb_get_u16(&buf[8]), pid = hb_get_u16(&buf[10]);
-    CHECK(vid == 0x1209 && pid == 0x0001, "VID:PID %04x:%04x", vid, pid);
-
-    usb_setup set_addr = {0x00, 5, 7, 0, 0};
-    CHECK(usb_host_control(&board, &set_addr, buf) == 0, "SET_ADDRESS failed");
-    sim_run_us(&board, 100); /* the address is applied after the status stage */
-    CHECK(board.avr->data[0xE3] == (0x80 | 7), "UDADDR 0x%02x after SET_ADDRESS",
-          board.avr->data[0xE3]);
-
-    usb_setup get_cfg9 = {0x80, 6, 0x0200, 0, 9};
-    n = usb_host_control(&board, &get_cfg9, buf);
-    CHECK(n == 9 && buf[1] == 2, "config descriptor header: %d bytes", n);
-    uint16_t total = hb_get_u16(&buf[2]);
-    usb_setup get_cfg = {0x80, 6, 0x0200, 0, total};
-    n = usb_host_control(&board, &get_cfg, buf);
-    CHECK(n == total && total == 32, "config descriptor: %d of %u bytes", n, total);
-    CHECK(buf[9 + 1] == 4 && buf[9 + 5] == 0xFF, "interface is not vendor class");
-    CHECK(buf[18 + 2] == 0x81 && buf[18 + 3] == 2 && hb_get_u16(&buf[18 + 4]) == 64,
-          "endpoint 1 is not bulk IN 64");
-    CHECK(buf[25 + 2] == 0x02 && buf[25 + 3] == 2 && hb_get_u16(&buf[25 + 4]) == 64,
-          "endpoint 2 is not bulk OUT 64");
-
-    usb_setup get_product = {0x80, 6, 0x0302, 0x0409, 255};
-    n = usb_host_control(&board, &get_product, buf);
-    CHECK(n == 30 && buf[1] == 3 && buf[2] == 'h', "product string: %d bytes", n);
-
-    usb_setup set_cfg = {0x00, 9, 1, 0, 0};
-    CHECK(usb_host_control(&board, &set_cfg, buf) == 0, "SET_CONFIGURATION failed");
-    usb_setup get_conf = {0x80, 8, 0, 0, 1};
-    n = usb_host_control(&board, &get_conf, buf);
-    CHECK(n == 1 && buf[0] == 1, "GET_CONFIGURATION: %d bytes, value %u", n, buf[0]);
-    return true;
+    return usb_enumerate(&board, 7, why, sizeof why);
 }
 
 static bool unsupported_request_stalls(void)
@@ -440,10 +402,51 @@ static bool bootloader_entry_leaves_key_and_resets(void)
     return true;
 }
 
+/* The ACK must reach a host that polls bulk IN only once per 1 ms frame:
+ * the firmware detaches right after it, and a detached device answers
+ * nothing (sim_board.c), so the firmware has to wait until the host has
+ * taken the packet.  Runs after a reboot, so it enumerates again first. */
+static bool bootloader_ack_reaches_a_slow_host(void)
+{
+    if (!usb_enumerate(&board, 7, why, sizeof why)) {
+        return false;
+    }
+    link_take(&host, HB_T_ACK, NULL);
+    uint8_t p[HB_ENTER_BOOTLOADER_LEN];
+    hb_put_u32(p, HB_BOOT_MAGIC);
+    uint32_t boots = board.boots;
+    CHECK(link_send(&host, HB_T_ENTER_BOOTLOADER, p, sizeof p), "send failed");
+    link_frame r;
+    bool acked = false;
+    for (int ms = 0; ms < 20 && !acked; ms++) {
+        link_pump_every(&host, 1000, 1000);
+        acked = link_take(&host, HB_T_ACK, &r);
+    }
+    CHECK(acked, "no ACK before the device left the bus (detached: %s)", board.usb_detached ? "yes" : "no");
+    CHECK(r.payload[HB_ACK_OFF_TYPE] == HB_T_ENTER_BOOTLOADER, "ACK for type 0x%02x", r.payload[HB_ACK_OFF_TYPE]);
+    for (int i = 0; i < 300 && board.boots == boots; i++) {
+        sim_run_us(&board, 1000);
+    }
+    CHECK(board.boots == boots + 1, "no watchdog reset after the ACK");
+    board.boots = boots; /* expected */
+    return true;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--serve") == 0) {
+        uint32_t poll_us = SERVE_DEFAULT_POLL_US;
+        if (argc == 5 && strcmp(argv[3], "--poll-us") == 0) {
+            poll_us = (uint32_t)strtoul(argv[4], NULL, 10);
+        } else if (argc != 3) {
+            fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N]\n", argv[0]);
+            return 2;
+        }
+        return serve_main(argv[2], poll_us);
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FIRMWARE.elf [STREAM_COMMANDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s FIRMWARE.elf [STREAM_COMMANDS]\n       %s --serve FIRMWARE.elf [--poll-us N]\n",
+                argv[0], argv[0]);
         return 2;
     }
     if (argc > 2) {
@@ -476,6 +479,7 @@ int main(int argc, char **argv)
     run_test("watchdog runs at 120 ms", watchdog_runs_at_120_ms);
     run_test("bootloader request needs its magic", bootloader_request_needs_magic);
     run_test("bootloader entry leaves the key and resets", bootloader_entry_leaves_key_and_resets);
+    run_test("bootloader ACK reaches a host polling every 1 ms", bootloader_ack_reaches_a_slow_host);
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

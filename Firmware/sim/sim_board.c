@@ -12,6 +12,8 @@
 #define ADDR_TCCR1B 0x81u
 #define ADDR_TWSR 0xB9u
 #define ADDR_TIFR1 0x36u
+#define ADDR_UDCON 0xE0u
+#define UDCON_DETACH 0x01u
 #define TWSR_STATUS_MASK 0xF8u
 #define TW_MT_SLA_ACK 0x18u
 #define TW_MT_SLA_NACK 0x20u
@@ -36,6 +38,20 @@ static void on_tccr1b(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
         b->timer1_start = avr->cycle;
         b->boots++;
     }
+}
+
+/* simavr's USB model ignores DETACH: a detached device still answers the
+ * host.  A real host loses the device the moment the pull-up goes, so the
+ * host side (usb_host.c) stops talking to it from this cycle on. */
+static void on_udcon(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void)addr;
+    sim_board *b = param;
+    bool detach = v & UDCON_DETACH;
+    if (detach && !b->usb_detached) {
+        b->detach_cycle = avr->cycle;
+    }
+    b->usb_detached = detach;
 }
 
 /* simavr 1.6 reports SLA+W as 0x28/0x30 (data) instead of 0x18/0x20: it
@@ -149,6 +165,7 @@ bool sim_board_load(sim_board *b, const char *elf_path)
         return false;
     }
     avr_register_io_write(b->avr, ADDR_TCCR1B, on_tccr1b, b);
+    avr_register_io_write(b->avr, ADDR_UDCON, on_udcon, b);
     avr_irq_register_notify(avr_io_getirq(b->avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_OUTPUT),
                             on_twi_output, b);
     avr_irq_register_notify(avr_io_getirq(b->avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_STATUS),

@@ -17,6 +17,8 @@ typedef struct sim_board {
     bool timer1_started;
     uint32_t boots;                 /* firmware starts seen (watchdog resets add one) */
     bool sla_w_pending;             /* an SLA+W went out; its status is due */
+    bool usb_detached;              /* UDCON.DETACH: the pull-up is off, the host sees no device */
+    avr_cycle_count_t detach_cycle;
     bool crashed;
 } sim_board;
 

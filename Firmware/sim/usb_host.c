@@ -9,6 +9,9 @@
 
 static int io(sim_board *b, uint32_t ctl, uint8_t pipe, uint8_t *buf, uint32_t sz)
 {
+    if (b->usb_detached && ctl != AVR_IOCTL_USB_RESET) {
+        return USB_HOST_DETACHED; /* no device on the bus (see sim_board.c) */
+    }
     struct avr_io_usb req = {.pipe = pipe, .sz = sz, .buf = buf};
     int r = avr_ioctl(b->avr, ctl, &req);
     return r < 0 ? r : (int)req.sz;
@@ -20,6 +23,9 @@ static int io_retry(sim_board *b, uint32_t ctl, uint8_t pipe, uint8_t *buf, uint
 {
     for (uint32_t i = 0; i < RETRY_LIMIT; i++) {
         int r = io(b, ctl, pipe, buf, sz);
+        if (r == USB_HOST_DETACHED) {
+            return r;
+        }
         if (r != AVR_IOCTL_USB_NAK && r != -1) {
             return r;
         }

@@ -10,6 +10,7 @@
 #define USB_HOST_OK 0
 #define USB_HOST_STALL -3
 #define USB_HOST_TIMEOUT -100
+#define USB_HOST_DETACHED -101
 
 typedef struct usb_setup {
     uint8_t bm_request_type, b_request;

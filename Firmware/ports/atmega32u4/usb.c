@@ -29,6 +29,9 @@
 #define EPSIZE_64 ((1u << EPSIZE1) | (1u << EPSIZE0))
 
 #define TX_RING 128u /* power of two */
+/* usb_flush's bound: ~6 us per round under simavr, so ~25 ms (25 USB frames,
+ * each of which a reading host polls in), well inside the 120 ms watchdog. */
+#define FLUSH_ROUNDS 4000u
 /* ~4 ms of polling at 16 MHz: far longer than a host takes to fetch the
  * next packet of a control read (one per 1 ms frame at most). */
 #define EP0_SPIN_LIMIT 8000u
@@ -299,13 +302,30 @@ void usb_poll(void)
     }
 }
 
+/* The host has taken the last packet handed to the bulk IN bank. */
+static bool bulk_in_bank_free(void)
+{
+    UENUM = USB_EP_BULK_IN;
+    return UEINTX & (1 << TXINI);
+}
+
 void usb_flush(void)
 {
+    if (!configuration) {
+        return;
+    }
     /* Only endpoint 0 and bulk IN: not bulk OUT, whose handler would feed
-     * the core again from inside the frame being handled. */
-    for (uint16_t i = 0; i < 20000u && tx_count; i++) {
+     * the core again from inside the frame being handled.  Done only when the
+     * ring is empty AND the host has taken the last packet: a caller about to
+     * detach (bootloader entry) would otherwise pull the device off the bus
+     * with its ACK still in the bank.  Bounded, for a host that stopped
+     * reading. */
+    for (uint16_t i = 0; i < FLUSH_ROUNDS; i++) {
         poll_ep0();
         poll_bulk_in();
+        if (!tx_count && bulk_in_bank_free()) {
+            return;
+        }
     }
 }
 

@@ -18,7 +18,8 @@ bool usb_configured(void);
 /* Queues bytes for the bulk IN endpoint; false (nothing queued) when the
  * whole run does not fit. */
 bool usb_send(const uint8_t *bytes, uint8_t len);
-/* Pushes queued bulk IN bytes out (bounded wait), without reading bulk OUT. */
+/* Pushes queued bulk IN bytes out and waits until the host has taken the
+ * last packet (bounded), without reading bulk OUT. */
 void usb_flush(void);
 void usb_detach(void);
 

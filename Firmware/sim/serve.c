@@ -1,0 +1,282 @@
+/*
+ * sim-harness --serve FIRMWARE.elf [--poll-us N]
+ *
+ * The firmware ELF under simavr as a USB device that another program drives:
+ * the Swift SimavrBridgeDevice, so the HapticEngine itself can stream to the
+ * real firmware.  Time is simulated and moves only when asked ("run"), so a
+ * host on the other end sees virtual time, like the in-process simulated board.
+ *
+ * One command per line on stdin; every reply and event is one line on stdout,
+ * flushed at once.  Times are µs with 4 decimals (one cycle is 1/16 µs).
+ *
+ *   send HEX   bytes to bulk OUT in 64-byte packets (whole frames)  -> ok SIM_US
+ *   run T      simulate until simulated time T µs                  -> done SIM_US
+ *   now                                                            -> done SIM_US
+ *   quit                                                           -> bye
+ *
+ * Events, printed as they happen, before the reply of the command they
+ * happened in:
+ *   ready SIM_US EPOCH_US   booted and enumerated; board time = SIM_US - EPOCH_US
+ *   frame SIM_US HEX        one board frame, read from bulk IN at that poll
+ *   i2c START_BOARD_US START_SIM_US STOP_BOARD_US w|r ADDR HEX
+ *                           one transaction at the DRV2605 model: board clock
+ *                           (the firmware's now_us) at START and STOP, simulated
+ *                           time at START; HEX = register pointer, then data
+ *   detach SIM_US           the firmware left the bus (bootloader jump)
+ *   reset SIM_US EPOCH_US   the firmware rebooted; enumerated again, new epoch
+ *   err MESSAGE             a command failed; fatal ones end the process (exit 1)
+ */
+#include "serve.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drv_model.h"
+#include "enumerate.h"
+#include "hapbridge/drv2605_regs.h"
+#include "hapbridge/frame.h"
+#include "hapbridge/protocol.h"
+#include "sim_board.h"
+#include "usb_host.h"
+
+#define EP_IN 1u
+#define EP_OUT 2u
+#define USB_ADDRESS 7u
+#define BOOT_US 2000u        /* clock, USB attach, chip probe (as main.c) */
+#define MAX_SEND 4096u
+#define MAX_PACKETS_PER_POLL 4 /* the 128-byte ring is at most 2 packets: a bound only */
+
+static sim_board board;
+static drv_model chip;
+static hb_decoder from_board;
+static avr_cycle_count_t poll_cycles, next_poll;
+static avr_cycle_count_t epoch; /* timer1_start as last reported */
+static uint32_t seen_boots;
+static bool detached;
+
+static void line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout); /* the host reads line by line: never leave one in a buffer */
+}
+
+static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
+static double now(void) { return us(board.avr->cycle); }
+
+/* Board time of a logged cycle.  A reboot moves Timer1's start; transactions
+ * from before it (logged in the same step) keep the epoch they ran under. */
+static double board_us_at(avr_cycle_count_t c)
+{
+    avr_cycle_count_t e = c >= board.timer1_start ? board.timer1_start : epoch;
+    return ((double)c - (double)e) / SIM_CYCLES_PER_US;
+}
+
+static void hex(char *out, const uint8_t *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15u];
+    }
+    out[2 * n] = 0;
+}
+
+/* Prints and forgets the transactions logged since the last call, so the
+ * model's log never fills however long the host runs. */
+static void emit_i2c(void)
+{
+    for (uint32_t i = 0; i < chip.count; i++) {
+        const drv_txn *t = &chip.log[i];
+        uint8_t bytes[1 + DRV_TXN_MAX_BYTES];
+        bytes[0] = t->reg;
+        memcpy(&bytes[1], t->bytes, t->n);
+        char text[2 * sizeof bytes + 1];
+        hex(text, bytes, 1u + t->n);
+        line("i2c %.4f %.4f %.4f %c %02x %s", board_us_at(t->start_cycle), us(t->start_cycle),
+             board_us_at(t->stop_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
+    }
+    chip.count = 0;
+    chip.log_full = false;
+}
+
+/* One host poll of bulk IN.  Frames are printed whole: re-encoding a frame the
+ * decoder accepted gives back exactly its bytes (the fuzzer checks this), and
+ * a corrupt run from the board is dropped as a USB host's CRC would drop it
+ * (the engine then sees a board sequence gap). */
+static void poll_in(void)
+{
+    uint8_t buf[64];
+    for (int p = 0; p < MAX_PACKETS_PER_POLL; p++) {
+        int n = usb_host_bulk_in(&board, EP_IN, buf);
+        if (n <= 0) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (hb_decoder_push(&from_board, buf[i]) != HB_DECODE_FRAME) {
+                continue;
+            }
+            uint8_t frame[HB_FRAME_MAX_LEN];
+            char text[2 * HB_FRAME_MAX_LEN + 1];
+            uint8_t len = hb_frame_encode(frame, hb_decoder_seq(&from_board), hb_decoder_type(&from_board),
+                                          hb_decoder_payload(&from_board), hb_decoder_len(&from_board));
+            hex(text, frame, len);
+            line("frame %.4f %s", now(), text);
+        }
+    }
+}
+
+/* Detach (bootloader jump) and reboots (watchdog) as a USB host sees them:
+ * the device goes, then a new one enumerates. */
+static bool check_link(void)
+{
+    if (!detached && board.usb_detached) {
+        detached = true; /* from this cycle on usb_host.c gets no answer */
+        line("detach %.4f", us(board.detach_cycle));
+    }
+    if (board.boots == seen_boots) {
+        return true;
+    }
+    seen_boots = board.boots;
+    if (!detached) { /* detached and re-attached within one step: still a detach */
+        line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
+    }
+    bool ran = sim_run_us(&board, BOOT_US);
+    emit_i2c(); /* under both epochs: board_us_at tells them apart */
+    epoch = board.timer1_start;
+    if (!ran) {
+        return false;
+    }
+    hb_decoder_init(&from_board);
+    char why[160];
+    if (!usb_enumerate(&board, USB_ADDRESS, why, sizeof why)) {
+        line("err enumeration after reset failed: %s", why);
+        return false;
+    }
+    emit_i2c();
+    detached = false;
+    line("reset %.4f %.4f", now(), us(epoch));
+    return true;
+}
+
+/* Runs to `end`, stopping at every poll instant.  Polls sit on a fixed grid
+ * of simulated time, so how the host splits its "run"s changes nothing. */
+static bool run_to(avr_cycle_count_t end)
+{
+    while (board.avr->cycle < end) {
+        avr_cycle_count_t stop = end < next_poll ? end : next_poll;
+        if (stop > board.avr->cycle && !sim_run_cycles(&board, stop - board.avr->cycle)) {
+            emit_i2c();
+            return false;
+        }
+        emit_i2c();
+        if (board.avr->cycle >= next_poll) {
+            if (!detached) {
+                poll_in();
+            }
+            while (next_poll <= board.avr->cycle) {
+                next_poll += poll_cycles;
+            }
+        }
+        if (!check_link()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int nibble(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static void cmd_send(const char *text)
+{
+    static uint8_t bytes[MAX_SEND];
+    size_t n = 0;
+    for (; text[0] && text[1] && n < MAX_SEND; text += 2) {
+        int hi = nibble(text[0]), lo = nibble(text[1]);
+        if (hi < 0 || lo < 0) {
+            break;
+        }
+        bytes[n++] = (uint8_t)(hi << 4 | lo);
+    }
+    if (text[0] || n == 0) {
+        line("err send: expected 1..%u bytes as hex", MAX_SEND);
+        return;
+    }
+    if (detached || board.usb_detached) {
+        line("err send: detached");
+        return;
+    }
+    for (size_t off = 0; off < n; off += 64) {
+        uint8_t chunk = (uint8_t)(n - off > 64 ? 64 : n - off);
+        /* a full OUT bank is NAKed: usb_host retries, running the CPU meanwhile */
+        if (usb_host_bulk_out(&board, EP_OUT, &bytes[off], chunk) < 0) {
+            emit_i2c();
+            line("err send: bulk OUT not accepted after %zu of %zu bytes", off, n);
+            return;
+        }
+    }
+    emit_i2c();
+    line("ok %.4f", now());
+}
+
+int serve_main(const char *elf_path, uint32_t poll_us)
+{
+    if (!sim_board_load(&board, elf_path)) {
+        line("err cannot load firmware %s", elf_path);
+        return 1;
+    }
+    drv_model_attach(&chip, board.avr);
+    hb_decoder_init(&from_board);
+    poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
+    sim_run_us(&board, BOOT_US);
+    char why[160];
+    if (!usb_enumerate(&board, USB_ADDRESS, why, sizeof why)) {
+        line("err enumeration failed: %s", why);
+        return 1;
+    }
+    seen_boots = board.boots;
+    epoch = board.timer1_start;
+    next_poll = board.avr->cycle + poll_cycles;
+    emit_i2c();
+    line("ready %.4f %.4f", now(), us(epoch));
+
+    char *cmd = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while ((got = getline(&cmd, &cap, stdin)) > 0) {
+        cmd[strcspn(cmd, "\r\n")] = 0;
+        if (strncmp(cmd, "send ", 5) == 0) {
+            cmd_send(cmd + 5);
+        } else if (strncmp(cmd, "run ", 4) == 0) {
+            double t = strtod(cmd + 4, NULL);
+            avr_cycle_count_t end = t > 0 ? (avr_cycle_count_t)(t * SIM_CYCLES_PER_US) : 0;
+            if (!run_to(end)) {
+                line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+                free(cmd);
+                return 1;
+            }
+            line("done %.4f", now());
+        } else if (strcmp(cmd, "now") == 0) {
+            line("done %.4f", now());
+        } else if (strcmp(cmd, "quit") == 0) {
+            line("bye");
+            break;
+        } else {
+            line("err unknown command: %.40s", cmd);
+        }
+    }
+    free(cmd);
+    return 0;
+}
