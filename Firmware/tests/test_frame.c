@@ -27,6 +27,28 @@ static bool crc16_matches_ccitt_false_check_value(void)
     return true;
 }
 
+/* The polynomial's definition, one bit at a time: what the byte-wise form must equal. */
+static uint16_t crc16_bitwise(uint16_t crc, uint8_t byte)
+{
+    uint32_t c = crc ^ ((uint32_t)byte << 8);
+    for (int bit = 0; bit < 8; bit++) {
+        c = (c & 0x8000u) ? ((c << 1) ^ 0x1021u) : (c << 1);
+    }
+    return (uint16_t)(c & 0xFFFFu);
+}
+
+static bool crc16_bytewise_update_equals_the_bitwise_definition(void)
+{
+    for (uint32_t crc = 0; crc <= 0xFFFFu; crc += 7u) {
+        for (uint32_t byte = 0; byte <= 0xFFu; byte++) {
+            uint16_t want = crc16_bitwise((uint16_t)crc, (uint8_t)byte);
+            uint16_t got = hb_crc16_update((uint16_t)crc, (uint8_t)byte);
+            CHECK(want == got);
+        }
+    }
+    return true;
+}
+
 static bool documented_example_frame_encodes_byte_for_byte(void)
 {
     /* PROTOCOL.md's worked examples, first: RTP amplitude 0x7F at board time
@@ -179,6 +201,7 @@ static bool queue_keeps_fifo_order_and_reports_full(void)
 
 const test_case frame_tests[] = {
     {"crc16 matches the CCITT-FALSE check value", crc16_matches_ccitt_false_check_value},
+    {"crc16 byte-wise update equals the bitwise definition", crc16_bytewise_update_equals_the_bitwise_definition},
     {"documented example frames encode byte for byte", documented_example_frame_encodes_byte_for_byte},
     {"decoder accepts a valid frame", decoder_accepts_a_valid_frame},
     {"decoder skips noise before the magic", decoder_skips_noise_before_the_magic},
