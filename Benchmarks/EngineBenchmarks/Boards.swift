@@ -23,11 +23,16 @@ func takeRTPWrites(_ board: SimulatedBoard) -> [(boardTime: UInt32, value: UInt8
     return board.registerWrites.filter { $0.register == rtpInputRegister }.map { ($0.boardTime, $0.value) }
 }
 
-/// A stream of `count` device-timed RTP commands, one per millisecond: 1 ms
-/// continuous events whose intensity alternates, so every control step writes a new
-/// amplitude (a steady one would be sent once).
-func millisecondSteps(count: Int) -> HapticPattern {
+/// How long each step of `alternatingSteps` lasts: two control steps (1 kHz), so
+/// every event is sampled at least once whatever the float rounding of its edges
+/// (1 ms events on a 1 ms grid alias: ~2 % of them fell between two samples).
+let stepSeconds = 0.002
+
+/// A stream of `count` device-timed RTP commands: continuous events of
+/// `stepSeconds` whose intensity alternates, so each one writes a new amplitude (a
+/// steady one would be sent once).
+func alternatingSteps(count: Int) -> HapticPattern {
     HapticPattern(events: (0..<count).map { i in
-        .continuous(at: Double(i) * 0.001, duration: 0.001, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
+        .continuous(at: Double(i) * stepSeconds, duration: stepSeconds, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
     })
 }

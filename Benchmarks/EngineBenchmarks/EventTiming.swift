@@ -11,7 +11,7 @@ struct TimingRun {
     var statistics: StreamStatistics
 }
 
-/// |RTP_INPUT write − stamp| for `count` 1 ms steps streamed through the look-ahead
+/// |RTP_INPUT write − stamp| for `count` 2 ms steps streamed through the look-ahead
 /// scheduler to the simulated board, with a 500 µs link. In virtual time this
 /// checks the scheduler (every command in the queue before its stamp gives 0); in
 /// real time the host's wake-ups and work are real and a command that misses its
@@ -22,10 +22,10 @@ func simulatedBoardEventTiming(count: Int, timing: SimulatedTiming) async throws
     let engine = HapticEngine(
         device: device, actuator: try actuatorProfile(), options: .init(driving: timing == .virtual ? .manual : .automatic))
     try await engine.start()
-    let player = try await engine.makePlayer(with: millisecondSteps(count: count))
+    let player = try await engine.makePlayer(with: alternatingSteps(count: count))
     let begin = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6
     try await player.start(atTime: begin)
-    let seconds = Double(count) * 0.001 + 0.1
+    let seconds = Double(count) * stepSeconds + 0.1
     if timing == .virtual {
         try await engine.advance(bySeconds: seconds)
     } else {

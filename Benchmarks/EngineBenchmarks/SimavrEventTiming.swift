@@ -25,7 +25,7 @@ func simavrEventTiming(count: Int, packageRoot: String) async throws -> SimavrTi
     let simStart = sim.simulationMicroseconds
     let engine = HapticEngine(device: StampRecorder(sim), actuator: try actuatorProfile(), options: .init(driving: .manual))
     try await engine.start()
-    let player = try await engine.makePlayer(with: millisecondSteps(count: count))
+    let player = try await engine.makePlayer(with: alternatingSteps(count: count))
     let begin = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6
     try await player.start(atTime: begin)
 
@@ -33,7 +33,7 @@ func simavrEventTiming(count: Int, packageRoot: String) async throws -> SimavrTi
     // memory stays bounded however long the run.
     var writes: [(start: Double, register: UInt8, value: UInt8)] = []
     var stamps: [UInt32] = []
-    var remaining = Double(count) * 0.001 + 0.1
+    var remaining = Double(count) * stepSeconds + 0.1
     while remaining > 0 {
         let step = min(1.0, remaining)
         try await engine.advance(bySeconds: step)

@@ -111,11 +111,9 @@ struct EngineOnFirmwareTests {
             if e > 10 { late.append((s, e)) }
             j += 1
         }
-        // The compiler stamps an OL_LRA_PERIOD write at the same time as an RTP:
-        // the RTP then waits for that write on the bus (~30 µs under simavr).
-        withKnownIssue("OL_LRA_PERIOD write shares the RTP's stamp", isIntermittent: true) {
-            #expect(late.isEmpty, "RTP writes late: \(late.prefix(5).map { "\($0.stamp): +\($0.error) µs" })")
-        }
+        // An OL_LRA_PERIOD write sharing the RTP's stamp is queued after it (the
+        // compiler's rule 2), so the RTP never waits for it on the bus.
+        #expect(late.isEmpty, "RTP writes late: \(late.prefix(5).map { "\($0.stamp): +\($0.error) µs" })")
         await engine.stop()
     }
 
