@@ -371,24 +371,38 @@ static bool run_batch(int32_t ahead, double *arrive, double *starts)
     }
     printf("\n");
     CHECK(n == BATCH_WRITES, "%u writes, wanted %u", n, BATCH_WRITES);
-    (void)at;
     return true;
 }
 
-static bool batch_already_due_runs_back_to_back(void)
+/* Each write of a batch that is already due runs as soon as its frame is
+ * queued, and the next frame is taken in only after it (the timer interrupt
+ * preempts the intake): the gap is one frame's intake (~80 us) plus one
+ * command's execution (~75 us with a 30 us simavr bus write), ~260 us where
+ * the second USB packet is fetched (main loop, usb_poll), against ~236 us
+ * for every write with the byte-at-a-time decoder (2,219 us for the nine). */
+#define LATE_BATCH_MAX_GAP_US 300.0
+#define LATE_BATCH_MAX_SPAN_US 1700.0
+
+static bool batch_already_due_runs_as_fast_as_it_is_taken_in(void)
 {
     double arrive, starts[BATCH_WRITES + 4u];
     if (!run_batch(-200, &arrive, starts)) {
         return false;
     }
+    CHECK(starts[0] - arrive < 250.0, "first write %.1f us after arrival", starts[0] - arrive);
     for (uint32_t i = 1; i < BATCH_WRITES; i++) {
         double gap = starts[i] - starts[i - 1];
-        CHECK(gap < 60.0, "write %u started %.1f us after the previous one", i, gap);
+        CHECK(gap < LATE_BATCH_MAX_GAP_US, "write %u started %.1f us after the previous one", i, gap);
     }
+    double span = starts[BATCH_WRITES - 1u] - arrive;
+    CHECK(span < LATE_BATCH_MAX_SPAN_US, "last write %.1f us after arrival", span);
     return true;
 }
 
-static bool batch_due_soon_runs_back_to_back_at_its_stamp(void)
+/* 500 us ahead, the frames taken in by the stamp (at ~80 us each, at least
+ * four) run back to back on it: one bus write after another, no intake
+ * between them. */
+static bool batch_due_soon_starts_on_its_stamp_back_to_back(void)
 {
     double arrive, starts[BATCH_WRITES + 4u];
     if (!run_batch(500, &arrive, starts)) {
@@ -397,13 +411,16 @@ static bool batch_due_soon_runs_back_to_back_at_its_stamp(void)
     double stamp = (double)(uint32_t)((int32_t)arrive + 500);
     CHECK(starts[0] >= stamp && starts[0] - stamp < 20.0, "first write %.1f us after its stamp",
           starts[0] - stamp);
-    for (uint32_t i = 1; i < BATCH_WRITES; i++) {
+    for (uint32_t i = 1; i < 4; i++) {
         double gap = starts[i] - starts[i - 1];
-        CHECK(gap < 60.0, "write %u started %.1f us after the previous one", i, gap);
+        CHECK(gap < 65.0, "write %u started %.1f us after the previous one", i, gap);
+    }
+    for (uint32_t i = 4; i < BATCH_WRITES; i++) {
+        double gap = starts[i] - starts[i - 1];
+        CHECK(gap < LATE_BATCH_MAX_GAP_US, "write %u started %.1f us after the previous one", i, gap);
     }
     return true;
 }
-
 
 /* Intake cost: cycles from a bulk OUT packet reaching the bank to the core
  * queueing each of its frames (the CPU arriving at hb_queue_push), stepped one
@@ -486,6 +503,10 @@ static bool frame_intake_cost_is_measured(void)
     printf("# intake, %u frames in one %u-byte transfer: first queued %.1f us, last %.1f us, "
            "%.1f us per frame after the first\n",
            BATCH_WRITES, all.len, first, last, (last - first) / (BATCH_WRITES - 1u));
+    /* ~160 us with a decoder call per byte; ~90 us taking a frame's header
+     * and body in runs (frame.c hb_decoder_push_bytes). */
+    double per_frame = (last - first) / (BATCH_WRITES - 1u);
+    CHECK(per_frame < 110.0, "%.1f us per frame batched", per_frame);
     CHECK(hello(1000, 0, &r), "no HELLO_REPLY"); /* drops the far-stamped commands */
     return true;
 }
@@ -671,8 +692,10 @@ int main(int argc, char **argv)
     run_test("unknown type is reported", unknown_type_is_reported);
     run_test("queue status counts executions", queue_status_counts_executions);
     run_test("frame intake cost is measured", frame_intake_cost_is_measured);
-    run_test("a batch already due on arrival runs back to back", batch_already_due_runs_back_to_back);
-    run_test("a batch due soon runs back to back at its stamp", batch_due_soon_runs_back_to_back_at_its_stamp);
+    run_test("a batch already due on arrival runs as fast as it is taken in",
+             batch_already_due_runs_as_fast_as_it_is_taken_in);
+    run_test("a batch due soon starts on its stamp, the frames taken in back to back",
+             batch_due_soon_starts_on_its_stamp_back_to_back);
     run_test("latched fault stops the actuator", latched_fault_stops_actuator);
     run_test("over-long drive is stopped", over_long_drive_is_stopped);
     run_test("host silence stops the actuator", host_silence_stops_actuator);
