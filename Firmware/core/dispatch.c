@@ -273,9 +273,13 @@ static void on_frame(hb_core *core)
 
 void hb_core_receive(hb_core *core, const uint8_t *bytes, uint32_t len)
 {
-    for (uint32_t i = 0; i < len; i++) {
-        hb_decoder *d = &core->decoder;
-        switch (hb_decoder_push(d, bytes[i])) {
+    hb_decoder *d = &core->decoder;
+    while (len) {
+        uint32_t used;
+        hb_decode_result r = hb_decoder_push_bytes(d, bytes, len, &used);
+        bytes += used;
+        len -= used;
+        switch (r) {
         case HB_DECODE_FRAME:
             on_frame(core);
             break;

@@ -45,6 +45,55 @@ hb_decode_result hb_decoder_push(hb_decoder *dec, uint8_t byte)
 
     dec->pos = 0;
     uint16_t want = hb_get_u16(&dec->buf[HB_FRAME_HEADER_LEN + len]);
-    uint16_t got = hb_crc16(&dec->buf[HB_FRAME_OFFSET_LEN], (uint32_t)HB_FRAME_HEADER_LEN - 1u + len);
+    /* hb_crc16 with an 8-bit count: a frame is at most 54 bytes. */
+    uint16_t got = HB_CRC16_INIT;
+    const uint8_t *p = &dec->buf[HB_FRAME_OFFSET_LEN];
+    for (uint8_t n = (uint8_t)(HB_FRAME_HEADER_LEN - 1u + len); n; n--) {
+        got = hb_crc16_update(got, *p++);
+    }
     return want == got ? HB_DECODE_FRAME : HB_DECODE_BAD_CRC;
+}
+
+hb_decode_result hb_decoder_push_bytes(hb_decoder *dec, const uint8_t *bytes, uint32_t len,
+                                       uint32_t *used)
+{
+    /* Pointers, not a 32-bit index: this loop is on every byte the host sends. */
+    const uint8_t *in = bytes;
+    const uint8_t *const end = bytes + len;
+    hb_decode_result r = HB_DECODE_MORE;
+    while (in != end) {
+        uint8_t pos = dec->pos;
+        if (pos == 0 && in[0] == HB_FRAME_MAGIC && (uint32_t)(end - in) >= HB_FRAME_HEADER_LEN &&
+            in[HB_FRAME_OFFSET_LEN] <= HB_FRAME_MAX_PAYLOAD) {
+            /* A whole header with a valid length: taken at once, as
+             * hb_decoder_push would take it byte by byte. */
+            for (; pos < HB_FRAME_HEADER_LEN; pos++) {
+                dec->buf[pos] = *in++;
+            }
+            dec->pos = pos;
+        }
+        if (pos >= HB_FRAME_HEADER_LEN) {
+            /* Inside a frame whose length is known and bounded: its bytes up
+             * to the last are stored as they come.  The last goes through
+             * hb_decoder_push, which checks the CRC. */
+            uint8_t run = (uint8_t)(dec->buf[HB_FRAME_OFFSET_LEN] + HB_FRAME_OVERHEAD - 1u - pos);
+            if ((uint32_t)(end - in) <= run) {
+                run = (uint8_t)(end - in);
+            }
+            uint8_t *to = &dec->buf[pos];
+            dec->pos = (uint8_t)(pos + run);
+            while (run--) {
+                *to++ = *in++;
+            }
+            if (in == end) {
+                break;
+            }
+        }
+        r = hb_decoder_push(dec, *in++);
+        if (r != HB_DECODE_MORE) {
+            break;
+        }
+    }
+    *used = (uint32_t)(in - bytes);
+    return r;
 }

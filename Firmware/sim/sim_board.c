@@ -158,6 +158,8 @@ bool sim_board_load(sim_board *b, const char *elf_path)
     b->avr->frequency = fw.frequency;
     b->avr->log = LOG_NONE;
     avr_load_firmware(b->avr, &fw);
+    b->symbols = fw.symbol;
+    b->symbol_count = fw.symbolcount;
     b->avr->sleep = no_sleep;
     unstick_twint(b->avr);
     if (!fix_tifr1(b->avr)) {
@@ -196,4 +198,30 @@ double sim_now_us(const sim_board *b) { return (double)b->avr->cycle / SIM_CYCLE
 double sim_board_us_at(const sim_board *b, avr_cycle_count_t cycle)
 {
     return ((double)cycle - (double)b->timer1_start) / SIM_CYCLES_PER_US;
+}
+
+uint32_t sim_board_symbol(const sim_board *b, const char *name)
+{
+    for (uint32_t i = 0; i < b->symbol_count; i++) {
+        if (b->symbols[i] && strcmp(b->symbols[i]->symbol, name) == 0 && b->symbols[i]->addr < 0x8000u) {
+            return b->symbols[i]->addr;
+        }
+    }
+    return 0;
+}
+
+bool sim_run_until_pc(sim_board *b, uint32_t pc, avr_cycle_count_t max_cycles)
+{
+    avr_cycle_count_t end = b->avr->cycle + max_cycles;
+    while (b->avr->cycle < end) {
+        int state = avr_run(b->avr); /* one instruction (or one interrupt entry) */
+        if (state == cpu_Done || state == cpu_Crashed) {
+            b->crashed = true;
+            return false;
+        }
+        if (b->avr->pc == pc) {
+            return true;
+        }
+    }
+    return false;
 }

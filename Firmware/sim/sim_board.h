@@ -20,6 +20,8 @@ typedef struct sim_board {
     bool usb_detached;              /* UDCON.DETACH: the pull-up is off, the host sees no device */
     avr_cycle_count_t detach_cycle;
     bool crashed;
+    avr_symbol_t **symbols;         /* the ELF's symbol table, for measurements */
+    uint32_t symbol_count;
 } sim_board;
 
 bool sim_board_load(sim_board *b, const char *elf_path);
@@ -29,5 +31,11 @@ bool sim_run_cycles(sim_board *b, avr_cycle_count_t cycles);
 double sim_now_us(const sim_board *b);
 /* Board time (the firmware's now_us) at a simulated cycle. */
 double sim_board_us_at(const sim_board *b, avr_cycle_count_t cycle);
+/* Flash byte address of a function in the ELF, or 0 when it has none (inlined). */
+uint32_t sim_board_symbol(const sim_board *b, const char *name);
+/* Runs one instruction at a time until the CPU is about to execute `pc` (a
+ * function's entry: the cycle the call lands), at most max_cycles; false when
+ * it did not get there. */
+bool sim_run_until_pc(sim_board *b, uint32_t pc, avr_cycle_count_t max_cycles);
 
 #endif

@@ -88,6 +88,11 @@ int usb_host_bulk_out(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len
     return io_retry(b, AVR_IOCTL_USB_WRITE, ep, (uint8_t *)data, len);
 }
 
+int usb_host_bulk_out_once(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len)
+{
+    return io(b, AVR_IOCTL_USB_WRITE, ep, (uint8_t *)data, len);
+}
+
 int usb_host_bulk_in(sim_board *b, uint8_t ep, uint8_t *buf64)
 {
     /* simavr answers an empty bulk IN with a zero-length packet, not a NAK */

@@ -23,6 +23,9 @@ int usb_host_control(sim_board *b, const usb_setup *s, uint8_t *buf);
 /* One bulk OUT packet (<= 64 bytes); retries NAKs. */
 int usb_host_bulk_out(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len);
 /* One bulk IN packet, 0 when the device has nothing. */
+/* One bulk OUT attempt without retrying or running the CPU: the packet's
+ * length, AVR_IOCTL_USB_NAK while the bank is full, or another error. */
+int usb_host_bulk_out_once(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len);
 int usb_host_bulk_in(sim_board *b, uint8_t ep, uint8_t *buf64);
 
 #endif

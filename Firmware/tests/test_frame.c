@@ -199,11 +199,77 @@ static bool queue_keeps_fifo_order_and_reports_full(void)
     return true;
 }
 
+
+/* hb_core_receive decodes in runs (hb_decoder_push_bytes); whatever the
+ * chunking, it must see exactly what a byte-at-a-time decoder sees: the same
+ * results in the same order, the same frames, the same bytes skipped. */
+static bool run_decoding_equals_byte_at_a_time(void)
+{
+    uint8_t stream[400];
+    uint32_t n = 0;
+    uint32_t lcg = 7u;
+    for (uint8_t k = 0; k < 24u; k++) {
+        uint8_t p[HB_FRAME_MAX_PAYLOAD];
+        uint8_t len = (uint8_t)(k % 9u);
+        for (uint8_t i = 0; i < len; i++) {
+            lcg = lcg * 1103515245u + 12345u;
+            p[i] = (uint8_t)(lcg >> 16);
+        }
+        n += hb_frame_encode(&stream[n], k, 0x10, p, len);
+        if (k % 5u == 1u) {
+            stream[n - 1u] ^= 0x40u; /* bad CRC */
+        } else if (k % 7u == 2u) {
+            stream[n++] = HB_FRAME_MAGIC; /* a false start with an impossible length */
+            stream[n++] = 0xC8;
+        } else if (k % 4u == 3u) {
+            stream[n++] = 0x00; /* noise */
+        }
+    }
+    hb_decode_result want[400];
+    uint8_t want_seq[400];
+    uint32_t nwant = 0;
+    hb_decoder ref;
+    hb_decoder_init(&ref);
+    for (uint32_t i = 0; i < n; i++) {
+        hb_decode_result r = hb_decoder_push(&ref, stream[i]);
+        if (r != HB_DECODE_MORE) {
+            want_seq[nwant] = hb_decoder_seq(&ref);
+            want[nwant++] = r;
+        }
+    }
+    CHECK(nwant > 24u);
+    for (uint32_t chunk = 1; chunk <= 70u; chunk++) {
+        hb_decoder d;
+        hb_decoder_init(&d);
+        uint32_t got = 0;
+        for (uint32_t off = 0; off < n; off += chunk) {
+            uint32_t left = n - off < chunk ? n - off : chunk;
+            const uint8_t *at = &stream[off];
+            while (left) {
+                uint32_t used;
+                hb_decode_result r = hb_decoder_push_bytes(&d, at, left, &used);
+                CHECK(used >= 1u && used <= left);
+                CHECK(r != HB_DECODE_MORE || used == left);
+                at += used;
+                left -= used;
+                if (r != HB_DECODE_MORE) {
+                    CHECK(got < nwant && r == want[got] && hb_decoder_seq(&d) == want_seq[got]);
+                    got++;
+                }
+            }
+        }
+        CHECK(got == nwant);
+        CHECK(d.skipped == ref.skipped && d.pos == ref.pos);
+    }
+    return true;
+}
+
 const test_case frame_tests[] = {
     {"crc16 matches the CCITT-FALSE check value", crc16_matches_ccitt_false_check_value},
     {"crc16 byte-wise update equals the bitwise definition", crc16_bytewise_update_equals_the_bitwise_definition},
     {"documented example frames encode byte for byte", documented_example_frame_encodes_byte_for_byte},
     {"decoder accepts a valid frame", decoder_accepts_a_valid_frame},
+    {"run decoding equals byte-at-a-time decoding at any chunking", run_decoding_equals_byte_at_a_time},
     {"decoder skips noise before the magic", decoder_skips_noise_before_the_magic},
     {"decoder rejects any corrupted byte", decoder_rejects_a_corrupted_byte},
     {"decoder rejects an oversized length and resyncs", decoder_rejects_oversized_length_and_resyncs_on_next_frame},

@@ -230,7 +230,12 @@ static inline uint16_t hb_crc16_update(uint16_t crc, uint8_t byte)
 {
     uint8_t x = (uint8_t)((crc >> 8) ^ byte);
     x ^= (uint8_t)(x >> 4);
-    return (uint16_t)((uint16_t)(crc << 8) ^ (uint16_t)((uint16_t)x << 12) ^ (uint16_t)((uint16_t)x << 5) ^ x);
+    /* (crc << 8) ^ (x << 12) ^ (x << 5) ^ x, built a byte at a time: avr-gcc
+     * compiles a 16-bit "x << 5" as a five-round loop, these as swap/shift
+     * instructions (~15 cycles a byte instead of ~45). */
+    uint8_t hi = (uint8_t)((uint8_t)crc ^ (uint8_t)(x << 4) ^ (uint8_t)(x >> 3));
+    uint8_t lo = (uint8_t)((uint8_t)(x << 5) ^ x);
+    return (uint16_t)((uint16_t)hi << 8 | lo);
 }
 
 static inline uint16_t hb_crc16(const uint8_t *data, uint32_t len)
