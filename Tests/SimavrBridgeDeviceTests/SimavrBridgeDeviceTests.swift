@@ -117,10 +117,10 @@ struct EngineOnFirmwareTests {
         await engine.stop()
     }
 
-    /// The firmware takes ~250 µs of CPU to take in one frame sent in its own USB
-    /// transfer (half of it the bitwise CRC), and `start()` sends its chip set-up as
-    /// ~10 frames stamped together a lead ahead: the last of them reach the queue
-    /// after their stamp and run late (board underruns).
+    /// The firmware takes a batch in frame by frame (~93 µs each) and runs a command
+    /// already due as soon as it is queued: `start()` stamps its ~10-frame chip setup
+    /// far enough ahead (`frameIntakeMicroseconds` per frame) that the whole block is
+    /// queued by its stamp and runs back to back, each write after the last.
     @Test func theStartUpBurstRunsOnItsStamp() async throws {
         let engine = try makeEngine()
         try await engine.start()
@@ -134,10 +134,8 @@ struct EngineOnFirmwareTests {
         let last = log.filter { $0.startBoardMicroseconds >= Double(stamp) - 1 }.prefix(burst.count + 1).last
         let span = (last?.startBoardMicroseconds ?? .infinity) - Double(stamp)
         let underruns = await engine.statistics.boardUnderruns
-        withKnownIssue("the board takes in one frame per ~250 µs; the start-up burst is stamped closer than that", isIntermittent: true) {
-            #expect(span <= Double(burst.count + 1) * 70, "the burst's last write started \(span) µs after its stamp")
-            #expect(underruns == 0)
-        }
+        #expect(span <= Double(burst.count + 1) * 70, "the burst's last write started \(span) µs after its stamp")
+        #expect(underruns == 0)
         await engine.stop()
     }
 

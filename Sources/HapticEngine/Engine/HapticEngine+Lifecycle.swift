@@ -89,7 +89,9 @@ extension HapticEngine {
     func prepare() throws(HapticEngineError) -> Int64 {
         guard let target, let now = boardNow() else { return 0 }
         compiler?.reset()
-        let at = max(now + lead(), generatedUntil)
+        // A block of frames: the last must be taken in before the shared stamp.
+        let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds
+        let at = max(now + lead() + intake, generatedUntil)
         pending += target.setupCommands(at: at)
         pending.append(TimedCommand(time: at, command: .rtp(0)))
         generatedUntil = at

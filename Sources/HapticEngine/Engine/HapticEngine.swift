@@ -45,15 +45,21 @@ public actor HapticEngine {
         /// call, ~50 µs at p99 on a 2-core VM). Larger values buy fewer late first
         /// commands on a loaded host at the cost of start latency, one for one.
         public var leadMarginMicroseconds: Int64
+        /// How long the board takes to take in one frame of a batch (the ATmega32U4
+        /// port: ~93 µs, measured under simavr; see Firmware/README.md). `start()`
+        /// stamps its chip setup (~10 frames) this much later per frame than "now",
+        /// so the whole block is queued by its stamp and runs back to back on time.
+        public var frameIntakeMicroseconds: Int64
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
             queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
-            leadMarginMicroseconds: Int64 = 50
+            leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
         ) {
             self.leadMarginMicroseconds = leadMarginMicroseconds
+            self.frameIntakeMicroseconds = frameIntakeMicroseconds
             self.driving = driving
             self.lookAheadMicroseconds = lookAheadMicroseconds
             self.servicePeriodMicroseconds = servicePeriodMicroseconds
