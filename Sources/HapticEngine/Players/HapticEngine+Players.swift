@@ -64,8 +64,13 @@ extension HapticEngine {
         try body(&p, t)
         players[id] = p
         // Act now rather than at the next service pass: this is the start latency.
+        // The action's own step goes out first, alone, so compiling the rest of the
+        // window is not between its stamp and its frame leaving.
         if state == .running, let now = boardNow() {
-            generate(upTo: now + options.lookAheadMicroseconds)
+            let window = now + options.lookAheadMicroseconds
+            generate(upTo: min(t, window))
+            try sendPending(now: now)
+            generate(upTo: window)
             try sendPending(now: now)
         }
     }
