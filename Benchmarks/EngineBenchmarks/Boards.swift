@@ -18,9 +18,9 @@ func benchmarkBoard() throws -> SimulatedBoard {
 }
 
 /// RTP_INPUT writes on the simulated board's chip, oldest first; the log is cleared.
-func takeRTPWrites(_ board: SimulatedBoard) -> [(boardTime: UInt32, value: UInt8)] {
+func takeRTPWrites(_ board: SimulatedBoard) -> [(time: Double, value: UInt8)] {
     defer { board.clearI2CLog() }
-    return board.registerWrites.filter { $0.register == rtpInputRegister }.map { ($0.boardTime, $0.value) }
+    return board.registerWrites.filter { $0.register == rtpInputRegister }.map { (Double($0.boardTime), $0.value) }
 }
 
 /// How long each step of `alternatingSteps` lasts: two control steps (1 kHz), so

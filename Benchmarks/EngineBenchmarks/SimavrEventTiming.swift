@@ -49,28 +49,18 @@ func simavrEventTiming(count: Int, packageRoot: String) async throws -> SimavrTi
     }
     let statistics = await engine.statistics
     if !(await engine.isRunning) { print("   WARNING: the engine stopped during the run") }
-    let (simEnd, sent) = await engine.withDevice { d in
-        let r = d as! StampRecorder<SimavrBridgeDevice>
-        return (r.inner.simulationMicroseconds, r.sent)
-    }
+    let simEnd = await engine.withDevice { d in (d as! StampRecorder<SimavrBridgeDevice>).inner.simulationMicroseconds }
     let wall = microseconds(clock.now - wallStart) / 1e6
     await engine.stop()
 
     let first = UInt32(begin * 1e6)
-    // Each CMD_RTP takes the next RTP_INPUT write of its value not before it (the
-    // firmware never starts early), as StampRecorder.timingErrors does.
-    let rtpWrites = writes.filter { $0.register == rtpInputRegister }
-    var rtp: [Double] = []
-    var unmatched = 0
-    var j = 0
-    for (stamp, amplitude) in sent where stamp >= first {
-        while j < rtpWrites.count, rtpWrites[j].value != amplitude || rtpWrites[j].start < Double(stamp) - 1 { j += 1 }
-        guard j < rtpWrites.count else { unmatched += 1; continue }
-        rtp.append(abs(rtpWrites[j].start - Double(stamp)))
-        j += 1
+    // The simavr log times each START to the cycle: 1 µs of rounding, no more.
+    let rtpWrites = writes.filter { $0.register == rtpInputRegister }.map { (time: $0.start, value: $0.value) }
+    let (rtp, unmatched) = await engine.withDevice { d in
+        (d as! StampRecorder<SimavrBridgeDevice>).timingErrors(writes: rtpWrites, from: first, earlyTolerance: 1)
     }
     var firstWrite: [Double] = []
-    j = 0
+    var j = 0
     for stamp in Set(stamps.filter { $0 >= first }).sorted() {
         while j < writes.count, writes[j].start < Double(stamp) - 1 { j += 1 }
         guard j < writes.count else { break }

@@ -29,16 +29,21 @@ final class StampRecorder<Inner: BridgeDevice>: BridgeDevice {
 
     /// |write − stamp| for every sent RTP command, given the chip's RTP_INPUT writes
     /// in order (board µs, value). Each stamp takes the next write of its value not
-    /// before it: writes never run early, and safety stops' own zero writes are
-    /// skipped over. Returns the errors and how many stamps found no write.
-    func timingErrors(writes: [(boardTime: UInt32, value: UInt8)], from firstStamp: UInt32 = 0) -> (errors: [Double], unmatched: Int) {
+    /// before it (less `earlyTolerance` µs of clock rounding): writes never run early,
+    /// and safety stops' own zero writes are skipped over. Returns the errors and how
+    /// many stamps found no write. (Board times as plain numbers: a run is far
+    /// shorter than the 32-bit clock's 71-minute wrap.)
+    func timingErrors(writes: [(time: Double, value: UInt8)], from firstStamp: UInt32 = 0, earlyTolerance: Double = 20)
+        -> (errors: [Double], unmatched: Int)
+    {
         var errors: [Double] = []
         var unmatched = 0
         var j = 0
-        for (stamp, amplitude) in sent where Int32(bitPattern: stamp &- firstStamp) >= 0 {
-            while j < writes.count, writes[j].value != amplitude || Int32(bitPattern: writes[j].boardTime &- stamp) < -20 { j += 1 }
+        for (stamp, amplitude) in sent where stamp >= firstStamp {
+            let due = Double(stamp)
+            while j < writes.count, writes[j].value != amplitude || writes[j].time < due - earlyTolerance { j += 1 }
             guard j < writes.count else { unmatched += 1; continue }
-            errors.append(Double(abs(Int32(bitPattern: writes[j].boardTime &- stamp))))
+            errors.append(abs(writes[j].time - due))
             j += 1
         }
         return (errors, unmatched)
