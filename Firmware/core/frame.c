@@ -45,12 +45,7 @@ hb_decode_result hb_decoder_push(hb_decoder *dec, uint8_t byte)
 
     dec->pos = 0;
     uint16_t want = hb_get_u16(&dec->buf[HB_FRAME_HEADER_LEN + len]);
-    /* hb_crc16 with an 8-bit count: a frame is at most 54 bytes. */
-    uint16_t got = HB_CRC16_INIT;
-    const uint8_t *p = &dec->buf[HB_FRAME_OFFSET_LEN];
-    for (uint8_t n = (uint8_t)(HB_FRAME_HEADER_LEN - 1u + len); n; n--) {
-        got = hb_crc16_update(got, *p++);
-    }
+    uint16_t got = hb_crc16(&dec->buf[HB_FRAME_OFFSET_LEN], (uint32_t)HB_FRAME_HEADER_LEN - 1u + len);
     return want == got ? HB_DECODE_FRAME : HB_DECODE_BAD_CRC;
 }
 

@@ -240,9 +240,11 @@ static inline uint16_t hb_crc16_update(uint16_t crc, uint8_t byte)
 
 static inline uint16_t hb_crc16(const uint8_t *data, uint32_t len)
 {
+    /* A pointer walk, not a 32-bit index: on the AVR this runs on every
+     * byte the host sends. */
     uint16_t crc = HB_CRC16_INIT;
-    for (uint32_t i = 0; i < len; i++) {
-        crc = hb_crc16_update(crc, data[i]);
+    for (const uint8_t *end = data + len; data != end; data++) {
+        crc = hb_crc16_update(crc, *data);
     }
     return crc;
 }
