@@ -107,9 +107,9 @@ extension HapticEngine {
     }
 
     /// Asks for QUEUE_STATUS until the board reports its queue empty. A board takes
-    /// frames in at its own pace (the AVR checks each frame's CRC in ~0.3 ms), so a
-    /// setup block stamped "as soon as possible" can still be arriving when its stamp
-    /// has passed; the first event must not queue behind it.
+    /// frames in at its own pace (the ATmega32U4 port: ~93 µs a frame), so a setup
+    /// block can still be arriving when its stamp has passed (a slow or jittery link);
+    /// the first event must not queue behind it.
     func waitForEmptyQueue(deadline: Int64) async throws(HapticEngineError) {
         while true {
             lastQueueStatus = nil
