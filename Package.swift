@@ -41,10 +41,14 @@ let package = Package(
         // The bridge firmware's portable core, compiled for the host from the very same
         // sources the ATmega32U4 build uses (Firmware/core). Its headers are the one
         // definition of the wire protocol; Swift imports them, never re-declares them.
-        .target(name: "FirmwareCore", path: "Firmware/core", publicHeadersPath: "include"),
+        .target(name: "FirmwareCore", dependencies: ["CHapbridgeProtocol"], path: "Firmware/core", publicHeadersPath: "include"),
+        // The wire protocol and the USB identity (Firmware/protocol): the one definition the
+        // firmware, the simavr harness, the emulations and Swift share. An explicit module map
+        // exports just these headers, so the host reads the protocol without the firmware core.
+        .target(name: "CHapbridgeProtocol", path: "Firmware/protocol", publicHeadersPath: "include"),
         // Swift names over the protocol header: frame types, reasons, host frame
         // encoding and board frame decoding. Shared by every transport to a bridge board.
-        .target(name: "BridgeProtocol", dependencies: ["FirmwareCore"], swiftSettings: strict),
+        .target(name: "BridgeProtocol", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(

@@ -51,7 +51,7 @@ suite() { # suite NAME COMMAND...: a runner that prints its own ok/not ok lines
 
 core_standalone() {
     for f in core/*.c; do
-        cc -std=c11 -pedantic -Wall -Wextra -Werror -Wconversion -Icore/include -c "$f" -o /dev/null || return 1
+        cc -std=c11 -pedantic -Wall -Wextra -Werror -Wconversion -Icore/include -Iprotocol/include -c "$f" -o /dev/null || return 1
     done
     # The directory becomes a SwiftPM C target as-is: only portable sources.
     ! grep -l -E '^\s*int\s+main\s*\(|#include\s*<avr/' core/*.c core/include/hapbridge/*.h

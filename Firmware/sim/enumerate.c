@@ -1,8 +1,10 @@
 #include "enumerate.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "hapbridge/protocol.h"
+#include "hapbridge/usb_identity.h"
 #include "usb_host.h"
 
 #define FAIL_UNLESS(cond, ...)                                                                    \
@@ -26,10 +28,10 @@ bool usb_enumerate(sim_board *b, uint8_t address, char *why, size_t why_len)
     usb_setup get_dev = {0x80, 6, 0x0100, 0, 18};
     n = usb_host_control(b, &get_dev, buf);
     FAIL_UNLESS(n == 18, "device descriptor: %d bytes", n);
-    FAIL_UNLESS(buf[0] == 18 && buf[1] == 1, "not a device descriptor");
-    FAIL_UNLESS(buf[7] == 64, "bMaxPacketSize0 %u", buf[7]);
     uint16_t vid = hb_get_u16(&buf[8]), pid = hb_get_u16(&buf[10]);
-    FAIL_UNLESS(vid == 0x1209 && pid == 0x0001, "VID:PID %04x:%04x", vid, pid);
+    FAIL_UNLESS(vid == HB_USB_VID && pid == HB_USB_PID, "VID:PID %04x:%04x", vid, pid);
+    static const uint8_t want_dev[] = HB_USB_DEVICE_DESCRIPTOR;
+    FAIL_UNLESS(memcmp(buf, want_dev, sizeof want_dev) == 0, "device descriptor differs from usb_identity.h");
 
     usb_setup set_addr = {0x00, 5, address, 0, 0};
     FAIL_UNLESS(usb_host_control(b, &set_addr, buf) == 0, "SET_ADDRESS failed");
@@ -43,18 +45,23 @@ bool usb_enumerate(sim_board *b, uint8_t address, char *why, size_t why_len)
     uint16_t total = hb_get_u16(&buf[2]);
     usb_setup get_cfg = {0x80, 6, 0x0200, 0, total};
     n = usb_host_control(b, &get_cfg, buf);
-    FAIL_UNLESS(n == total && total == 32, "config descriptor: %d of %u bytes", n, total);
-    FAIL_UNLESS(buf[9 + 1] == 4 && buf[9 + 5] == 0xFF, "interface is not vendor class");
-    FAIL_UNLESS(buf[18 + 2] == 0x81 && buf[18 + 3] == 2 && hb_get_u16(&buf[18 + 4]) == 64,
-                "endpoint 1 is not bulk IN 64");
-    FAIL_UNLESS(buf[25 + 2] == 0x02 && buf[25 + 3] == 2 && hb_get_u16(&buf[25 + 4]) == 64,
-                "endpoint 2 is not bulk OUT 64");
+    FAIL_UNLESS(n == total && total == HB_USB_CONFIGURATION_DESCRIPTOR_LEN,
+                "config descriptor: %d of %u bytes", n, total);
+    static const uint8_t want_cfg[] = HB_USB_CONFIGURATION_DESCRIPTOR;
+    FAIL_UNLESS(memcmp(buf, want_cfg, sizeof want_cfg) == 0,
+                "configuration descriptor differs from usb_identity.h");
 
-    usb_setup get_product = {0x80, 6, 0x0302, 0x0409, 255};
+    usb_setup get_product = {0x80, 6, 0x0300 | HB_USB_STRING_PRODUCT, HB_USB_LANGID_EN_US, 255};
     n = usb_host_control(b, &get_product, buf);
-    FAIL_UNLESS(n == 30 && buf[1] == 3 && buf[2] == 'h', "product string: %d bytes", n);
+    static const char product[] = HB_USB_PRODUCT;
+    FAIL_UNLESS(n == 2 + 2 * (int)(sizeof product - 1) && buf[0] == n && buf[1] == 3,
+                "product string: %d bytes", n);
+    for (size_t i = 0; i + 1 < sizeof product; i++) {
+        FAIL_UNLESS(buf[2 + 2 * i] == (uint8_t)product[i] && buf[3 + 2 * i] == 0,
+                    "product string differs from usb_identity.h at %zu", i);
+    }
 
-    usb_setup set_cfg = {0x00, 9, 1, 0, 0};
+    usb_setup set_cfg = {0x00, 9, HB_USB_CONFIGURATION_VALUE, 0, 0};
     FAIL_UNLESS(usb_host_control(b, &set_cfg, buf) == 0, "SET_CONFIGURATION failed");
     usb_setup get_conf = {0x80, 8, 0, 0, 1};
     n = usb_host_control(b, &get_conf, buf);

@@ -1,4 +1,4 @@
-import FirmwareCore
+import CHapbridgeProtocol
 
 /// One frame from the board, checked (magic, length, CRC, payload length for its
 /// type, all with the header's own helpers) and split into its fields.

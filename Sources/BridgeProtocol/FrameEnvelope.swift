@@ -1,4 +1,4 @@
-import FirmwareCore
+import CHapbridgeProtocol
 
 /// The checks every frame gets, in either direction: magic, length, CRC and the
 /// payload length its type requires (the header's own helper for that direction).

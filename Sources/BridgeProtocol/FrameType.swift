@@ -1,4 +1,4 @@
-import FirmwareCore
+import CHapbridgeProtocol
 
 /// A frame's type byte, with Swift names for the values `protocol.h` defines.
 ///

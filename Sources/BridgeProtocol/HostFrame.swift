@@ -1,4 +1,4 @@
-import FirmwareCore
+import CHapbridgeProtocol
 
 /// One frame from the host, checked like `BoardFrame`. The firmware decodes these
 /// in C; Swift needs them to see what a transport carried (traces, benchmarks that

@@ -1,4 +1,4 @@
-import FirmwareCore
+import CHapbridgeProtocol
 
 /// Builds host -> board frames with `hb_frame_encode` from `protocol.h` (the same
 /// encoder the firmware uses for its replies), numbering them as the protocol asks:

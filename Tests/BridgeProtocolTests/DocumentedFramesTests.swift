@@ -46,3 +46,21 @@ struct DocumentedFramesTests {
         #expect(HostFrameEncoder.resynchronisation.count == 54)
     }
 }
+
+@Suite("USB identity")
+struct USBIdentityTests {
+    @Test("the descriptors Swift reads are the ones usb_identity.h defines: VID:PID, vendor class, bulk 0x81/0x02 of 64 bytes")
+    func descriptorsComeFromTheHeader() {
+        let device = USBIdentity.deviceDescriptor
+        #expect(device.count == 18 && device[0] == 18 && device[1] == 1)
+        #expect(UInt16(device[8]) | UInt16(device[9]) << 8 == USBIdentity.vendorID)
+        #expect(UInt16(device[10]) | UInt16(device[11]) << 8 == USBIdentity.productID)
+        #expect(device[16] == USBIdentity.serialStringIndex)
+        let config = USBIdentity.configurationDescriptor
+        #expect(config.count == Int(UInt16(config[2]) | UInt16(config[3]) << 8))
+        #expect(config[9 + 5] == USBIdentity.interfaceClass)
+        #expect(config[18 + 2] == USBIdentity.bulkIn && config[25 + 2] == USBIdentity.bulkOut)
+        #expect(USBIdentity.vendorID == 0x1209 && USBIdentity.productID == 0x0001)
+        #expect(USBIdentity.stringDescriptor("hb") == [6, 3, 0x68, 0, 0x62, 0])
+    }
+}

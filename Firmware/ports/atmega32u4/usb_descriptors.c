@@ -7,42 +7,11 @@
 #define DESC_DEVICE 1u
 #define DESC_CONFIGURATION 2u
 #define DESC_STRING 3u
-#define DESC_INTERFACE 4u
-#define DESC_ENDPOINT 5u
 
-#define LO(x) ((uint8_t)((x) & 0xFFu))
-#define HI(x) ((uint8_t)((x) >> 8))
-
-static const uint8_t device[] PROGMEM = {
-    18, DESC_DEVICE,
-    LO(0x0200), HI(0x0200), /* bcdUSB 2.0 (full speed) */
-    0x00, 0x00, 0x00,       /* class per interface */
-    USB_EP0_SIZE,
-    LO(USB_VID), HI(USB_VID),
-    LO(USB_PID), HI(USB_PID),
-    LO(USB_BCD_DEVICE), HI(USB_BCD_DEVICE),
-    1, 2, 3, /* manufacturer, product, serial strings */
-    1,       /* one configuration */
-};
-
-#define CONFIG_TOTAL (9u + 9u + 7u + 7u)
-
-static const uint8_t configuration[] PROGMEM = {
-    9, DESC_CONFIGURATION, LO(CONFIG_TOTAL), HI(CONFIG_TOTAL),
-    1,    /* interfaces */
-    1,    /* bConfigurationValue */
-    0,    /* no string */
-    0x80, /* bus powered */
-    50,   /* 100 mA: the DRV2605 and an LRA stay well under it */
-
-    9, DESC_INTERFACE, 0, 0, 2,
-    0xFF, 0x00, 0x00, /* vendor specific: the host finds us by VID:PID */
-    0,
-
-    7, DESC_ENDPOINT, 0x80u | USB_EP_BULK_IN, 0x02 /* bulk */, LO(USB_BULK_SIZE), HI(USB_BULK_SIZE), 0,
-    7, DESC_ENDPOINT, USB_EP_BULK_OUT, 0x02, LO(USB_BULK_SIZE), HI(USB_BULK_SIZE), 0,
-};
-_Static_assert(sizeof configuration == CONFIG_TOTAL, "wTotalLength mismatch");
+static const uint8_t device[] PROGMEM = HB_USB_DEVICE_DESCRIPTOR;
+static const uint8_t configuration[] PROGMEM = HB_USB_CONFIGURATION_DESCRIPTOR;
+_Static_assert(sizeof device == HB_USB_DEVICE_DESCRIPTOR_LEN, "device descriptor length");
+_Static_assert(sizeof configuration == HB_USB_CONFIGURATION_DESCRIPTOR_LEN, "wTotalLength mismatch");
 
 static const uint8_t lang[] PROGMEM = {4, DESC_STRING, 0x09, 0x04}; /* en-US */
 

@@ -1,0 +1,77 @@
+/*
+ * USB identity of the hapbridge bridge board: the single definition shared by
+ * the firmware (its descriptors), the simavr harness (its enumeration
+ * checks), the emulations and the Swift host (discovery by VID:PID, the
+ * endpoints it claims).  Plain C11 macros only, so Swift imports the numbers
+ * and strings unchanged.
+ *
+ * 1209:0001 is the pid.codes *test* PID: fine for development and CI, not for
+ * boards given to others (apply to pid.codes for a PID of our own before that).
+ */
+#ifndef HAPBRIDGE_USB_IDENTITY_H
+#define HAPBRIDGE_USB_IDENTITY_H
+
+#define HB_USB_VID 0x1209u
+#define HB_USB_PID 0x0001u
+/* bcdDevice: the firmware version as BCD (major.minor), see HB_FIRMWARE_*. */
+#define HB_USB_BCD_DEVICE 0x0001u
+
+/* String descriptors, ASCII (sent as UTF-16LE).  The serial number is each
+ * board's own (HELLO_REPLY carries the same string). */
+#define HB_USB_MANUFACTURER "hapbridge"
+#define HB_USB_PRODUCT "hapbridge 32U4"
+#define HB_USB_STRING_MANUFACTURER 1u
+#define HB_USB_STRING_PRODUCT 2u
+#define HB_USB_STRING_SERIAL 3u
+#define HB_USB_LANGID_EN_US 0x0409u
+
+/* One configuration, one vendor-class interface with two bulk endpoints. */
+#define HB_USB_CONFIGURATION_VALUE 1u
+#define HB_USB_INTERFACE_NUMBER 0u
+#define HB_USB_INTERFACE_CLASS 0xFFu /* vendor specific: found by VID:PID */
+#define HB_USB_MAX_POWER_MA 100u     /* the DRV2605 and an LRA stay well under it */
+#define HB_USB_EP0_SIZE 64u
+#define HB_USB_EP_BULK_IN 0x81u  /* board -> host frames (address, direction bit set) */
+#define HB_USB_EP_BULK_OUT 0x02u /* host -> board frames */
+#define HB_USB_BULK_SIZE 64u     /* full speed bulk */
+
+/* ---- Descriptor bytes, as initialiser lists: each side stores them its own
+ * way (program memory on the AVR, a plain array on the host). ------------ */
+#define HB_USB_LO(x) ((x) & 0xFFu)
+#define HB_USB_HI(x) (((x) >> 8) & 0xFFu)
+
+#define HB_USB_DEVICE_DESCRIPTOR_LEN 18u
+#define HB_USB_DEVICE_DESCRIPTOR                                                                   \
+    {                                                                                              \
+        HB_USB_DEVICE_DESCRIPTOR_LEN, 1u,       /* bLength, DEVICE */                              \
+        HB_USB_LO(0x0200u), HB_USB_HI(0x0200u), /* bcdUSB 2.0 (full speed) */                      \
+        0x00u, 0x00u, 0x00u,                    /* class per interface */                          \
+        HB_USB_EP0_SIZE,                                                                           \
+        HB_USB_LO(HB_USB_VID), HB_USB_HI(HB_USB_VID),                                              \
+        HB_USB_LO(HB_USB_PID), HB_USB_HI(HB_USB_PID),                                              \
+        HB_USB_LO(HB_USB_BCD_DEVICE), HB_USB_HI(HB_USB_BCD_DEVICE),                                \
+        HB_USB_STRING_MANUFACTURER, HB_USB_STRING_PRODUCT, HB_USB_STRING_SERIAL,                   \
+        1u, /* one configuration */                                                                \
+    }
+
+#define HB_USB_CONFIGURATION_DESCRIPTOR_LEN (9u + 9u + 7u + 7u)
+#define HB_USB_CONFIGURATION_DESCRIPTOR                                                            \
+    {                                                                                              \
+        9u, 2u, HB_USB_LO(HB_USB_CONFIGURATION_DESCRIPTOR_LEN),                                    \
+        HB_USB_HI(HB_USB_CONFIGURATION_DESCRIPTOR_LEN),                                            \
+        1u, /* interfaces */                                                                       \
+        HB_USB_CONFIGURATION_VALUE,                                                                \
+        0u,                       /* no string */                                                  \
+        0x80u,                    /* bus powered */                                                \
+        HB_USB_MAX_POWER_MA / 2u, /* in 2 mA units */                                              \
+                                                                                                   \
+        9u, 4u, HB_USB_INTERFACE_NUMBER, 0u, 2u, /* INTERFACE 0, alt 0, two endpoints */           \
+        HB_USB_INTERFACE_CLASS, 0x00u, 0x00u, 0u,                                                  \
+                                                                                                   \
+        7u, 5u, HB_USB_EP_BULK_IN, 0x02u /* bulk */, HB_USB_LO(HB_USB_BULK_SIZE),                  \
+        HB_USB_HI(HB_USB_BULK_SIZE), 0u,                                                           \
+        7u, 5u, HB_USB_EP_BULK_OUT, 0x02u, HB_USB_LO(HB_USB_BULK_SIZE),                            \
+        HB_USB_HI(HB_USB_BULK_SIZE), 0u,                                                           \
+    }
+
+#endif /* HAPBRIDGE_USB_IDENTITY_H */
