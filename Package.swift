@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "DRV2605Model", targets: ["DRV2605Model"]),
         .library(name: "Actuators", targets: ["Actuators"]),
         .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
+        .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
         .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
         .library(name: "Devices", targets: ["Devices"]),
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
@@ -33,11 +34,16 @@ let package = Package(
         .target(name: "Plot", swiftSettings: strict),
         // Actuator profiles (Hardware/actuators/*.json) and LRA/ERM physics. Pure Swift + Foundation (JSON).
         .target(name: "Actuators", swiftSettings: strict),
+        // The device seam, below the engine and above every transport: a frame transport
+        // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
+        // telemetry, device addresses. Depends on nothing: the engine, each transport, and
+        // the flash and HIL code import it, never each other.
+        .target(name: "DeviceInterface", swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
-        .target(name: "DRV2605", dependencies: ["Actuators"], swiftSettings: strict),
+        .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
-        .target(name: "DRV2605Model", dependencies: ["DRV2605", "Actuators"], swiftSettings: strict),
+        .target(name: "DRV2605Model", dependencies: ["DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
         // The bridge firmware's portable core, compiled for the host from the very same
         // sources the ATmega32U4 build uses (Firmware/core). Its headers are the one
         // definition of the wire protocol; Swift imports them, never re-declares them.
@@ -62,13 +68,13 @@ let package = Package(
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
         // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
         .target(
-            name: "HapticEngine", dependencies: ["Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
+            name: "HapticEngine", dependencies: ["DeviceInterface", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
-        .target(name: "SimulatedBridgeDevice", dependencies: ["HapticEngine", "SimulatedBoard"], swiftSettings: strict),
+        .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
         // The real firmware ELF under simavr as a BridgeDevice: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
-        .target(name: "SimavrBridgeDevice", dependencies: ["HapticEngine", "BridgeProtocol"], swiftSettings: strict),
+        .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
@@ -84,30 +90,31 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
-                "HapticEngine", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
+                "HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
-        .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "Actuators"], swiftSettings: strict),
-        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
         .testTarget(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(
             name: "HapticEngineTests",
-            dependencies: ["HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
+            dependencies: ["HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",
-            dependencies: ["SimavrBridgeDevice", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
+        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
-            dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DRV2605", "DRV2605Model", "Actuators"],
+            dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6],

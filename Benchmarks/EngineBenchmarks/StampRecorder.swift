@@ -1,11 +1,12 @@
+import DeviceInterface
 import BridgeProtocol
 import HapticEngine
 
-/// A pass-through `BridgeDevice` that notes the stamp and value of every CMD_RTP the
+/// A pass-through `FrameTransport` that notes the stamp and value of every CMD_RTP the
 /// engine sends, so each RTP_INPUT write at the chip can be matched to the time it
 /// was meant for. It sits between the engine and the real transport and changes
 /// nothing the transport sees.
-final class StampRecorder<Inner: BridgeDevice>: BridgeDevice {
+final class StampRecorder<Inner: FrameTransport>: FrameTransport {
     let inner: Inner
     private(set) var sent: [(stamp: UInt32, amplitude: UInt8)] = []
 

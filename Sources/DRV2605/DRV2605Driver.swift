@@ -1,3 +1,5 @@
+import DeviceInterface
+
 /// The host-side driver for one DRV2605/DRV2605L on an `I2CBus`. Pure logic: every
 /// effect on the world goes through the bus, including waiting (see `I2CBus.wait`).
 ///

@@ -1,3 +1,5 @@
+import DeviceInterface
+
 /// Everything the driver can report, each with what a bench engineer needs to act.
 public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bus transaction failed while touching `register`.

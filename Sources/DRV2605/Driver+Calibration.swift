@@ -31,6 +31,12 @@ public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertibl
     }
 }
 
+/// Two upper-case hex digits, for register values in messages.
+func hex(_ v: UInt8) -> String {
+    let s = String(v, radix: 16, uppercase: true)
+    return s.count == 1 ? "0" + s : s
+}
+
 func fmt(_ x: Double, _ digits: Int) -> String {
     var p = 1.0
     for _ in 0..<digits { p *= 10 }

@@ -1,3 +1,4 @@
+import DeviceInterface
 import DRV2605
 
 /// The I2C face of the chip: what a master sees, byte for byte.

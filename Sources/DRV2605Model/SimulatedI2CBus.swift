@@ -1,3 +1,4 @@
+import DeviceInterface
 import DRV2605
 
 /// An `I2CBus` whose only device is a simulated chip. Each transaction advances

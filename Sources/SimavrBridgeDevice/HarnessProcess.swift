@@ -1,5 +1,5 @@
 import Foundation
-import HapticEngine
+import DeviceInterface
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import HapticEngine
+import DeviceInterface
 
 /// One I2C transaction at the harness's DRV2605 model.
 public struct SimavrI2CTransaction: Sendable, Equatable {
@@ -27,7 +27,7 @@ public struct SimavrTransfer: Sendable, Equatable {
 }
 
 /// The real firmware ELF (Firmware/build/hapbridge-32u4.elf) running under simavr,
-/// cycle-accurate, as a `BridgeDevice`: the engine streams to the very image a board
+/// cycle-accurate, as a `FrameTransport`: the engine streams to the very image a board
 /// would be flashed with, through a modelled USB host (Firmware/sim, `sim-harness
 /// --serve`, a child process) and a DRV2605 model on the TWI pins.
 ///
@@ -44,7 +44,7 @@ public struct SimavrTransfer: Sendable, Equatable {
 /// its reboot, after which the harness enumerates it again, is `.reappeared`.
 ///
 /// The child never outlives the device: `close()`, also called on deinit, ends it.
-public final class SimavrBridgeDevice: BridgeDevice {
+public final class SimavrBridgeDevice: FrameTransport {
     /// Where the harness and the ELF are.
     public struct Artifacts: Sendable, Equatable {
         public var harness: String

@@ -1,4 +1,4 @@
-import HapticEngine
+import DeviceInterface
 import SimulatedBoard
 
 /// How the simulated board's clock relates to the host's.
@@ -14,7 +14,7 @@ public enum SimulatedTiming: Sendable, Equatable {
     case realTime
 }
 
-/// The simulated board as a `BridgeDevice`: an adapter over `SimulatedBoard`'s public
+/// The simulated board as a `FrameTransport`: an adapter over `SimulatedBoard`'s public
 /// API with a modelled USB link between host and board.
 ///
 /// **Virtual time.** The host clock is the board's virtual clock seen through a
@@ -32,7 +32,7 @@ public enum SimulatedTiming: Sendable, Equatable {
 /// running on its own, as a real one would: its host-silence watchdog then stops the
 /// actuator); `replug()` restores it; `resetBoard()` power-cycles the board (a fresh
 /// firmware boot: clock from 0, session closed) and reports it as a reappearance.
-public final class SimulatedBridgeDevice: BridgeDevice {
+public final class SimulatedBridgeDevice: FrameTransport {
     public struct Link: Sendable, Equatable {
         /// One-way delay host → board, µs.
         public var latencyMicroseconds: UInt64
@@ -227,5 +227,14 @@ public final class SimulatedBridgeDevice: BridgeDevice {
         toHost.removeAll()
         toHost.append((now, .disconnected))
         toHost.append((now, .reappeared))
+    }
+}
+
+extension SimulatedBridgeDevice: AccelerationTelemetry {
+    public var accelerationSource: String { "simulated sled" }
+
+    /// The sled's acceleration from the physics model, on the board's clock.
+    public func acceleration(since boardMicroseconds: UInt64) -> [DeviceInterface.AccelerationSample] {
+        board.acceleration(from: boardMicroseconds).map { DeviceInterface.AccelerationSample(boardMicroseconds: $0.time, g: $0.g) }
     }
 }

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Actuators
 import DRV2605
 import DRV2605Model

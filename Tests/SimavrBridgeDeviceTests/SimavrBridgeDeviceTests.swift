@@ -1,3 +1,4 @@
+import DeviceInterface
 import Actuators
 import BridgeProtocol
 import Foundation

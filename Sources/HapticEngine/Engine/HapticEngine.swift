@@ -1,3 +1,4 @@
+import DeviceInterface
 import Actuators
 import BridgeProtocol
 import DRV2605
@@ -76,11 +77,11 @@ public actor HapticEngine {
 
     enum State: Sendable, Equatable { case stopped, running, standby }
 
-    let device: any BridgeDevice
+    let device: any FrameTransport
     /// The same device, for `deinit` only. Sound without isolation: a deinit runs
     /// when no reference to the engine is left (the service task holds only a weak
     /// one), so nothing else can be using the device at that moment.
-    private nonisolated(unsafe) let deviceAtTeardown: any BridgeDevice
+    private nonisolated(unsafe) let deviceAtTeardown: any FrameTransport
     public nonisolated let profile: ActuatorProfile
     public nonisolated let options: Options
     /// The one serial executor every client callback runs on; tagged so a handler
@@ -146,7 +147,7 @@ public actor HapticEngine {
     /// SYNC exchanges still to send in the current round (one per service pass).
     var syncsLeftInRound = 0
 
-    public init(device: sending any BridgeDevice, actuator: ActuatorProfile, options: Options = Options()) {
+    public init(device: sending any FrameTransport, actuator: ActuatorProfile, options: Options = Options()) {
         self.device = device
         self.deviceAtTeardown = device
         self.profile = actuator
@@ -201,7 +202,7 @@ public actor HapticEngine {
     }
 
     /// Runs a closure against the device (tests reach the simulated board this way).
-    public func withDevice<T: Sendable>(_ body: (any BridgeDevice) throws -> T) rethrows -> T { try body(device) }
+    public func withDevice<T: Sendable>(_ body: (any FrameTransport) throws -> T) rethrows -> T { try body(device) }
 
     func boardNow() -> Int64? { sync.board(atHost: Int64(device.hostMicroseconds)) }
 

@@ -1,3 +1,4 @@
+import DeviceInterface
 import BridgeProtocol
 import HapticCompilation
 

@@ -1,5 +1,7 @@
-/// What the driver needs from an I2C master: register reads and writes with the
-/// chip's auto-increment, and a clock to wait on.
+/// A device's I2C master, as a driver (the DRV2605's, an accelerometer's) uses it:
+/// register reads and writes with the chip's auto-increment, and a clock to wait on.
+/// A capability of the device seam: the bridge board offers it through protocol 1.1's
+/// untimed register frames, the FT232H through MPSSE, the chip model directly.
 ///
 /// The clock is part of the bus on purpose: on hardware (FT232H, bridge firmware)
 /// `wait` sleeps; on the chip model it advances virtual time. So the driver polls
@@ -42,7 +44,7 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-func hex(_ v: UInt8) -> String {
+private func hex(_ v: UInt8) -> String {
     let s = String(v, radix: 16, uppercase: true)
     return s.count == 1 ? "0" + s : s
 }

@@ -1,0 +1,20 @@
+/// One acceleration reading: what a simulated sled computes or a sensor on the
+/// bench (an accelerometer on the actuator) measures.
+public struct AccelerationSample: Sendable, Equatable {
+    /// Board time, µs (the clock stamped commands run on).
+    public var boardMicroseconds: UInt64
+    public var g: Double
+    public init(boardMicroseconds: UInt64, g: Double) {
+        self.boardMicroseconds = boardMicroseconds
+        self.g = g
+    }
+}
+
+/// A device capability: acceleration over board time, where a simulator or a sensor
+/// provides it. Boards without one simply do not offer it.
+public protocol AccelerationTelemetry: AnyObject {
+    /// What the source calls itself in a plot legend ("simulated sled", "LIS3DH").
+    var accelerationSource: String { get }
+    /// Samples at or after `boardMicroseconds`, oldest first.
+    func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample]
+}

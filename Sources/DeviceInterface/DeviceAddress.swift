@@ -1,0 +1,109 @@
+/// Where a device is, as a user writes it on the command line or in a HIL script.
+///
+/// ```
+/// sim                   the simulated bridge board (in process)
+/// usb                   the only (or first) bridge board on USB
+/// usb:SERIAL            the bridge board with this serial number
+/// usb:BUS-PORT[.PORT]   the bridge board on this USB port (as `lsusb -t` and sysfs
+///                       name it: 1-2, 3-1.4); stays the same across re-plugging into
+///                       the same socket, unlike the device number
+/// ftdi, ftdi:SERIAL     an FT232H (reserved: not supported yet)
+/// ```
+/// A serial number that looks like a port path can be written `usb:serial=1-2`.
+public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
+    case simulated
+    case usb(USBSelector)
+    case ftdi(serial: String?)
+
+    public enum USBSelector: Sendable, Hashable {
+        /// The only board, or the first one found.
+        case any
+        case serial(String)
+        /// Bus number and the chain of port numbers from the root hub.
+        case port(bus: UInt8, ports: [UInt8])
+    }
+
+    public var description: String {
+        switch self {
+        case .simulated: "sim"
+        case .usb(.any): "usb"
+        case .usb(.serial(let s)): Self.looksLikePortPath(s) ? "usb:serial=\(s)" : "usb:\(s)"
+        case .usb(.port(let bus, let ports)): "usb:\(Self.portPath(bus: bus, ports: ports))"
+        case .ftdi(let serial): serial.map { "ftdi:\($0)" } ?? "ftdi"
+        }
+    }
+
+    /// The sysfs / `lsusb -t` name of a port: "1-2.3".
+    public static func portPath(bus: UInt8, ports: [UInt8]) -> String {
+        "\(bus)-" + ports.map(String.init).joined(separator: ".")
+    }
+
+    /// Parses an address; the error says what was expected.
+    public init(parsing text: String) throws(DeviceAddressError) {
+        let (scheme, rest): (Substring, Substring?) = {
+            guard let colon = text.firstIndex(of: ":") else { return (Substring(text), nil) }
+            return (text[..<colon], text[text.index(after: colon)...])
+        }()
+        switch scheme.lowercased() {
+        case "sim", "simulated":
+            guard rest == nil else { throw .init(text, "`sim` takes no argument") }
+            self = .simulated
+        case "usb":
+            guard let rest else { self = .usb(.any); return }
+            if rest.hasPrefix("serial=") {
+                let serial = rest.dropFirst("serial=".count)
+                guard Self.isValidSerial(serial) else { throw .init(text, Self.serialRule) }
+                self = .usb(.serial(String(serial)))
+            } else if rest.hasPrefix("path=") || Self.looksLikePortPath(rest) {
+                let path = rest.hasPrefix("path=") ? rest.dropFirst("path=".count) : rest
+                guard let (bus, ports) = Self.parsePortPath(path) else {
+                    throw .init(text, "a port path is BUS-PORT[.PORT...] with numbers 1-255, e.g. usb:1-2 or usb:3-1.4")
+                }
+                self = .usb(.port(bus: bus, ports: ports))
+            } else {
+                guard Self.isValidSerial(rest) else { throw .init(text, Self.serialRule) }
+                self = .usb(.serial(String(rest)))
+            }
+        case "ftdi":
+            if let rest {
+                guard Self.isValidSerial(rest) else { throw .init(text, Self.serialRule) }
+                self = .ftdi(serial: String(rest))
+            } else {
+                self = .ftdi(serial: nil)
+            }
+        default:
+            throw .init(text, "expected sim, usb, usb:SERIAL, usb:BUS-PORT[.PORT] or ftdi[:SERIAL]")
+        }
+    }
+
+    static let serialRule = "a serial number is 1-20 characters of A-Z a-z 0-9 . _ -"
+
+    static func isValidSerial(_ s: Substring) -> Bool {
+        (1...20).contains(s.count)
+            && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+    }
+
+    static func looksLikePortPath(_ s: some StringProtocol) -> Bool {
+        guard let dash = s.firstIndex(of: "-"), dash != s.startIndex else { return false }
+        return s.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == ".") }
+    }
+
+    static func parsePortPath(_ s: Substring) -> (UInt8, [UInt8])? {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bus = UInt8(parts[0]), bus > 0 else { return nil }
+        let ports = parts[1].split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        guard !ports.isEmpty, ports.count <= 7, ports.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        return (bus, ports.compactMap { $0 })
+    }
+}
+
+/// An address that does not parse, with the rule it broke.
+public struct DeviceAddressError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var text: String
+    public var rule: String
+    init(_ text: String, _ rule: String) {
+        self.text = text
+        self.rule = rule
+    }
+    public var description: String { "bad device address \"\(text.prefix(64))\": \(rule)" }
+}

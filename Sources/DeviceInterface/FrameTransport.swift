@@ -1,0 +1,36 @@
+/// A link to a bridge board that carries protocol frames (Firmware/PROTOCOL.md),
+/// whatever carries the bytes: USB through libusb, the simulated board in process,
+/// the firmware ELF under simavr, the firmware core hosted beside an FT232H.
+///
+/// It owns the host's clock, because only the link knows what "waiting" means for
+/// it: a USB transport sleeps while its event thread reads, a simulated board in
+/// virtual time advances its simulation, never sleeping.
+///
+/// Not `Sendable`: one client (an engine, a bench session) owns a transport and calls
+/// it from one isolation domain (the `isolation` parameter keeps `wait` there).
+public protocol FrameTransport: AnyObject {
+    /// One line for reports ("bridge board 1-2 (serial …)").
+    var summary: String { get }
+    /// The host's monotonic clock, µs. Clock sync relates board time to this.
+    var hostMicroseconds: UInt64 { get }
+    /// Bytes to the board (one or more whole frames).
+    func send(_ bytes: [UInt8]) throws(DeviceError)
+    /// Frames from the board and link events since the last call, oldest first.
+    func poll() -> [DeviceEvent]
+    /// Lets host time reach `hostMicroseconds`, delivering what the link carries
+    /// meanwhile. A real transport sleeps (or returns early when a frame arrives); a
+    /// virtual one advances its simulation.
+    func wait(untilHostMicroseconds: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError)
+}
+
+/// What a transport reports besides sending.
+public enum DeviceEvent: Sendable, Equatable {
+    /// One whole frame as received (the client decodes and checks it), with the host
+    /// time it arrived: transports stamp frames on arrival (a USB transfer's
+    /// completion), so clock sync does not depend on when the client polls.
+    case frame([UInt8], receivedAt: UInt64)
+    /// The link is gone (unplugged, USB error). Sends fail until `reappeared`.
+    case disconnected
+    /// The board is back after a disconnect or a reset: a new session is needed.
+    case reappeared
+}
