@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "Actuators", targets: ["Actuators"]),
         .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
         .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
+        .library(name: "LibUSB", targets: ["LibUSB"]),
+        .library(name: "USBBridge", targets: ["USBBridge"]),
         .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
         .library(name: "Devices", targets: ["Devices"]),
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
@@ -25,6 +27,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
@@ -63,6 +66,19 @@ let package = Package(
         // Which device to use: the seam transports (libusb, FT232H) will extend; today the
         // simulated board is the only device, so it is the default.
         .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
+        // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
+        // (errors as a typed struct, async transfers completed on a dedicated event thread,
+        // hotplug). Knows nothing of hapbridge.
+        .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .target(
+            name: "LibUSB", dependencies: ["CLibUSB", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
+        // async bulk transfers with an always-pending IN, hotplug.
+        .target(
+            name: "USBBridge",
+            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
