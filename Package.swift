@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
         .library(name: "LibUSB", targets: ["LibUSB"]),
         .library(name: "USBBridge", targets: ["USBBridge"]),
+        .library(name: "RealTime", targets: ["RealTime"]),
         .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
         .library(name: "Devices", targets: ["Devices"]),
         .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
@@ -79,12 +80,15 @@ let package = Package(
             name: "USBBridge",
             dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // A serial executor on a dedicated thread, SCHED_FIFO where permitted, with its own
+        // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.
+        .target(name: "RealTime", swiftSettings: strict),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
         // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
         .target(
-            name: "HapticEngine", dependencies: ["DeviceInterface", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
+            name: "HapticEngine", dependencies: ["DeviceInterface", "RealTime", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
@@ -128,6 +132,7 @@ let package = Package(
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
+        .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators"],

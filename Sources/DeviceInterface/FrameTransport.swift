@@ -13,6 +13,10 @@ public protocol FrameTransport: AnyObject {
     var summary: String { get }
     /// The host's monotonic clock, µs. Clock sync relates board time to this.
     var hostMicroseconds: UInt64 { get }
+    /// True when `hostMicroseconds` is wall-clock time that passes by itself (a client
+    /// may sleep on its own clock instead of calling `wait`); false for virtual time,
+    /// which moves only through `wait`.
+    var isRealTime: Bool { get }
     /// Bytes to the board (one or more whole frames).
     func send(_ bytes: [UInt8]) throws(DeviceError)
     /// Frames from the board and link events since the last call, oldest first.

@@ -151,6 +151,8 @@ public final class SimavrBridgeDevice: FrameTransport {
     }
 
     public var hostMicroseconds: UInt64 { UInt64(max(0, simulationMicroseconds).rounded(.down)) }
+    /// Simulated time: it moves only when `wait` runs the simulation.
+    public var isRealTime: Bool { false }
 
     /// The firmware's clock at a simulated moment (µs, unwrapped).
     public func boardMicroseconds(atSimulation s: Double) -> Double { s - epochMicroseconds }

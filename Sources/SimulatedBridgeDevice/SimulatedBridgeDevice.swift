@@ -83,6 +83,8 @@ public final class SimulatedBridgeDevice: FrameTransport {
         "simulated bridge board (firmware core + \(board.chip.variant) model, \(timing == .virtual ? "virtual" : "real") time, link \(link.latencyMicroseconds) µs)"
     }
 
+    public var isRealTime: Bool { timing == .realTime }
+
     /// Simulated µs since the first board powered up.
     public var linkTime: UInt64 { elapsedBeforeBoard + board.time }
 

@@ -51,6 +51,7 @@ public final class USBBridgeTransport: FrameTransport {
     public var summary: String { "\(board) over libusb \(USBContext.version)" }
 
     public var hostMicroseconds: UInt64 { HostClock.microseconds() }
+    public var isRealTime: Bool { true }
 
     public func send(_ bytes: [UInt8]) throws(DeviceError) {
         try shared.check()

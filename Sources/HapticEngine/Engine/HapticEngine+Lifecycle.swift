@@ -1,6 +1,8 @@
 import BridgeProtocol
+import DeviceInterface
 import DRV2605
 import HapticCompilation
+import RealTime
 
 extension HapticEngine {
     /// Opens a session with the board (HELLO), syncs the clocks, and prepares the
@@ -146,7 +148,7 @@ extension HapticEngine {
     /// Waits 100 µs of host time for replies, handling what arrived.
     func waitBriefly(deadline: Int64) async throws(HapticEngineError) {
         if host() >= deadline { throw .startTimeout }
-        do { try await device.wait(untilHostMicroseconds: UInt64(host() + 100), isolation: self) } catch {
+        do { try await letTimePass(untilHost: host() + 100) } catch {
             throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
         }
         handle(device.poll())
@@ -154,6 +156,19 @@ extension HapticEngine {
     }
 
     func host() -> Int64 { Int64(device.hostMicroseconds) }
+
+    /// Lets host time reach `target`: a real clock is slept out on the engine's own
+    /// thread (its timed wait, not Dispatch's timer); virtual time is advanced by the
+    /// device.
+    func letTimePass(untilHost target: Int64) async throws(DeviceError) {
+        guard device.isRealTime else {
+            try await device.wait(untilHostMicroseconds: UInt64(max(0, target)), isolation: self)
+            return
+        }
+        let now = host()
+        guard target > now else { return }
+        await executor.sleep(untilMicroseconds: RealTimeExecutor.monotonicMicroseconds() + UInt64(target - now))
+    }
 
     func send(_ bytes: [UInt8]) throws(HapticEngineError) {
         do { try device.send(bytes) } catch {

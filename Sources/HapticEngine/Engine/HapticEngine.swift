@@ -5,6 +5,7 @@ import DRV2605
 import Dispatch
 import HapticCompilation
 import Haptics
+import RealTime
 
 /// Core Haptics' engine on a bridge board: lifecycle, players, the device clock and
 /// the look-ahead scheduler.
@@ -51,6 +52,10 @@ public actor HapticEngine {
         /// stamps its chip setup (~10 frames) this much later per frame than "now",
         /// so the whole block is queued by its stamp and runs back to back on time.
         public var frameIntakeMicroseconds: Int64
+        /// SCHED_FIFO priority asked for the service thread on a real clock (granted to
+        /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
+        /// once in `serviceThreadScheduling`).
+        public var serviceThreadPriority: Int32 = 20
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
@@ -78,6 +83,8 @@ public actor HapticEngine {
     enum State: Sendable, Equatable { case stopped, running, standby }
 
     let device: any FrameTransport
+    /// The one thread every job of this engine runs on (see `serviceThreadScheduling`).
+    nonisolated let executor: RealTimeExecutor
     /// The same device, for `deinit` only. Sound without isolation: a deinit runs
     /// when no reference to the engine is left (the service task holds only a weak
     /// one), so nothing else can be using the device at that moment.
@@ -148,6 +155,10 @@ public actor HapticEngine {
     var syncsLeftInRound = 0
 
     public init(device: sending any FrameTransport, actuator: ActuatorProfile, options: Options = Options()) {
+        // Real time only for a real clock serviced automatically: on virtual time the
+        // service loop runs flat out, which a SCHED_FIFO thread must never do.
+        let realTime = device.isRealTime && options.driving == .automatic
+        executor = RealTimeExecutor(name: "hapbridge.engine", priority: realTime ? options.serviceThreadPriority : nil)
         self.device = device
         self.deviceAtTeardown = device
         self.profile = actuator
@@ -158,6 +169,7 @@ public actor HapticEngine {
     /// `isolated deinit`: Swift 6.3 fails release builds with -enable-testing
     /// ("circular reference") when another module calls this actor's init.
     deinit {
+        defer { executor.shutdown() }
         serviceTask?.cancel()
         guard state != .stopped else { return }
         // The board must not keep driving for an engine that no longer exists.
@@ -165,6 +177,15 @@ public actor HapticEngine {
         try? deviceAtTeardown.send(encoder.stopAll())
         if let handler = stoppedHandler { callbacks.async { handler(.engineDestroyed) } }
     }
+
+    /// Every job of the engine (client calls, the service loop) runs on its own thread,
+    /// real-time where permitted when it services a real clock: the look-ahead scheduler
+    /// must wake on time even while the host is busy.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// How the engine's thread is scheduled; `.notice` is the line to show a user when
+    /// real time was refused.
+    public nonisolated var serviceThreadScheduling: ThreadScheduling { executor.scheduling }
 
     // MARK: handlers and settings
 

@@ -38,7 +38,7 @@ extension HapticEngine {
         service()
         guard state != .stopped else { return false }
         let next = host() + options.servicePeriodMicroseconds
-        do { try await device.wait(untilHostMicroseconds: UInt64(next), isolation: self) } catch {
+        do { try await letTimePass(untilHost: next) } catch {
             handle([.disconnected])
         }
         return state != .stopped
@@ -53,7 +53,7 @@ extension HapticEngine {
             let now = host()
             if now >= end { break }
             let next = min(end, now + options.servicePeriodMicroseconds)
-            do { try await device.wait(untilHostMicroseconds: UInt64(next), isolation: self) } catch {
+            do { try await letTimePass(untilHost: next) } catch {
                 handle([.disconnected])
                 throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
             }
