@@ -27,6 +27,13 @@ public protocol FrameTransport: AnyObject {
     func wait(untilHostMicroseconds: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError)
 }
 
+extension FrameTransport {
+    /// Acceleration telemetry, when the device behind this link has a source of it
+    /// (a simulated sled, an accelerometer on the bench). A transport that has one
+    /// conforms to `AccelerationTelemetry` too; whoever owns the transport reads it.
+    public var telemetry: (any AccelerationTelemetry)? { self as? any AccelerationTelemetry }
+}
+
 /// What a transport reports besides sending.
 public enum DeviceEvent: Sendable, Equatable {
     /// One whole frame as received (the client decodes and checks it), with the host

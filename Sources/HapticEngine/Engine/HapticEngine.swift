@@ -1,7 +1,7 @@
-import DeviceInterface
 import Actuators
 import BridgeProtocol
 import DRV2605
+import DeviceInterface
 import Dispatch
 import HapticCompilation
 import Haptics
@@ -56,6 +56,9 @@ public actor HapticEngine {
         /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
         /// once in `serviceThreadScheduling`).
         public var serviceThreadPriority: Int32 = 20
+        /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the
+        /// drive shows on any device. Off by default (it grows with the pattern).
+        public var keepsSentCommandLog = false
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
@@ -220,6 +223,16 @@ public actor HapticEngine {
             supportsHaptics: helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
             actuator: profile.displayName, intensityRange: 0...1, sharpnessRange: 0...1, intensityControlRange: 0...1,
             sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping)
+    }
+
+    /// Commands sent to the board, in stamp order (engine µs), when
+    /// `Options.keepsSentCommandLog` is on; commands a change replaced are not in it.
+    public internal(set) var sentCommands: [TimedCommand] = []
+
+    /// The device's acceleration since a board time (µs), where it has a source of it
+    /// (a simulated sled, an accelerometer); nil when it has none.
+    public func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample]? {
+        device.telemetry?.acceleration(since: boardMicroseconds)
     }
 
     /// Runs a closure against the device (tests reach the simulated board this way).

@@ -151,6 +151,7 @@ extension HapticEngine {
             }
         }
         try send(transfer)
+        if options.keepsSentCommandLog { sentCommands += pending.prefix(count) }
         for c in pending.prefix(count) {
             inFlight.append(c.time)
             if c.time < now + oneWayMicroseconds { statistics.lateCommands += 1 }
