@@ -66,7 +66,13 @@ let package = Package(
             exclude: ["README.md"], swiftSettings: strict),
         // Which device to use: the seam transports (libusb, FT232H) will extend; today the
         // simulated board is the only device, so it is the default.
-        .target(name: "Devices", dependencies: ["SimulatedBoard", "Actuators", "DRV2605"], swiftSettings: strict),
+        .target(
+            name: "Devices",
+            dependencies: [
+                "DeviceInterface", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
+                "DRV2605", "DRV2605Model", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
         // (errors as a typed struct, async transfers completed on a dedicated event thread,
         // hotplug). Knows nothing of hapbridge.
@@ -134,8 +140,10 @@ let package = Package(
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
+            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators"], swiftSettings: strict),
+        .testTarget(
             name: "SimulatedBoardTests",
-            dependencies: ["SimulatedBoard", "BridgeProtocol", "Devices", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators"],
+            dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6],

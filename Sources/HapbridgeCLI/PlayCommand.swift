@@ -30,7 +30,7 @@ public struct PlayCommand: AsyncParsableCommand {
     public var pattern: String
 
     @Option(help: ArgumentHelp("Actuator profile on the simulated board: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
-    public var actuator: String = DeviceSelection.defaultActuatorProfile
+    public var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
 
     @Option(help: "Simulated chip: drv2605l or drv2605.")
     public var variant: DeviceOptions.ChipVariant = .drv2605l
@@ -61,12 +61,12 @@ public struct PlayCommand: AsyncParsableCommand {
         source.printWarnings()
         let profile: ActuatorProfile
         do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw ValidationError("\(error)") }
-        let selected: SelectedDevice
-        do { selected = try DeviceSelection.default(actuator: actuator, variant: variant.variant) } catch { throw CLIError("\(error)") }
-        guard case .simulated(let board) = selected else { throw CLIError("only the simulated board can play today") }
-        let summary = selected.summary
-        let device = SimulatedBridgeDevice(board: board, link: .init(latencyMicroseconds: linkLatency), timing: realtime ? .realTime : .virtual)
-        let engine = HapticEngine(device: device, actuator: profile, options: .init(driving: realtime ? .automatic : .manual))
+        let setup = SimulatedBoardSetup(
+            actuator: profile, variant: variant.variant, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
+        let opened: OpenedDevice
+        do { opened = try DeviceCatalog().open(.simulated, simulated: setup) } catch { throw CLIError("\(error)") }
+        let summary = opened.summary
+        let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: .init(driving: realtime ? .automatic : .manual))
 
         print("device: \(summary)")
         print("actuator: \(profile.displayName)")

@@ -143,7 +143,8 @@ public final class USBBridgeTransport: FrameTransport {
         }
     }
 
-    static func deviceError(_ error: LibUSBError, board: USBBridgeBoard) -> DeviceError {
+    /// What a libusb failure on this board means for a user.
+    public static func deviceError(_ error: LibUSBError, board: USBBridgeBoard) -> DeviceError {
         switch error {
         case .access: .accessDenied(device: "\(board.deviceNode) (usb:\(board.portPath))", advice: error.advice ?? "")
         case .busy: .busy(device: "the bridge board at usb:\(board.portPath)")

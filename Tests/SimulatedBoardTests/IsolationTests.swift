@@ -1,5 +1,4 @@
 import BridgeProtocol
-import Devices
 import SimulatedBoard
 import Testing
 
@@ -38,22 +37,5 @@ struct IsolationTests {
         #expect(b.registerWrites.filter { $0.time > 0 }.map(\.time) == [3_000, 3_000])
         #expect(a.registerWrites.contains { $0.time == 2_000 && $0.value == 0x7F })
         #expect(!b.registerWrites.contains { $0.value == 0x7F })
-    }
-
-    @Test func withNoHardwareTheDefaultDeviceIsASimulatedBoardWithTheDefaultActuator() throws {
-        let device = try DeviceSelection.default(directories: [actuatorDirectory])
-        guard case .simulated(let board) = device else { return }
-        #expect(board.configuration.load.actuator?.kind == .lra)
-        #expect(board.chip.variant == .drv2605L)
-        #expect(device.summary.contains("simulated"))
-        var host = Host(board: board)
-        host.send { $0.hello() }
-        #expect(try host.frames().first?.helloReply?.deviceID == 7)
-    }
-
-    @Test func aMissingDefaultActuatorProfileIsATypedError() {
-        #expect(throws: DeviceSelectionError.self) {
-            try DeviceSelection.default(actuator: "no-such-actuator", directories: [actuatorDirectory])
-        }
     }
 }

@@ -1,0 +1,89 @@
+import Actuators
+import DRV2605
+import DRV2605Model
+import SimulatedBoard
+import SimulatedBridgeDevice
+
+/// How to build the simulated bridge board: what is wired to it and what is wrong
+/// with it (to see how the bench reports a fault without breaking hardware).
+public struct SimulatedBoardSetup: Sendable {
+    /// Faults the simulated board can be told to have.
+    public enum Fault: String, Sendable, CaseIterable {
+        case none, open, short, absent
+        /// An actuator of the other type on the outputs (LRA profile, ERM wired, or back).
+        case wrongType = "wrong-type"
+        case overTemperature = "over-temperature"
+        case overCurrent = "over-current"
+    }
+
+    /// The actuator on the default simulated board: the best-documented LRA profile in
+    /// `Hardware/actuators` (Precision Microdrives C10-100, 175 Hz).
+    public static let defaultActuatorProfile = "pmd-c10-100"
+
+    /// The actuator on the outputs (nil: nothing attached).
+    public var actuator: ActuatorProfile?
+    public var variant: DeviceVariant
+    public var supplyVolts: Double
+    public var fault: Fault
+    public var timing: SimulatedTiming
+    public var link: SimulatedBridgeDevice.Link
+
+    public init(
+        actuator: ActuatorProfile?, variant: DeviceVariant = .drv2605L, supplyVolts: Double = 5, fault: Fault = .none,
+        timing: SimulatedTiming = .virtual, link: SimulatedBridgeDevice.Link = .init()
+    ) {
+        self.actuator = actuator
+        self.variant = variant
+        self.supplyVolts = supplyVolts
+        self.fault = fault
+        self.timing = timing
+        self.link = link
+    }
+
+    /// What the fault puts on the chip's outputs.
+    var load: Load {
+        switch fault {
+        case .open: return .open
+        case .short: return .shorted
+        case .wrongType:
+            let other = actuator.map { $0.kind == .lra ? Self.standInERM : Self.standInLRA } ?? Self.standInERM
+            return .actuator(Actuator(profile: other))
+        default: return actuator.map { .actuator(Actuator(profile: $0)) } ?? .open
+        }
+    }
+
+    /// The board, powered up with the fault in place.
+    func makeBoard() -> SimulatedBoard {
+        let board = SimulatedBoard(configuration: .init(variant: variant, load: load, supplyVolts: supplyVolts))
+        switch fault {
+        case .absent: board.chip.isPresent = false
+        case .overTemperature: board.chip.inject(.overTemperature)
+        case .overCurrent: board.chip.inject(.overCurrent)
+        default: break
+        }
+        return board
+    }
+
+    /// One line for reports.
+    var summary: String {
+        let load: String
+        switch self.load {
+        case .actuator(let a): load = "\(a.kind == .lra ? "LRA" : "ERM") actuator"
+        case .open: load = "no actuator"
+        case .shorted: load = "shorted outputs"
+        }
+        let clock = timing == .virtual ? "virtual time" : "real time"
+        return "simulated bridge board (firmware core + \(variant) model + \(load), \(clock)"
+            + (fault == .none ? ")" : ", simulated fault: \(fault.rawValue))")
+    }
+
+    /// Built-in stand-ins for `wrong-type` (no file lookup needed).
+    static let standInERM = ActuatorProfile(
+        id: "stand-in-erm", maker: "generic", partNumber: "10 mm coin ERM", kind: .erm, ratedVoltage: 3, maxVoltage: 3.6,
+        coilResistanceOhms: 30, ratedAccelerationG: 0.8, erm: .init(ratedSpeedRPM: 10_000, timeConstantMilliseconds: 40),
+        source: .init(document: "stand-in for fault simulation"))
+    static let standInLRA = ActuatorProfile(
+        id: "stand-in-lra", maker: "generic", partNumber: "10 mm coin LRA", kind: .lra, ratedVoltage: 2, maxVoltage: 2.5,
+        coilResistanceOhms: 25, ratedAccelerationG: 0.7, lra: .init(resonantFrequencyHz: 175, qualityFactor: 12, movingMassGrams: 2),
+        source: .init(document: "stand-in for fault simulation"))
+}
