@@ -47,3 +47,14 @@ uint8_t hb_queue_flush(hb_queue *q)
     q->count = 0;
     return n;
 }
+
+uint8_t hb_queue_drop_from(hb_queue *q, uint32_t at_us)
+{
+    uint8_t n = 0;
+    const hb_cmd *last;
+    while ((last = hb_queue_peek_last(q)) && (int32_t)(last->at_us - at_us) >= 0) {
+        q->count--;
+        n++;
+    }
+    return n;
+}

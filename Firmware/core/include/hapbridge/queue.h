@@ -50,5 +50,8 @@ const hb_cmd *hb_queue_peek_last(const hb_queue *q);
 void hb_queue_drop_head(hb_queue *q);
 /* Returns how many were discarded. */
 uint8_t hb_queue_flush(hb_queue *q);
+/* Discards the commands stamped at or after at_us (wrap-safe): a tail of
+ * the queue, which is in stamp order.  Returns how many. */
+uint8_t hb_queue_drop_from(hb_queue *q, uint32_t at_us);
 
 #endif /* HAPBRIDGE_QUEUE_H */
