@@ -24,9 +24,11 @@ static uint8_t from_record(const uint8_t *record, uint8_t *out)
     return n;
 }
 
+/* Computed, not a table: constant tables take RAM on the AVR. */
+static uint8_t hex_digit(uint8_t v) { return (uint8_t)(v < 10u ? (unsigned)'0' + v : (unsigned)'A' + v - 10u); }
+
 static uint8_t from_unique_id(const uint8_t *id, uint8_t *out)
 {
-    static const char hex[] = "0123456789ABCDEF";
     bool all_clear = true, all_set = true;
     for (uint8_t i = 0; i < HB_UNIQUE_ID_LEN; i++) {
         all_clear = all_clear && id[i] == 0x00u;
@@ -36,8 +38,8 @@ static uint8_t from_unique_id(const uint8_t *id, uint8_t *out)
         return 0;
     }
     for (uint8_t i = 0; i < HB_UNIQUE_ID_LEN; i++) {
-        out[2u * i] = (uint8_t)hex[id[i] >> 4];
-        out[2u * i + 1u] = (uint8_t)hex[id[i] & 0x0Fu];
+        out[2u * i] = hex_digit((uint8_t)(id[i] >> 4));
+        out[2u * i + 1u] = hex_digit((uint8_t)(id[i] & 0x0Fu));
     }
     return (uint8_t)(2u * HB_UNIQUE_ID_LEN);
 }

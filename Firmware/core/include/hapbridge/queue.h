@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #ifndef HB_QUEUE_CAPACITY
-#define HB_QUEUE_CAPACITY 32u /* power of two: index wrap is a mask */
+#define HB_QUEUE_CAPACITY 32u /* ports may set their own, 1..128 */
 #endif
 
 #define HB_CMD_DATA_MAX 8u
