@@ -84,7 +84,12 @@ static uint32_t clamp_ms(uint16_t ms, uint32_t dflt, uint32_t lo, uint32_t hi)
 static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
 {
     if (p[HB_HELLO_OFF_MAJOR] != HB_PROTO_VERSION_MAJOR) {
-        core->open = false;
+        /* The session ends here, and with it the drive: once closed, the
+         * host-silence stop no longer watches it. */
+        if (core->open) {
+            core->open = false;
+            hbi_stop_and_report(core, HB_STOP_HOST_REQUEST);
+        }
         hbi_nak(core, seq, HB_T_HELLO, HB_NAK_VERSION);
         return;
     }
