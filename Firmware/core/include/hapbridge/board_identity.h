@@ -27,13 +27,11 @@
  * ATmega32U4 the 10 signature-row bytes at 0x0E..0x17 (the bytes LUFA's
  * internal serial reads on the U4 parts); 20 hex digits fill the serial. */
 #define HB_UNIQUE_ID_LEN 10u
-/* When neither gives a serial.  Says so rather than inventing a number. */
-#define HB_SERIAL_FALLBACK "UNSET"
 
 /* The serial into out (HB_SERIAL_MAX_LEN bytes): from the EEPROM record when
  * it is valid (magic, 1..20 characters, all hb_serial_char_ok), else from
  * unique_id (NULL when the part has none) unless it reads all 0x00 or all
- * 0xFF (erased or unreadable), else HB_SERIAL_FALLBACK.  Returns the length. */
+ * 0xFF (erased or unreadable), else HB_SERIAL_FALLBACK (protocol.h).  Returns the length. */
 uint8_t hb_board_serial(const uint8_t record[HB_SERIAL_RECORD_LEN],
                         const uint8_t *unique_id, uint8_t out[HB_SERIAL_MAX_LEN]);
 

@@ -105,6 +105,9 @@
 
 /* The board's serial number: HELLO_REPLY and the USB iSerialNumber string. */
 #define HB_SERIAL_MAX_LEN 20u
+/* What a board reports when it has no serial (none written to its EEPROM,
+ * no unique ID readable): it says so rather than inventing a number. */
+#define HB_SERIAL_FALLBACK "UNSET"
 
 #define HB_CAP_RTP (1u << 0)
 #define HB_CAP_REG_WRITE (1u << 1)
