@@ -6,6 +6,9 @@ void hb_core_init(hb_core *core, const hb_hooks *hooks, const hb_core_config *co
     *core = (hb_core){0};
     core->hooks = *hooks;
     core->config = *config;
+    if (core->config.serial_len > HB_SERIAL_MAX_LEN) {
+        core->config.serial_len = HB_SERIAL_MAX_LEN;
+    }
     drv2605_init(&core->chip, &core->hooks);
     hb_decoder_init(&core->decoder);
     hb_queue_init(&core->queue);

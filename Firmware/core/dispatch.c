@@ -84,7 +84,12 @@ static uint32_t clamp_ms(uint16_t ms, uint32_t dflt, uint32_t lo, uint32_t hi)
 static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
 {
     if (p[HB_HELLO_OFF_MAJOR] != HB_PROTO_VERSION_MAJOR) {
-        core->open = false;
+        /* The session ends here, and with it the drive: once closed, the
+         * host-silence stop no longer watches it. */
+        if (core->open) {
+            core->open = false;
+            hbi_stop_and_report(core, HB_STOP_HOST_REQUEST);
+        }
         hbi_nak(core, seq, HB_T_HELLO, HB_NAK_VERSION);
         return;
     }
@@ -102,22 +107,36 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
     core->last_seq = seq;
     core->next_status_poll_us = hbi_now(core) + HB_STATUS_POLL_US;
 
-    uint8_t r[HB_HELLO_REPLY_LEN];
+    /* The reply's layout follows the negotiated minor: a 1.0 host's decoder
+     * wants exactly the 18 bytes it knows. */
+    uint8_t minor = p[HB_HELLO_OFF_MINOR] < HB_PROTO_VERSION_MINOR ? p[HB_HELLO_OFF_MINOR]
+                                                                   : (uint8_t)HB_PROTO_VERSION_MINOR;
+    uint8_t r[HB_HELLO_REPLY_1_1_LEN] = {0};
     r[HB_HELLO_REPLY_OFF_MAJOR] = HB_PROTO_VERSION_MAJOR;
-    r[HB_HELLO_REPLY_OFF_MINOR] = HB_PROTO_VERSION_MINOR;
+    r[HB_HELLO_REPLY_OFF_MINOR] = minor;
     r[HB_HELLO_REPLY_OFF_FW_MAJOR] = HB_FW_VERSION_MAJOR;
     r[HB_HELLO_REPLY_OFF_FW_MINOR] = HB_FW_VERSION_MINOR;
     hb_put_u16(&r[HB_HELLO_REPLY_OFF_CAPS],
                HB_CAP_RTP | HB_CAP_REG_WRITE | HB_CAP_ROM_SEQ | HB_CAP_STAMPED_STOP |
                    HB_CAP_CLOCK_SYNC | HB_CAP_QUEUE_STATUS | HB_CAP_CHIP_STATUS |
-                   (core->hooks.enter_bootloader ? HB_CAP_BOOTLOADER : 0u));
+                   (core->hooks.enter_bootloader ? HB_CAP_BOOTLOADER : 0u) | HB_CAP_RAW_I2C |
+                   HB_CAP_REPLACE_FROM | HB_CAP_IDENTITY);
     r[HB_HELLO_REPLY_OFF_QUEUE_CAP] = HB_QUEUE_CAPACITY;
     r[HB_HELLO_REPLY_OFF_DEVICE_ID] = core->device_id;
     hb_put_u32(&r[HB_HELLO_REPLY_OFF_BOARD_US], hbi_now(core));
     hb_put_u16(&r[HB_HELLO_REPLY_OFF_KEEPALIVE_MS], (uint16_t)(core->keepalive_us / 1000u));
     hb_put_u16(&r[HB_HELLO_REPLY_OFF_MAX_DRIVE_MS], (uint16_t)(core->max_drive_us / 1000u));
     hb_put_u16(&r[HB_HELLO_REPLY_OFF_TICK_NS], core->config.tick_ns);
-    hbi_send(core, HB_T_HELLO_REPLY, r, sizeof r);
+    if (minor == 0) {
+        hbi_send(core, HB_T_HELLO_REPLY, r, HB_HELLO_REPLY_LEN);
+        return;
+    }
+    r[HB_HELLO_REPLY_OFF_BOOTLOADER] = core->config.bootloader_kind;
+    r[HB_HELLO_REPLY_OFF_SERIAL_LEN] = core->config.serial_len;
+    for (uint8_t i = 0; i < core->config.serial_len; i++) {
+        r[HB_HELLO_REPLY_OFF_SERIAL + i] = core->config.serial[i];
+    }
+    hbi_send(core, HB_T_HELLO_REPLY, r, HB_HELLO_REPLY_1_1_LEN);
 }
 
 static void on_sync(hb_core *core, const uint8_t *p, uint32_t rx_us)
@@ -164,16 +183,85 @@ static void on_chip_status(hb_core *core)
     hbi_send(core, HB_T_CHIP_STATUS, r, sizeof r);
 }
 
+/* I2C_READ / I2C_WRITE run here, in the main context, under the lock: the
+ * timer callback cannot start a stamped command's transaction while this one
+ * is on the bus, nor can this one start inside a stamped command's (which
+ * runs to its end first).  The price is that a command falling due meanwhile
+ * starts up to one such transaction late (PROTOCOL.md, "Untimed I2C"). */
+static void on_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, uint8_t len)
+{
+    uint8_t addr = p[HB_I2C_OFF_ADDR];
+    bool write = type == HB_T_I2C_WRITE;
+    uint8_t n = write ? (uint8_t)(len - HB_I2C_WRITE_OFF_DATA) : p[HB_I2C_READ_OFF_COUNT];
+    bool chip = addr == DRV2605_I2C_ADDR;
+    if (addr > HB_I2C_MAX_ADDR || n == 0 || n > HB_I2C_MAX_DATA ||
+        (write && chip && !drv2605_regs_writable(p[HB_I2C_OFF_REG], n))) {
+        hbi_nak(core, seq, type, HB_NAK_BAD_ARG);
+        return;
+    }
+    uint8_t r[HB_I2C_RESULT_MIN_LEN + HB_I2C_MAX_DATA];
+    hb_i2c_result result;
+    hbi_lock(core);
+    if (write && (core->faults || core->pending_faults)) {
+        hbi_unlock(core);
+        hbi_nak(core, seq, type, HB_NAK_FAULT);
+        return;
+    }
+    if (!write) {
+        result = chip ? drv2605_read(&core->chip, p[HB_I2C_OFF_REG], &r[HB_I2C_RESULT_OFF_DATA], n)
+                      : core->hooks.i2c_read(core->hooks.context, addr, p[HB_I2C_OFF_REG],
+                                             &r[HB_I2C_RESULT_OFF_DATA], n);
+    } else if (chip) {
+        /* Through the driver, so its shadows see what the host wrote and the
+         * drive limit and host-silence stop cover a drive it started. */
+        result = drv2605_write(&core->chip, &p[HB_I2C_OFF_REG], (uint8_t)(n + 1u));
+        hbi_track_drive(core, hbi_now(core));
+        if (result != HB_I2C_ACK) {
+            core->pending_faults |= HB_FAULT_I2C; /* as for a stamped command */
+        }
+    } else {
+        result = core->hooks.i2c_write(core->hooks.context, addr, &p[HB_I2C_OFF_REG],
+                                       (uint8_t)(n + 1u));
+    }
+    hbi_unlock(core);
+    bool ok = result == HB_I2C_ACK;
+    uint8_t count = ok && !write ? n : 0u;
+    r[HB_I2C_RESULT_OFF_SEQ] = seq;
+    r[HB_I2C_RESULT_OFF_ADDR] = addr;
+    r[HB_I2C_RESULT_OFF_REG] = p[HB_I2C_OFF_REG];
+    r[HB_I2C_RESULT_OFF_STATUS] = (uint8_t)(ok ? HB_I2C_STATUS_ACK : HB_I2C_STATUS_NACK);
+    r[HB_I2C_RESULT_OFF_COUNT] = count;
+    hbi_send(core, HB_T_I2C_RESULT, r, (uint8_t)(HB_I2C_RESULT_MIN_LEN + count));
+}
+
+static void on_replace_from(hb_core *core, uint8_t seq, const uint8_t *p)
+{
+    uint8_t r[HB_REPLACED_LEN];
+    hbi_lock(core);
+    /* Only queued commands: the one the timer is running (if any) has left
+     * the queue's reach, since the timer context holds the lock for it. */
+    r[HB_REPLACED_OFF_DISCARDED] = hb_queue_drop_from(&core->queue, hb_get_u32(&p[HB_REPLACE_OFF_AT_US]));
+    if (!hb_queue_count(&core->queue) && core->hooks.disarm_timer) {
+        core->hooks.disarm_timer(core->hooks.context);
+    }
+    r[HB_REPLACED_OFF_FREE] = hb_queue_free(&core->queue);
+    hbi_unlock(core);
+    r[HB_REPLACED_OFF_SEQ] = seq;
+    hbi_send(core, HB_T_REPLACED, r, sizeof r);
+}
+
 static bool needs_session(uint8_t type)
 {
-    /* Status, sync, stop and bootloader entry work without a session so a
-     * host can always inspect and stop a board it has just found. */
+    /* Status, sync, stop, bootloader entry and bus reads work without a
+     * session so a host can always inspect and stop a board it has just
+     * found. */
     switch (type) {
     case HB_T_SYNC:
     case HB_T_QUEUE_STATUS_REQ:
     case HB_T_CHIP_STATUS_REQ:
     case HB_T_STOP_ALL:
     case HB_T_ENTER_BOOTLOADER:
+    case HB_T_I2C_READ:
         return false;
     default:
         return true;
@@ -256,6 +344,13 @@ static void on_frame(hb_core *core)
         core->open = false;
         hbi_ack(core, seq, type);
         core->hooks.enter_bootloader(core->hooks.context);
+        return;
+    case HB_T_I2C_READ:
+    case HB_T_I2C_WRITE:
+        on_i2c(core, seq, type, p, len);
+        return;
+    case HB_T_REPLACE_FROM:
+        on_replace_from(core, seq, p);
         return;
     default: {
         hb_cmd cmd;

@@ -7,37 +7,6 @@ void hbi_arm_for(hb_core *core, const hb_cmd *cmd)
     core->hooks.arm_timer(core->hooks.context, hbi_due_time(core, cmd) - core->config.spin_us);
 }
 
-static void note_drive(hb_core *core, const hb_cmd *cmd, uint32_t now)
-{
-    uint8_t next = core->drive;
-    switch (cmd->kind) {
-    case HB_CMD_RTP:
-        next = cmd->data[0] ? HB_DRIVE_RTP : HB_DRIVE_IDLE;
-        break;
-    case HB_CMD_ROM_SEQ:
-        next = HB_DRIVE_SEQUENCE;
-        break;
-    case HB_CMD_STOP:
-        next = HB_DRIVE_IDLE;
-        break;
-    case HB_CMD_REG_WRITE:
-        if (cmd->data[0] == DRV2605_REG_MODE && (cmd->data[1] & DRV2605_MODE_STANDBY)) {
-            next = HB_DRIVE_IDLE;
-        } else if (cmd->data[0] == DRV2605_REG_GO && !(cmd->data[1] & DRV2605_GO_GO) &&
-                   core->drive == HB_DRIVE_SEQUENCE) {
-            next = HB_DRIVE_IDLE;
-        }
-        break;
-    default:
-        break;
-    }
-    /* A continuing drive keeps its start: the limit is on continuous time. */
-    if (next != HB_DRIVE_IDLE && core->drive == HB_DRIVE_IDLE) {
-        core->drive_start_us = now;
-    }
-    core->drive = next;
-}
-
 static hb_i2c_result execute(hb_core *core, const hb_cmd *cmd)
 {
     switch (cmd->kind) {
@@ -94,7 +63,7 @@ void hb_core_timer_fired(hb_core *core)
             core->pending_faults |= HB_FAULT_I2C;
         }
         uint32_t at = head->at_us;
-        note_drive(core, head, now);
+        hbi_track_drive(core, now);
         hb_queue_drop_head(&core->queue);
         if ((int32_t)(now + core->config.exec_lead_us - at) > (int32_t)HB_LATE_TOLERANCE_US &&
             core->underruns != UINT16_MAX) {

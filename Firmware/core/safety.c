@@ -31,9 +31,10 @@ static void poll_chip(hb_core *core, uint32_t now)
         core->next_go_poll_us = now + HB_GO_POLL_US;
         uint8_t go = 0;
         hbi_lock(core);
-        if (drv2605_read_reg(&core->chip, DRV2605_REG_GO, &go) == HB_I2C_ACK &&
-            !(go & DRV2605_GO_GO) && core->drive == HB_DRIVE_SEQUENCE) {
-            core->drive = HB_DRIVE_IDLE; /* the sequencer finished on its own */
+        /* The read updates the driver's GO shadow: the sequencer may have
+         * finished on its own. */
+        if (drv2605_read_reg(&core->chip, DRV2605_REG_GO, &go) == HB_I2C_ACK) {
+            hbi_track_drive(core, now);
         }
         hbi_unlock(core);
     }

@@ -15,6 +15,21 @@
         }                                                                                         \
     } while (0)
 
+/* A string descriptor is `text` (usb_identity.h) as UTF-16LE. */
+static bool string_is(sim_board *b, uint8_t index, const char *text, char *why, size_t why_len)
+{
+    uint8_t buf[256];
+    usb_setup get = {0x80, 6, (uint16_t)(0x0300u | index), HB_USB_LANGID_EN_US, 255};
+    int n = usb_host_control(b, &get, buf);
+    size_t len = strlen(text);
+    FAIL_UNLESS(n == (int)(2 + 2 * len) && buf[0] == n && buf[1] == 3, "string %u: %d bytes", index, n);
+    for (size_t i = 0; i < len; i++) {
+        FAIL_UNLESS(buf[2 + 2 * i] == (uint8_t)text[i] && buf[3 + 2 * i] == 0,
+                    "string %u differs from usb_identity.h at %zu", index, i);
+    }
+    return true;
+}
+
 bool usb_enumerate(sim_board *b, uint8_t address, char *why, size_t why_len)
 {
     uint8_t buf[256];
@@ -51,14 +66,20 @@ bool usb_enumerate(sim_board *b, uint8_t address, char *why, size_t why_len)
     FAIL_UNLESS(memcmp(buf, want_cfg, sizeof want_cfg) == 0,
                 "configuration descriptor differs from usb_identity.h");
 
-    usb_setup get_product = {0x80, 6, 0x0300 | HB_USB_STRING_PRODUCT, HB_USB_LANGID_EN_US, 255};
-    n = usb_host_control(b, &get_product, buf);
+    static const char manufacturer[] = HB_USB_MANUFACTURER;
     static const char product[] = HB_USB_PRODUCT;
-    FAIL_UNLESS(n == 2 + 2 * (int)(sizeof product - 1) && buf[0] == n && buf[1] == 3,
-                "product string: %d bytes", n);
-    for (size_t i = 0; i + 1 < sizeof product; i++) {
-        FAIL_UNLESS(buf[2 + 2 * i] == (uint8_t)product[i] && buf[3 + 2 * i] == 0,
-                    "product string differs from usb_identity.h at %zu", i);
+    if (!string_is(b, HB_USB_STRING_MANUFACTURER, manufacturer, why, why_len) ||
+        !string_is(b, HB_USB_STRING_PRODUCT, product, why, why_len)) {
+        return false;
+    }
+    /* The serial is the board's own: 1..20 characters of the protocol's set. */
+    usb_setup get_serial = {0x80, 6, 0x0300 | HB_USB_STRING_SERIAL, HB_USB_LANGID_EN_US, 255};
+    n = usb_host_control(b, &get_serial, buf);
+    FAIL_UNLESS(n >= 4 && n <= 2 + 2 * (int)HB_SERIAL_MAX_LEN && n % 2 == 0 && buf[0] == n && buf[1] == 3,
+                "serial string: %d bytes", n);
+    for (int i = 2; i < n; i += 2) {
+        FAIL_UNLESS(hb_serial_char_ok(buf[i]) && buf[i + 1] == 0, "serial string character 0x%02x%02x",
+                    buf[i + 1], buf[i]);
     }
 
     usb_setup set_cfg = {0x00, 9, HB_USB_CONFIGURATION_VALUE, 0, 0};

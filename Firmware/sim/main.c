@@ -16,25 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv_model.h"
 #include "enumerate.h"
+#include "hapbridge/board_identity.h"
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/protocol.h"
-#include "link.h"
 #include "serve.h"
-#include "sim_board.h"
+#include "suite.h"
 #include "timing.h"
 #include "usb_host.h"
 
 #include <avr_usb.h>
 
-static sim_board board;
-static drv_model chip;
-static link host;
+sim_board board;
+drv_model chip;
+link host;
 static int passed, failed;
-static char why[256];
+char why[256];
 
-static bool fail(const char *fmt, ...)
+bool fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -43,14 +42,7 @@ static bool fail(const char *fmt, ...)
     return false;
 }
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            return fail(__VA_ARGS__);                                                             \
-        }                                                                                         \
-    } while (0)
-
-static void run_test(const char *name, bool (*fn)(void))
+void run_test(const char *name, bool (*fn)(void))
 {
     why[0] = 0;
     uint32_t boots = board.boots;
@@ -68,11 +60,11 @@ static void run_test(const char *name, bool (*fn)(void))
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static double board_now(void) { return sim_board_us_at(&board, board.avr->cycle); }
+double board_now(void) { return sim_board_us_at(&board, board.avr->cycle); }
 
-static uint32_t stamp_in(uint32_t us) { return (uint32_t)board_now() + us; }
+uint32_t stamp_in(uint32_t us) { return (uint32_t)board_now() + us; }
 
-static bool send_rtp(uint32_t at, uint8_t amplitude)
+bool send_rtp(uint32_t at, uint8_t amplitude)
 {
     uint8_t p[HB_CMD_RTP_LEN];
     hb_put_u32(&p[HB_CMD_OFF_AT_US], at);
@@ -80,18 +72,23 @@ static bool send_rtp(uint32_t at, uint8_t amplitude)
     return link_send(&host, HB_T_CMD_RTP, p, sizeof p);
 }
 
-static bool hello(uint16_t keepalive_ms, uint16_t max_drive_ms, link_frame *reply)
+bool hello_minor(uint8_t minor, uint16_t keepalive_ms, uint16_t max_drive_ms, link_frame *reply)
 {
     uint8_t p[HB_HELLO_LEN];
     p[HB_HELLO_OFF_MAJOR] = HB_PROTO_VERSION_MAJOR;
-    p[HB_HELLO_OFF_MINOR] = HB_PROTO_VERSION_MINOR;
+    p[HB_HELLO_OFF_MINOR] = minor;
     hb_put_u16(&p[HB_HELLO_OFF_KEEPALIVE_MS], keepalive_ms);
     hb_put_u16(&p[HB_HELLO_OFF_MAX_DRIVE_MS], max_drive_ms);
     return link_send(&host, HB_T_HELLO, p, sizeof p) &&
            link_wait(&host, HB_T_HELLO_REPLY, 5000, reply);
 }
 
-static bool expect_nak(uint8_t reason, uint8_t *expected_seq)
+static bool hello(uint16_t keepalive_ms, uint16_t max_drive_ms, link_frame *reply)
+{
+    return hello_minor(HB_PROTO_VERSION_MINOR, keepalive_ms, max_drive_ms, reply);
+}
+
+bool expect_nak(uint8_t reason, uint8_t *expected_seq)
 {
     link_frame f;
     if (!link_wait(&host, HB_T_NAK, 5000, &f)) {
@@ -107,7 +104,7 @@ static bool expect_nak(uint8_t reason, uint8_t *expected_seq)
 }
 
 /* True when some logged write since `from` put `value` into `reg`. */
-static bool wrote(uint32_t from, uint8_t reg, uint8_t value)
+bool wrote(uint32_t from, uint8_t reg, uint8_t value)
 {
     for (uint32_t i = from; i < chip.count; i++) {
         const drv_txn *t = &chip.log[i];
@@ -118,7 +115,7 @@ static bool wrote(uint32_t from, uint8_t reg, uint8_t value)
     return false;
 }
 
-static bool chip_stopped(void)
+bool chip_stopped(void)
 {
     return chip.regs[DRV2605_REG_RTP_INPUT] == 0 && !(chip.regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
            (chip.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
@@ -211,11 +208,12 @@ static bool hello_reports_version_and_chip(void)
 {
     link_frame r;
     CHECK(hello(500, 0, &r), "no HELLO_REPLY");
-    CHECK(r.len == HB_HELLO_REPLY_LEN, "reply length %u", r.len);
+    CHECK(r.len == HB_HELLO_REPLY_1_1_LEN, "reply length %u", r.len);
     CHECK(r.payload[HB_HELLO_REPLY_OFF_MAJOR] == HB_PROTO_VERSION_MAJOR, "protocol major");
     CHECK(r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID] == DRV2605_DEVICE_ID_DRV2605L,
           "device id %u", r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID]);
-    CHECK(r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP] == 32, "queue capacity");
+    CHECK(r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP] == EXPECTED_QUEUE_CAPACITY, "queue capacity %u",
+          r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP]);
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_CAPS]) & HB_CAP_CLOCK_SYNC, "capabilities");
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_KEEPALIVE_MS]) == 500, "keepalive");
     return true;
@@ -650,18 +648,61 @@ static bool bootloader_ack_reaches_a_slow_host(void)
     return true;
 }
 
-int main(int argc, char **argv)
+/* What the main suite's board finds at boot: a serial in EEPROM and a
+ * Caterina image in its boot section. */
+const char suite_serial[] = "HB-SIM-0001";
+
+#define BOOT_MAX_US 100000u
+
+void sim_board_set_memories(sim_board *b, const char *eeprom_serial, const uint8_t *boot_image,
+                            uint32_t boot_image_len)
 {
-    if (argc >= 3 && strcmp(argv[1], "--serve") == 0) {
-        uint32_t poll_us = SERVE_DEFAULT_POLL_US;
-        if (argc == 5 && strcmp(argv[3], "--poll-us") == 0) {
-            poll_us = (uint32_t)strtoul(argv[4], NULL, 10);
-        } else if (argc != 3) {
-            fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N]\n", argv[0]);
-            return 2;
-        }
-        return serve_main(argv[2], poll_us);
+    uint8_t record[HB_SERIAL_RECORD_LEN];
+    memset(record, 0xFF, sizeof record);
+    if (eeprom_serial) {
+        memcpy(&record[HB_SERIAL_RECORD_OFF_MAGIC], HB_SERIAL_RECORD_MAGIC, HB_SERIAL_RECORD_MAGIC_LEN);
+        record[HB_SERIAL_RECORD_OFF_LEN] = (uint8_t)strlen(eeprom_serial);
+        memcpy(&record[HB_SERIAL_RECORD_OFF_TEXT], eeprom_serial, strlen(eeprom_serial));
     }
+    sim_board_preload_eeprom(b, HB_SERIAL_RECORD_EEPROM_ADDR, record, sizeof record);
+    uint8_t section[SIM_BOOT_SECTION_SIZE];
+    memset(section, 0xFF, sizeof section);
+    if (boot_image) {
+        memcpy(section, boot_image, boot_image_len);
+    }
+    sim_board_preload_flash(b, SIM_BOOT_SECTION_START, section, sizeof section);
+}
+
+bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                uint32_t boot_image_len)
+{
+    if (!sim_board_load(&board, elf_path)) {
+        return false;
+    }
+    sim_board_set_memories(&board, eeprom_serial, boot_image, boot_image_len);
+    if (!sim_board_paint_stack(&board)) {
+        fprintf(stderr, "no __bss_end in the ELF\n");
+        return false;
+    }
+    drv_model_attach(&chip, board.avr);
+    link_init(&host, &board);
+    return sim_board_boot(&board, BOOT_MAX_US);
+}
+
+static int serve_command(int argc, char **argv)
+{
+    uint32_t poll_us = SERVE_DEFAULT_POLL_US;
+    if (argc == 5 && strcmp(argv[3], "--poll-us") == 0) {
+        poll_us = (uint32_t)strtoul(argv[4], NULL, 10);
+    } else if (argc != 3) {
+        fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N]\n", argv[0]);
+        return 2;
+    }
+    return serve_main(argv[2], poll_us);
+}
+
+static int suite_command(int argc, char **argv)
+{
     if (argc < 2) {
         fprintf(stderr, "usage: %s FIRMWARE.elf [STREAM_COMMANDS]\n       %s --serve FIRMWARE.elf [--poll-us N]\n",
                 argv[0], argv[0]);
@@ -670,13 +711,11 @@ int main(int argc, char **argv)
     if (argc > 2) {
         timing_set_commands((uint32_t)strtoul(argv[2], NULL, 10));
     }
-    if (!sim_board_load(&board, argv[1])) {
+    const char *elf = argv[1];
+    if (!boot_board(elf, suite_serial, caterina_image, caterina_image_len)) {
         printf("not ok - sim: firmware loads\n0 passed, 1 failed\n");
         return 1;
     }
-    drv_model_attach(&chip, board.avr);
-    link_init(&host, &board);
-    sim_run_us(&board, 2000); /* boot: clock, USB attach, chip probe */
 
     run_test("enumerates as a vendor-class device", enumerates_as_vendor_device);
     run_test("unsupported control request stalls", unsupported_request_stalls);
@@ -699,11 +738,34 @@ int main(int argc, char **argv)
     run_test("latched fault stops the actuator", latched_fault_stops_actuator);
     run_test("over-long drive is stopped", over_long_drive_is_stopped);
     run_test("host silence stops the actuator", host_silence_stops_actuator);
+    run_protocol_1_1_tests();
     run_test("watchdog runs at 120 ms", watchdog_runs_at_120_ms);
+    /* Before the bootloader tests: their key at 0x0800 lands in the RAM
+     * between .bss and the stack and would read as stack use. */
+    run_test("the stack keeps its margin above the data (queue sized by it)", stack_keeps_its_margin);
     run_test("bootloader request needs its magic", bootloader_request_needs_magic);
     run_test("bootloader entry leaves the key and resets", bootloader_entry_leaves_key_and_resets);
     run_test("bootloader ACK reaches a host polling every 1 ms", bootloader_ack_reaches_a_slow_host);
+    run_identity_boot_tests(); /* each powers the board up with other memories */
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
+}
+
+/* sim-harness MODE ...: one entry per mode; the suite runs without one. */
+static const struct {
+    const char *flag;
+    int (*run)(int argc, char **argv);
+} modes[] = {
+    {"--serve", serve_command},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (argc >= 2 && strcmp(argv[1], modes[i].flag) == 0) {
+            return modes[i].run(argc, argv);
+        }
+    }
+    return suite_command(argc, argv);
 }

@@ -45,7 +45,7 @@
 #define EP_IN 1u
 #define EP_OUT 2u
 #define USB_ADDRESS 7u
-#define BOOT_US 2000u        /* clock, USB attach, chip probe (as main.c) */
+#define BOOT_MAX_US 100000u  /* identity read, clock, USB attach, chip probe */
 #define MAX_SEND 4096u
 #define MAX_PACKETS_PER_POLL 4 /* the 128-byte ring is at most 2 packets: a bound only */
 
@@ -147,7 +147,7 @@ static bool check_link(void)
     if (!detached) { /* detached and re-attached within one step: still a detach */
         line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
     }
-    bool ran = sim_run_us(&board, BOOT_US);
+    bool ran = sim_board_boot(&board, BOOT_MAX_US);
     emit_i2c(); /* under both epochs: board_us_at tells them apart */
     epoch = board.timer1_start;
     if (!ran) {
@@ -240,7 +240,10 @@ int serve_main(const char *elf_path, uint32_t poll_us)
     drv_model_attach(&chip, board.avr);
     hb_decoder_init(&from_board);
     poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
-    sim_run_us(&board, BOOT_US);
+    if (!sim_board_boot(&board, BOOT_MAX_US)) {
+        line("err firmware did not boot");
+        return 1;
+    }
     char why[160];
     if (!usb_enumerate(&board, USB_ADDRESS, why, sizeof why)) {
         line("err enumeration failed: %s", why);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <avr_eeprom.h>
 #include <avr_timer.h>
 #include <avr_twi.h>
 #include <sim_elf.h>
@@ -37,6 +38,7 @@ static void on_tccr1b(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
         b->timer1_started = true;
         b->timer1_start = avr->cycle;
         b->boots++;
+        b->usb_attached = false;
     }
 }
 
@@ -52,6 +54,9 @@ static void on_udcon(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
         b->detach_cycle = avr->cycle;
     }
     b->usb_detached = detach;
+    if (!detach) {
+        b->usb_attached = true;
+    }
 }
 
 /* simavr 1.6 reports SLA+W as 0x28/0x30 (data) instead of 0x18/0x20: it
@@ -188,6 +193,29 @@ bool sim_run_cycles(sim_board *b, avr_cycle_count_t cycles)
     return true;
 }
 
+#define BOOT_STEP_US 100u
+#define AFTER_ATTACH_US 1000u /* DRV2605 power-up wait (250 us) and hb_core_start */
+
+bool sim_board_boot(sim_board *b, uint32_t max_us)
+{
+    for (uint32_t us = 0; us < max_us; us += BOOT_STEP_US) {
+        if (b->timer1_started && b->usb_attached) {
+            return sim_run_us(b, AFTER_ATTACH_US);
+        }
+        if (!sim_run_us(b, BOOT_STEP_US)) {
+            return false;
+        }
+    }
+    return false;
+}
+
+void sim_board_reset(sim_board *b)
+{
+    avr_reset(b->avr);
+    b->timer1_started = false;
+    b->usb_attached = false;
+}
+
 bool sim_run_us(sim_board *b, uint32_t us)
 {
     return sim_run_cycles(b, (avr_cycle_count_t)us * SIM_CYCLES_PER_US);
@@ -224,4 +252,43 @@ bool sim_run_until_pc(sim_board *b, uint32_t pc, avr_cycle_count_t max_cycles)
         }
     }
     return false;
+}
+
+void sim_board_preload_eeprom(sim_board *b, uint16_t addr, const uint8_t *bytes, uint16_t n)
+{
+    avr_eeprom_desc_t d = {.ee = (uint8_t *)bytes, .offset = addr, .size = n};
+    avr_ioctl(b->avr, AVR_IOCTL_EEPROM_SET, &d);
+}
+
+void sim_board_preload_flash(sim_board *b, uint32_t addr, const uint8_t *bytes, uint32_t n)
+{
+    memcpy(&b->avr->flash[addr], bytes, n);
+}
+
+#define STACK_PAINT 0xC5u
+#define ELF_DATA_OFFSET 0x800000u /* avr-gcc's address of data space in the ELF */
+
+bool sim_board_paint_stack(sim_board *b)
+{
+    for (uint32_t i = 0; i < b->symbol_count; i++) {
+        if (b->symbols[i] && strcmp(b->symbols[i]->symbol, "__bss_end") == 0) {
+            b->heap_start = (uint16_t)(b->symbols[i]->addr - ELF_DATA_OFFSET);
+        }
+    }
+    if (!b->heap_start || b->heap_start > b->avr->ramend) {
+        return false;
+    }
+    memset(&b->avr->data[b->heap_start], STACK_PAINT, b->avr->ramend + 1u - b->heap_start);
+    return true;
+}
+
+uint32_t sim_board_stack_free(const sim_board *b, uint32_t *data_bytes)
+{
+    uint32_t ram_start = (uint32_t)b->avr->ioend + 1u;
+    *data_bytes = b->heap_start - ram_start;
+    uint32_t free = 0;
+    while (b->heap_start + free <= b->avr->ramend && b->avr->data[b->heap_start + free] == STACK_PAINT) {
+        free++;
+    }
+    return free;
 }

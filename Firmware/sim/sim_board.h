@@ -18,13 +18,33 @@ typedef struct sim_board {
     uint32_t boots;                 /* firmware starts seen (watchdog resets add one) */
     bool sla_w_pending;             /* an SLA+W went out; its status is due */
     bool usb_detached;              /* UDCON.DETACH: the pull-up is off, the host sees no device */
+    bool usb_attached;              /* UDCON written without DETACH since the last boot */
     avr_cycle_count_t detach_cycle;
     bool crashed;
     avr_symbol_t **symbols;         /* the ELF's symbol table, for measurements */
     uint32_t symbol_count;
+    uint16_t heap_start;            /* first RAM byte above .bss (__bss_end), once painted */
 } sim_board;
 
 bool sim_board_load(sim_board *b, const char *elf_path);
+/* Between load and the first run: what the firmware finds at boot in its
+ * EEPROM, and in flash outside its image (the boot section). */
+void sim_board_preload_eeprom(sim_board *b, uint16_t addr, const uint8_t *bytes, uint16_t n);
+void sim_board_preload_flash(sim_board *b, uint32_t addr, const uint8_t *bytes, uint32_t n);
+/* Between load and the first run: fills the RAM above .bss with a pattern, so
+ * sim_board_stack_free can tell how deep the stack has ever reached. */
+bool sim_board_paint_stack(sim_board *b);
+/* Bytes between the end of .bss and the deepest the stack reached; the RAM
+ * the data takes (data + bss) in *data_bytes. */
+uint32_t sim_board_stack_free(const sim_board *b, uint32_t *data_bytes);
+/* A power-on reset: the firmware boots again from the memories it has
+ * (sim_board_boot runs it). */
+void sim_board_reset(sim_board *b);
+/* Runs until the firmware has booted: Timer1 started, USB attached, and the
+ * chip probed (the 250 us DRV2605 power-up wait after attach).  The start-up
+ * reads the board's identity first, ~15 ms when the whole boot section is
+ * scanned.  False when that does not happen within max_us. */
+bool sim_board_boot(sim_board *b, uint32_t max_us);
 /* Runs the simulated CPU for us microseconds (false when it stopped). */
 bool sim_run_us(sim_board *b, uint32_t us);
 bool sim_run_cycles(sim_board *b, avr_cycle_count_t cycles);

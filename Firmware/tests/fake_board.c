@@ -7,15 +7,23 @@
 static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, uint8_t len)
 {
     fake_board *b = ctx;
-    if (b->nack || addr7 != DRV2605_I2C_ADDR || len < 1) {
+    bool chip = addr7 == DRV2605_I2C_ADDR;
+    if (b->nack || (!chip && addr7 != FAKE_OTHER_ADDR) || len < 1) {
         return HB_I2C_NACK;
     }
     if (b->write_count < FAKE_LOG_MAX) {
         fake_write *w = &b->writes[b->write_count++];
         w->at_us = b->now_us;
+        w->addr = addr7;
         w->reg = bytes[0];
         w->n = (uint8_t)(len - 1);
         memcpy(w->bytes, bytes + 1, len - 1u > sizeof w->bytes ? sizeof w->bytes : len - 1u);
+    }
+    if (!chip) {
+        for (uint8_t i = 1; i < len; i++) {
+            b->other_regs[(uint8_t)(bytes[0] + i - 1) % FAKE_OTHER_REGS] = bytes[i];
+        }
+        return HB_I2C_ACK;
     }
     for (uint8_t i = 1; i < len; i++) {
         uint8_t reg = (uint8_t)(bytes[0] + i - 1);
@@ -29,13 +37,17 @@ static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, u
 static hb_i2c_result i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *bytes, uint8_t len)
 {
     fake_board *b = ctx;
-    if (b->nack || addr7 != DRV2605_I2C_ADDR) {
+    if (b->nack || (addr7 != DRV2605_I2C_ADDR && addr7 != FAKE_OTHER_ADDR)) {
         return HB_I2C_NACK;
     }
     b->read_count++;
     for (uint8_t i = 0; i < len; i++) {
         uint8_t r = (uint8_t)(reg + i);
-        bytes[i] = r < sizeof b->regs ? b->regs[r] : 0;
+        if (addr7 == FAKE_OTHER_ADDR) {
+            bytes[i] = b->other_regs[r % FAKE_OTHER_REGS];
+        } else {
+            bytes[i] = r < sizeof b->regs ? b->regs[r] : 0;
+        }
     }
     return HB_I2C_ACK;
 }
@@ -71,6 +83,12 @@ static void enter_bootloader(void *ctx) { ((fake_board *)ctx)->bootloader_calls+
 
 void fake_init(fake_board *b)
 {
+    hb_core_config config = {.exec_lead_us = 0, .tick_ns = 1000};
+    fake_init_with(b, &config);
+}
+
+void fake_init_with(fake_board *b, const hb_core_config *config)
+{
     memset(b, 0, sizeof *b);
     b->now_us = 1000;
     b->regs[DRV2605_REG_STATUS] = (uint8_t)(DRV2605_DEVICE_ID_DRV2605L << DRV2605_STATUS_DEVICE_ID_SHIFT);
@@ -85,8 +103,10 @@ void fake_init(fake_board *b)
         .send_frame = send_frame,
         .enter_bootloader = enter_bootloader,
     };
-    hb_core_config config = {.exec_lead_us = 0, .tick_ns = 1000};
-    hb_core_init(&b->core, &hooks, &config);
+    for (uint8_t i = 0; i < FAKE_OTHER_REGS; i++) {
+        b->other_regs[i] = (uint8_t)(0x80u + i);
+    }
+    hb_core_init(&b->core, &hooks, config);
     hb_core_start(&b->core);
 }
 
@@ -113,7 +133,12 @@ void fake_send(fake_board *b, uint8_t type, const uint8_t *payload, uint8_t len)
 
 void fake_hello(fake_board *b, uint16_t keepalive_ms, uint16_t max_drive_ms)
 {
-    uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR, HB_PROTO_VERSION_MINOR};
+    fake_hello_minor(b, HB_PROTO_VERSION_MINOR, keepalive_ms, max_drive_ms);
+}
+
+void fake_hello_minor(fake_board *b, uint8_t minor, uint16_t keepalive_ms, uint16_t max_drive_ms)
+{
+    uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR, minor};
     hb_put_u16(&p[HB_HELLO_OFF_KEEPALIVE_MS], keepalive_ms);
     hb_put_u16(&p[HB_HELLO_OFF_MAX_DRIVE_MS], max_drive_ms);
     fake_send(b, HB_T_HELLO, p, sizeof p);
@@ -150,7 +175,8 @@ uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < b->write_count; i++) {
-        n += b->writes[i].reg == reg && b->writes[i].n >= 1 && b->writes[i].bytes[0] == value;
+        n += b->writes[i].addr == DRV2605_I2C_ADDR && b->writes[i].reg == reg && b->writes[i].n >= 1 &&
+             b->writes[i].bytes[0] == value;
     }
     return n;
 }

@@ -9,13 +9,17 @@
 #include "hapbridge/core.h"
 
 #define FAKE_LOG_MAX 256
+/* A second device on the bus (a LIS3DH-like accelerometer), for untimed I2C. */
+#define FAKE_OTHER_ADDR 0x18u
+#define FAKE_OTHER_REGS 0x40u
 #define FAKE_FRAMES_MAX 64
 
 typedef struct fake_write {
     uint32_t at_us;
     uint8_t reg;
     uint8_t n;
-    uint8_t bytes[10];
+    uint8_t addr;
+    uint8_t bytes[HB_I2C_MAX_DATA];
 } fake_write;
 
 typedef struct fake_frame {
@@ -30,6 +34,7 @@ typedef struct fake_board {
     uint32_t timer_at;
     uint8_t regs[0x23];
     bool nack;                /* the chip stops answering */
+    uint8_t other_regs[FAKE_OTHER_REGS];
     fake_write writes[FAKE_LOG_MAX];
     uint32_t write_count;
     uint32_t read_count;
@@ -40,16 +45,20 @@ typedef struct fake_board {
 } fake_board;
 
 void fake_init(fake_board *b);
+/* The same with the board's identity in its configuration. */
+void fake_init_with(fake_board *b, const hb_core_config *config);
 /* Advances virtual time, firing the timer and polling like a port would. */
 void fake_advance(fake_board *b, uint32_t us);
 /* Host side: encode and feed a frame with the next host sequence number. */
 void fake_send(fake_board *b, uint8_t type, const uint8_t *payload, uint8_t len);
 void fake_hello(fake_board *b, uint16_t keepalive_ms, uint16_t max_drive_ms);
+/* HELLO from a host speaking protocol 1.minor. */
+void fake_hello_minor(fake_board *b, uint8_t minor, uint16_t keepalive_ms, uint16_t max_drive_ms);
 void fake_rtp(fake_board *b, uint32_t at, uint8_t amplitude);
 /* Last frame of this type sent to the host, or NULL. */
 const fake_frame *fake_last(const fake_board *b, uint8_t type);
 uint32_t fake_count(const fake_board *b, uint8_t type);
-/* Writes to reg with first data byte value. */
+/* Writes to the chip's reg with first data byte value. */
 uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value);
 
 #endif

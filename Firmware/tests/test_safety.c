@@ -39,6 +39,18 @@ static bool host_silence_stops_the_actuator_and_ends_the_session(void)
     return true;
 }
 
+static bool hello_of_another_major_ends_the_session_and_the_drive(void)
+{
+    /* Found by the fuzzer: the session closed, the actuator drove on, and
+     * the host-silence stop (which watches open sessions) never came. */
+    drive(50, 0, 0x52);
+    uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR + 1};
+    fake_send(&b, HB_T_HELLO, p, sizeof p);
+    CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_VERSION && !b.core.open);
+    CHECK(stop_reason() == HB_STOP_HOST_REQUEST && chip_stopped());
+    return true;
+}
+
 static bool any_valid_frame_keeps_the_host_alive(void)
 {
     drive(50, 0, 0x50);
@@ -182,6 +194,7 @@ static bool rom_sequence_drive_ends_when_the_chip_clears_go(void)
 }
 
 const test_case safety_tests[] = {
+    {"a HELLO of another major ends the session and the drive", hello_of_another_major_ends_the_session_and_the_drive},
     {"host silence stops the actuator and ends the session", host_silence_stops_the_actuator_and_ends_the_session},
     {"any valid frame keeps the host alive", any_valid_frame_keeps_the_host_alive},
     {"drive longer than the limit is stopped", drive_longer_than_the_limit_is_stopped},

@@ -7,9 +7,11 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
     public let type: FrameType
     public let payload: [UInt8]
 
-    /// Decodes exactly one whole frame.
+    /// Decodes exactly one whole frame: the envelope, then the rules of payloads whose
+    /// fields depend on each other (a reply's serial number, an I2C result's count).
     public init(decoding bytes: [UInt8]) throws(FrameDecodingError) {
         (sequence, type, payload) = try FrameEnvelope.open(bytes, payloadLengthOK: hb_board_payload_len_ok)
+        try Self.checkFields(type: type, payload: payload, bytes: bytes)
     }
 
     public var description: String { "\(type) #\(sequence) \(payload.map { String($0, radix: 16) })" }
@@ -26,11 +28,21 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         public var keepAliveMilliseconds: UInt16
         public var maxDriveMilliseconds: UInt16
         public var tickNanoseconds: UInt16
+        /// Protocol 1.1 (the negotiated minor is at least 1): what the board found in its
+        /// boot section. nil in a 1.0 reply.
+        public var bootloader: BootloaderKind?
+        /// Protocol 1.1: the board's serial number (also its USB iSerialNumber). nil in a
+        /// 1.0 reply or when the board sent none.
+        public var serialNumber: BoardSerialNumber?
+
+        /// The capability bits as a set.
+        public var capabilitySet: BoardCapabilities { BoardCapabilities(rawValue: capabilities) }
     }
 
     public var helloReply: HelloReply? {
         guard type == .helloReply else { return nil }
-        return HelloReply(
+        let identity = payload.count >= Int(HB_HELLO_REPLY_1_1_LEN)
+        var reply = HelloReply(
             protocolMajor: payload[Int(HB_HELLO_REPLY_OFF_MAJOR)], protocolMinor: payload[Int(HB_HELLO_REPLY_OFF_MINOR)],
             firmwareMajor: payload[Int(HB_HELLO_REPLY_OFF_FW_MAJOR)], firmwareMinor: payload[Int(HB_HELLO_REPLY_OFF_FW_MINOR)],
             capabilities: payload.get16(at: HB_HELLO_REPLY_OFF_CAPS), queueCapacity: payload[Int(HB_HELLO_REPLY_OFF_QUEUE_CAP)],
@@ -38,6 +50,73 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
             keepAliveMilliseconds: payload.get16(at: HB_HELLO_REPLY_OFF_KEEPALIVE_MS),
             maxDriveMilliseconds: payload.get16(at: HB_HELLO_REPLY_OFF_MAX_DRIVE_MS),
             tickNanoseconds: payload.get16(at: HB_HELLO_REPLY_OFF_TICK_NS))
+        if identity {
+            reply.bootloader = BootloaderKind(rawValue: payload[Int(HB_HELLO_REPLY_OFF_BOOTLOADER)])
+            reply.serialNumber = try? Self.serialNumber(in: payload) // checked at decode time
+        }
+        return reply
+    }
+
+    /// The serial field of a 1.1 HELLO_REPLY; nil when its length is 0.
+    static func serialNumber(in payload: [UInt8]) throws(BoardSerialNumberError) -> BoardSerialNumber? {
+        let n = Int(payload[Int(HB_HELLO_REPLY_OFF_SERIAL_LEN)])
+        guard n > 0 else { return nil }
+        guard n <= BoardSerialNumber.maximumLength else { throw .tooLong("", length: n) }
+        let start = Int(HB_HELLO_REPLY_OFF_SERIAL)
+        return try BoardSerialNumber(String(decoding: payload[start..<start + n], as: UTF8.self))
+    }
+
+    public struct I2CResult: Sendable, Equatable {
+        /// The host sequence of the I2C_READ or I2C_WRITE this answers.
+        public var requestSequence: UInt8
+        public var address: UInt8
+        public var register: UInt8
+        /// Every byte acknowledged; false for a NACK or a bus error.
+        public var acknowledged: Bool
+        /// The bytes read (none for a write, or when not acknowledged).
+        public var data: [UInt8]
+    }
+
+    public var i2cResult: I2CResult? {
+        guard type == .i2cResult else { return nil }
+        let start = Int(HB_I2C_RESULT_OFF_DATA)
+        return I2CResult(
+            requestSequence: payload[Int(HB_I2C_RESULT_OFF_SEQ)], address: payload[Int(HB_I2C_RESULT_OFF_ADDR)],
+            register: payload[Int(HB_I2C_RESULT_OFF_REG)],
+            acknowledged: payload[Int(HB_I2C_RESULT_OFF_STATUS)] == UInt8(HB_I2C_STATUS_ACK),
+            data: Array(payload[start...]))
+    }
+
+    public struct Replaced: Sendable, Equatable {
+        /// The host sequence of the REPLACE_FROM this answers.
+        public var requestSequence: UInt8
+        public var discardedCommands: UInt8
+        public var freeSlots: UInt8
+    }
+
+    public var replaced: Replaced? {
+        guard type == .replaced else { return nil }
+        return Replaced(
+            requestSequence: payload[Int(HB_REPLACED_OFF_SEQ)], discardedCommands: payload[Int(HB_REPLACED_OFF_DISCARDED)],
+            freeSlots: payload[Int(HB_REPLACED_OFF_FREE)])
+    }
+
+    /// Rules between fields that the length table cannot check.
+    private static func checkFields(type: FrameType, payload: [UInt8], bytes: [UInt8]) throws(FrameDecodingError) {
+        switch type {
+        case .helloReply where payload.count >= Int(HB_HELLO_REPLY_1_1_LEN):
+            do { _ = try serialNumber(in: payload) } catch {
+                throw .malformedPayload(type: type, field: "serial number", rule: error.description, bytes)
+            }
+        case .i2cResult:
+            let count = Int(payload[Int(HB_I2C_RESULT_OFF_COUNT)])
+            guard payload.count == Int(HB_I2C_RESULT_MIN_LEN) + count else {
+                throw .malformedPayload(
+                    type: type, field: "count", rule: "\(count) bytes read but \(payload.count - Int(HB_I2C_RESULT_MIN_LEN)) follow", bytes)
+            }
+        default:
+            break
+        }
     }
 
     public struct SyncReply: Sendable, Equatable {
@@ -139,4 +218,6 @@ public enum FrameDecodingError: Error, Equatable, Sendable {
     case badLength([UInt8])
     case badCRC([UInt8])
     case wrongPayloadLength(type: FrameType, [UInt8])
+    /// The payload's fields break a rule of their type: which field, and the rule.
+    case malformedPayload(type: FrameType, field: String, rule: String, [UInt8])
 }

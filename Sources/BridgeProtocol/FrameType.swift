@@ -19,6 +19,11 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let stopAll = FrameType(HB_T_STOP_ALL)
     public static let clearFault = FrameType(HB_T_CLEAR_FAULT)
     public static let enterBootloader = FrameType(HB_T_ENTER_BOOTLOADER)
+    /// 1.1: one untimed I2C transaction (a 1.0 board answers NAK UNKNOWN_TYPE).
+    public static let i2cRead = FrameType(HB_T_I2C_READ)
+    public static let i2cWrite = FrameType(HB_T_I2C_WRITE)
+    /// 1.1: immediate, discards the queued commands stamped from a time on.
+    public static let replaceFrom = FrameType(HB_T_REPLACE_FROM)
     public static let commandRTP = FrameType(HB_T_CMD_RTP)
     public static let commandRegisterWrite = FrameType(HB_T_CMD_REG_WRITE)
     public static let commandROMSequence = FrameType(HB_T_CMD_ROM_SEQ)
@@ -31,6 +36,8 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let ack = FrameType(HB_T_ACK)
     public static let nak = FrameType(HB_T_NAK)
     public static let eventStopped = FrameType(HB_T_EVENT_STOPPED)
+    public static let i2cResult = FrameType(HB_T_I2C_RESULT)
+    public static let replaced = FrameType(HB_T_REPLACED)
 
     static let names: [FrameType: String] = [
         .hello: "HELLO", .sync: "SYNC", .keepAlive: "KEEPALIVE", .queueStatusRequest: "QUEUE_STATUS_REQ",
@@ -38,7 +45,8 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
         .enterBootloader: "ENTER_BOOTLOADER", .commandRTP: "CMD_RTP", .commandRegisterWrite: "CMD_REG_WRITE",
         .commandROMSequence: "CMD_ROM_SEQ", .commandStop: "CMD_STOP", .helloReply: "HELLO_REPLY",
         .syncReply: "SYNC_REPLY", .queueStatus: "QUEUE_STATUS", .chipStatus: "CHIP_STATUS", .ack: "ACK",
-        .nak: "NAK", .eventStopped: "EVENT_STOPPED",
+        .nak: "NAK", .eventStopped: "EVENT_STOPPED", .i2cRead: "I2C_READ", .i2cWrite: "I2C_WRITE",
+        .replaceFrom: "REPLACE_FROM", .i2cResult: "I2C_RESULT", .replaced: "REPLACED",
     ]
 
     public var description: String { Self.names[self] ?? "type 0x\(String(rawValue, radix: 16))" }

@@ -34,11 +34,18 @@ public struct HostFrameEncoder: Sendable {
 
     // MARK: the host frames of PROTOCOL.md
 
+    /// The protocol minor this host speaks (`protocol.h`). A board answers HELLO at
+    /// min(this, its own) and lays its reply out for that minor.
+    public static let protocolMinor = UInt8(HB_PROTO_VERSION_MINOR)
+
     /// HELLO: opens (or reopens) a session. 0 means the board's default for either limit.
-    public mutating func hello(keepAliveMilliseconds: UInt16 = 0, maxDriveMilliseconds: UInt16 = 0) -> [UInt8] {
+    /// `protocolMinor` below this host's asks for an older reply layout (tests of 1.0 hosts).
+    public mutating func hello(
+        keepAliveMilliseconds: UInt16 = 0, maxDriveMilliseconds: UInt16 = 0, protocolMinor: UInt8 = Self.protocolMinor
+    ) -> [UInt8] {
         var p = [UInt8](repeating: 0, count: Int(HB_HELLO_LEN))
         p[Int(HB_HELLO_OFF_MAJOR)] = UInt8(HB_PROTO_VERSION_MAJOR)
-        p[Int(HB_HELLO_OFF_MINOR)] = UInt8(HB_PROTO_VERSION_MINOR)
+        p[Int(HB_HELLO_OFF_MINOR)] = protocolMinor
         p.put16(keepAliveMilliseconds, at: HB_HELLO_OFF_KEEPALIVE_MS)
         p.put16(maxDriveMilliseconds, at: HB_HELLO_OFF_MAX_DRIVE_MS)
         return fixed(.hello, p)
@@ -60,6 +67,37 @@ public struct HostFrameEncoder: Sendable {
         var p = [UInt8](repeating: 0, count: Int(HB_ENTER_BOOTLOADER_LEN))
         p.put32(HB_BOOT_MAGIC, at: HB_BOOT_OFF_MAGIC)
         return fixed(.enterBootloader, p)
+    }
+
+    /// I2C_READ (1.1): `count` bytes (1...32) from `register` on, at 7-bit `address`; untimed,
+    /// works without a session. The board answers I2C_RESULT with this frame's sequence.
+    public mutating func i2cRead(address: UInt8, register: UInt8, count: Int) throws(BridgeProtocolError) -> [UInt8] {
+        try Self.checkI2C(address: address, count: count)
+        var p = [UInt8](repeating: 0, count: Int(HB_I2C_READ_LEN))
+        p[Int(HB_I2C_OFF_ADDR)] = address
+        p[Int(HB_I2C_OFF_REG)] = register
+        p[Int(HB_I2C_READ_OFF_COUNT)] = UInt8(truncatingIfNeeded: count)
+        return try frame(.i2cRead, payload: p)
+    }
+
+    /// I2C_WRITE (1.1): `data` (1...32 bytes) from `register` on, one auto-increment write;
+    /// untimed, needs a session and no latched fault.
+    public mutating func i2cWrite(address: UInt8, register: UInt8, data: [UInt8]) throws(BridgeProtocolError) -> [UInt8] {
+        try Self.checkI2C(address: address, count: data.count)
+        return try frame(.i2cWrite, payload: [address, register] + data)
+    }
+
+    private static func checkI2C(address: UInt8, count: Int) throws(BridgeProtocolError) {
+        guard address <= UInt8(HB_I2C_MAX_ADDR) else { throw .i2cAddress(address) }
+        guard (1...Int(HB_I2C_MAX_DATA)).contains(count) else { throw .i2cByteCount(count) }
+    }
+
+    /// REPLACE_FROM (1.1): the board discards its queued commands stamped at or after `at`
+    /// (board time) and answers REPLACED; stream the new commands from `at` on after it.
+    public mutating func replaceFrom(at: UInt32) -> [UInt8] {
+        var p = [UInt8](repeating: 0, count: Int(HB_REPLACE_FROM_LEN))
+        p.put32(at, at: HB_REPLACE_OFF_AT_US)
+        return fixed(.replaceFrom, p)
     }
 
     /// CMD_RTP: RTP_INPUT = `amplitude` at board time `at`.
@@ -109,11 +147,17 @@ public struct HostFrameEncoder: Sendable {
 public enum BridgeProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     case payloadTooLong(type: FrameType, length: Int)
     case sequenceLength(Int)
+    /// I2C addresses are 7-bit.
+    case i2cAddress(UInt8)
+    /// One untimed transaction moves 1...32 bytes.
+    case i2cByteCount(Int)
 
     public var description: String {
         switch self {
         case .payloadTooLong(let t, let n): "\(t) payload of \(n) bytes exceeds \(HB_FRAME_MAX_PAYLOAD)"
         case .sequenceLength(let n): "a ROM sequence holds 1...\(HB_CMD_ROM_MAX_ENTRIES) entries, not \(n)"
+        case .i2cAddress(let a): "I2C address 0x\(String(a, radix: 16)) is not a 7-bit address (at most 0x7f)"
+        case .i2cByteCount(let n): "one I2C transaction moves 1...\(HB_I2C_MAX_DATA) bytes, not \(n)"
         }
     }
 }

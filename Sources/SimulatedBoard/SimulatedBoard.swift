@@ -1,4 +1,5 @@
 import Actuators
+import BridgeProtocol
 import DRV2605
 import DRV2605Model
 import FirmwareCore
@@ -44,11 +45,18 @@ public final class SimulatedBoard {
         /// `unloggedI2CTransactions` only (an open session reads STATUS 50 times a second,
         /// so an engine running for hours must not grow the log without bound).
         public var i2cLogCapacity: Int
+        /// The board's serial number, reported in a 1.1 HELLO_REPLY. A board whose
+        /// EEPROM holds none and whose chip has no unique ID says `.unset`.
+        public var serialNumber: BoardSerialNumber
+        /// What the board reports in its boot section (a simulated board has none to
+        /// jump to: `enterBootloader` is only counted).
+        public var bootloader: BootloaderKind
 
         public init(
             variant: DeviceVariant = .drv2605L, load: Load = .open, supplyVolts: Double = 5.0,
             tickNanoseconds: UInt16 = 1000, maximumPollIntervalMicroseconds: UInt64 = 1000, recordsAcceleration: Bool = true,
-            bootTime: UInt32 = 0, i2cLogCapacity: Int = 1_000_000
+            bootTime: UInt32 = 0, i2cLogCapacity: Int = 1_000_000, serialNumber: BoardSerialNumber = .unset,
+            bootloader: BootloaderKind = .noneFound
         ) {
             self.variant = variant
             self.load = load
@@ -58,6 +66,8 @@ public final class SimulatedBoard {
             self.recordsAcceleration = recordsAcceleration
             self.bootTime = bootTime
             self.i2cLogCapacity = i2cLogCapacity
+            self.serialNumber = serialNumber
+            self.bootloader = bootloader
         }
 
         /// A board with this actuator wired to the chip.
@@ -98,12 +108,24 @@ public final class SimulatedBoard {
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
         var hooks = Self.hooks(context: Unmanaged.passUnretained(self).toOpaque())
-        // Virtual time does not run during a hook, so there is nothing to lead or spin
-        // for: the timer fires exactly on the stamp and the write happens then.
-        var config = hb_core_config(exec_lead_us: 0, spin_us: 0, tick_ns: configuration.tickNanoseconds)
+        var config = Self.coreConfig(configuration)
         hb_core_init(core, &hooks, &config)
         hb_core_start(core)
         settleIgnoringRunaway()
+    }
+
+    /// Virtual time does not run during a hook, so there is nothing to lead or spin for:
+    /// the timer fires exactly on the stamp and the write happens then.
+    static func coreConfig(_ configuration: Configuration) -> hb_core_config {
+        var config = hb_core_config()
+        config.tick_ns = configuration.tickNanoseconds
+        config.bootloader_kind = configuration.bootloader.rawValue
+        let serial = configuration.serialNumber.bytes // 1...20 bytes: BoardSerialNumber's rule
+        config.serial_len = UInt8(truncatingIfNeeded: serial.count)
+        withUnsafeMutableBytes(of: &config.serial) { field in
+            for (i, byte) in serial.enumerated() where i < field.count { field[i] = byte }
+        }
+        return config
     }
 
     public convenience init(profile: ActuatorProfile, variant: DeviceVariant = .drv2605L) {

@@ -8,9 +8,11 @@
 #include <avr/wdt.h>
 
 #include "hapbridge/core.h"
+#include "identity.h"
 #include "timebase.h"
 #include "twi.h"
 #include "usb.h"
+#include "usb_descriptors.h"
 
 /* Time from the end of the core's spin to the TWI START of the command's
  * first write: a fixed instruction path, measured cycle-accurately under
@@ -134,12 +136,15 @@ int main(void)
         .lock = hook_lock,
         .unlock = hook_unlock,
     };
-    static const hb_core_config config = {
+    hb_core_config config = {
         .exec_lead_us = EXEC_LEAD_US,
         .spin_us = SPIN_US,
         .tick_ns = TIMEBASE_TICK_NS,
     };
+    identity_read(&config);
     hb_core_init(&board, &hooks, &config);
+    /* One copy of the serial: the core's, which lives as long as the board. */
+    usb_descriptors_set_serial(board.config.serial, board.config.serial_len);
 
     timebase_init();
     twi_init();

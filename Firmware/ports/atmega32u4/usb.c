@@ -84,8 +84,10 @@ static uint8_t min8(uint16_t a, uint16_t b) { return (uint8_t)(a < b ? a : b); }
 /* Control read: packets of 64 bytes, a terminating empty packet when the
  * reply is shorter than asked and a multiple of 64; the host may end the
  * data stage early by starting the status OUT. */
-static void send_ep0_pgm(const uint8_t *data, uint16_t len, uint16_t w_length)
+static void send_ep0(const usb_descriptor_ref *d, uint16_t w_length)
 {
+    const uint8_t *data = d->data;
+    uint16_t len = d->len;
     uint16_t left = len < w_length ? len : w_length;
     bool zlp = left < w_length && (left % USB_EP0_SIZE) == 0;
     for (;;) {
@@ -104,7 +106,8 @@ static void send_ep0_pgm(const uint8_t *data, uint16_t len, uint16_t w_length)
         } while (!(s & (1 << TXINI)));
         uint8_t n = min8(left, USB_EP0_SIZE);
         for (uint8_t i = 0; i < n; i++) {
-            UEDATX = pgm_read_byte(data++);
+            UEDATX = d->in_flash ? pgm_read_byte(data) : *data;
+            data++;
         }
         left -= n;
         UEINTX = (uint8_t)~(1 << TXINI);
@@ -164,11 +167,12 @@ static void handle_setup(void)
     switch (b_request) {
     case REQ_GET_DESCRIPTOR: {
         usb_descriptor_ref d;
-        if (!usb_find_descriptor((uint8_t)(w_value >> 8), (uint8_t)w_value, &d)) {
+        uint8_t scratch[USB_STRING_DESCRIPTOR_MAX];
+        if (!usb_find_descriptor((uint8_t)(w_value >> 8), (uint8_t)w_value, &d, scratch)) {
             stall_ep0();
             return;
         }
-        send_ep0_pgm(d.data, d.len, w_length);
+        send_ep0(&d, w_length);
         return;
     }
     case REQ_SET_ADDRESS:

@@ -13,45 +13,68 @@ static const uint8_t configuration[] PROGMEM = HB_USB_CONFIGURATION_DESCRIPTOR;
 _Static_assert(sizeof device == HB_USB_DEVICE_DESCRIPTOR_LEN, "device descriptor length");
 _Static_assert(sizeof configuration == HB_USB_CONFIGURATION_DESCRIPTOR_LEN, "wTotalLength mismatch");
 
-static const uint8_t lang[] PROGMEM = {4, DESC_STRING, 0x09, 0x04}; /* en-US */
+static const char manufacturer[] PROGMEM = HB_USB_MANUFACTURER;
+static const char product[] PROGMEM = HB_USB_PRODUCT;
+_Static_assert(sizeof manufacturer - 1u <= HB_SERIAL_MAX_LEN && sizeof product - 1u <= HB_SERIAL_MAX_LEN,
+               "string descriptors fit USB_STRING_DESCRIPTOR_MAX");
 
-#define STR2(c) (c), 0
-static const uint8_t manufacturer[] PROGMEM = {
-    2 + 2 * 9, DESC_STRING,
-    STR2('h'), STR2('a'), STR2('p'), STR2('b'), STR2('r'), STR2('i'), STR2('d'), STR2('g'), STR2('e'),
-};
-static const uint8_t product[] PROGMEM = {
-    2 + 2 * 14, DESC_STRING,
-    STR2('h'), STR2('a'), STR2('p'), STR2('b'), STR2('r'), STR2('i'), STR2('d'), STR2('g'),
-    STR2('e'), STR2(' '), STR2('3'), STR2('2'), STR2('U'), STR2('4'),
-};
-static const uint8_t serial[] PROGMEM = {
-    2 + 2 * 4, DESC_STRING, STR2('0'), STR2('0'), STR2('0'), STR2('1'),
-};
+static const uint8_t *serial;
+static uint8_t serial_len;
 
-int usb_find_descriptor(uint8_t type, uint8_t index, usb_descriptor_ref *out)
+void usb_descriptors_set_serial(const uint8_t *ascii, uint8_t len)
+{
+    serial = ascii;
+    serial_len = len <= HB_SERIAL_MAX_LEN ? len : HB_SERIAL_MAX_LEN;
+}
+
+/* ASCII to a string descriptor: UTF-16LE, each character then a zero. */
+static uint8_t string_descriptor(uint8_t *out, const uint8_t *ascii, uint8_t n, bool in_flash)
+{
+    out[0] = (uint8_t)(2u + 2u * n);
+    out[1] = DESC_STRING;
+    for (uint8_t i = 0; i < n; i++) {
+        out[2u + 2u * i] = in_flash ? pgm_read_byte(&ascii[i]) : ascii[i];
+        out[3u + 2u * i] = 0;
+    }
+    return out[0];
+}
+
+bool usb_find_descriptor(uint8_t type, uint8_t index, usb_descriptor_ref *out,
+                         uint8_t scratch[USB_STRING_DESCRIPTOR_MAX])
 {
     switch (type) {
     case DESC_DEVICE:
-        *out = (usb_descriptor_ref){device, sizeof device};
-        return 1;
+        *out = (usb_descriptor_ref){device, sizeof device, true};
+        return true;
     case DESC_CONFIGURATION:
-        *out = (usb_descriptor_ref){configuration, sizeof configuration};
-        return 1;
+        *out = (usb_descriptor_ref){configuration, sizeof configuration, true};
+        return true;
     case DESC_STRING: {
-        static const usb_descriptor_ref strings[] = {
-            {lang, sizeof lang},
-            {manufacturer, sizeof manufacturer},
-            {product, sizeof product},
-            {serial, sizeof serial},
-        };
-        if (index >= sizeof strings / sizeof strings[0]) {
-            return 0;
+        uint8_t len;
+        switch (index) {
+        case 0: /* the supported language IDs */
+            scratch[0] = 4;
+            scratch[1] = DESC_STRING;
+            scratch[2] = HB_USB_LO(HB_USB_LANGID_EN_US);
+            scratch[3] = HB_USB_HI(HB_USB_LANGID_EN_US);
+            len = 4;
+            break;
+        case HB_USB_STRING_MANUFACTURER:
+            len = string_descriptor(scratch, (const uint8_t *)manufacturer, sizeof manufacturer - 1u, true);
+            break;
+        case HB_USB_STRING_PRODUCT:
+            len = string_descriptor(scratch, (const uint8_t *)product, sizeof product - 1u, true);
+            break;
+        case HB_USB_STRING_SERIAL:
+            len = string_descriptor(scratch, serial, serial_len, false);
+            break;
+        default:
+            return false;
         }
-        *out = strings[index];
-        return 1;
+        *out = (usb_descriptor_ref){scratch, len, false};
+        return true;
     }
     default:
-        return 0;
+        return false;
     }
 }

@@ -20,13 +20,11 @@
 #include <stdint.h>
 
 #include "hapbridge/drv2605.h"
+#include "hapbridge/firmware_version.h"
 #include "hapbridge/frame.h"
 #include "hapbridge/hooks.h"
 #include "hapbridge/protocol.h"
 #include "hapbridge/queue.h"
-
-#define HB_FW_VERSION_MAJOR 0u
-#define HB_FW_VERSION_MINOR 1u
 
 /* While a session is open the chip's STATUS is read this often for faults. */
 #define HB_STATUS_POLL_US 20000u
@@ -44,12 +42,18 @@ typedef struct hb_core_config {
     uint16_t spin_us;
     /* Resolution of now_us, reported in HELLO_REPLY. */
     uint16_t tick_ns;
+    /* The board's identity, reported in HELLO_REPLY from minor 1 on. */
+    uint8_t bootloader_kind;            /* HB_BOOTLOADER_* */
+    uint8_t serial_len;                 /* 0..HB_SERIAL_MAX_LEN */
+    uint8_t serial[HB_SERIAL_MAX_LEN];  /* ASCII, hb_serial_char_ok */
 } hb_core_config;
 
+/* What drives the actuator, as the chip driver's shadows say (drv2605.h). */
 typedef enum hb_drive_state {
-    HB_DRIVE_IDLE = 0,
-    HB_DRIVE_RTP = 1,      /* non-zero RTP amplitude in force */
-    HB_DRIVE_SEQUENCE = 2, /* GO set on a ROM sequence */
+    HB_DRIVE_IDLE = DRV2605_OUTPUT_IDLE,
+    HB_DRIVE_RTP = DRV2605_OUTPUT_RTP,           /* non-zero RTP amplitude in force */
+    HB_DRIVE_SEQUENCE = DRV2605_OUTPUT_SEQUENCE, /* GO set: a ROM sequence, diagnostics, calibration */
+    HB_DRIVE_EXTERNAL = DRV2605_OUTPUT_EXTERNAL, /* a mode driven by the chip's inputs (PWM, audio, trigger) */
 } hb_drive_state;
 
 typedef struct hb_core {

@@ -43,6 +43,18 @@ uint8_t hbi_stop_locked(hb_core *core, uint8_t reason);
 /* Same, taking the lock, then reports EVENT_STOPPED. */
 void hbi_stop_and_report(hb_core *core, uint8_t reason);
 
+/* Takes the drive state from the chip driver's shadows after a write or a GO
+ * read (caller holds the lock or runs in the timer context).  A drive that
+ * continues keeps its start: the limit is on continuous time. */
+static inline void hbi_track_drive(hb_core *core, uint32_t now)
+{
+    uint8_t next = (uint8_t)drv2605_output_state(&core->chip);
+    if (next != HB_DRIVE_IDLE && core->drive == HB_DRIVE_IDLE) {
+        core->drive_start_us = now;
+    }
+    core->drive = next;
+}
+
 /* Arms the timer for the command at the queue head (caller holds the lock
  * or runs in the timer context). */
 void hbi_arm_for(hb_core *core, const hb_cmd *cmd);

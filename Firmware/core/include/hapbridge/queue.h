@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #ifndef HB_QUEUE_CAPACITY
-#define HB_QUEUE_CAPACITY 32u /* power of two: index wrap is a mask */
+#define HB_QUEUE_CAPACITY 32u /* ports may set their own, 1..128 */
 #endif
 
 #define HB_CMD_DATA_MAX 8u
@@ -50,5 +50,8 @@ const hb_cmd *hb_queue_peek_last(const hb_queue *q);
 void hb_queue_drop_head(hb_queue *q);
 /* Returns how many were discarded. */
 uint8_t hb_queue_flush(hb_queue *q);
+/* Discards the commands stamped at or after at_us (wrap-safe): a tail of
+ * the queue, which is in stamp order.  Returns how many. */
+uint8_t hb_queue_drop_from(hb_queue *q, uint32_t at_us);
 
 #endif /* HAPBRIDGE_QUEUE_H */

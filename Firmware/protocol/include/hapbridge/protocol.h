@@ -1,6 +1,6 @@
 /*
  * hapbridge wire protocol: the single definition shared by the firmware and
- * the Swift host (imported through the SwiftPM C target at Firmware/core).
+ * the Swift host (imported through the SwiftPM C target at Firmware/protocol).
  * Byte-level documentation with a worked example: Firmware/PROTOCOL.md.
  *
  * Plain C11, fixed-width types, no platform headers: the host must be able to
@@ -15,8 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A board answers HELLO with min(host minor, board minor) and lays its reply
+ * out for that minor, so a host of any earlier minor still reads it. */
 #define HB_PROTO_VERSION_MAJOR 1
-#define HB_PROTO_VERSION_MINOR 0
+#define HB_PROTO_VERSION_MINOR 1
 
 /* ---- Frame layout --------------------------------------------------------
  *   [0] magic 0xA5   [1] payload length   [2] sequence   [3] type
@@ -46,6 +48,9 @@
 #define HB_T_STOP_ALL 0x06u
 #define HB_T_CLEAR_FAULT 0x07u
 #define HB_T_ENTER_BOOTLOADER 0x08u
+#define HB_T_I2C_READ 0x09u  /* 1.1: untimed, works without a session */
+#define HB_T_I2C_WRITE 0x0Au /* 1.1: untimed, needs a session */
+#define HB_T_REPLACE_FROM 0x14u /* 1.1: immediate (not queued) despite its stamp */
 /* Stamped commands: executed by the board's timer at payload[0..3] (board us) */
 #define HB_T_CMD_RTP 0x10u
 #define HB_T_CMD_REG_WRITE 0x11u
@@ -57,6 +62,8 @@
 #define HB_T_SYNC_REPLY 0x82u
 #define HB_T_QUEUE_STATUS 0x84u
 #define HB_T_CHIP_STATUS 0x85u
+#define HB_T_I2C_RESULT 0x89u
+#define HB_T_REPLACED 0x94u
 #define HB_T_ACK 0xA0u
 #define HB_T_NAK 0xE0u
 #define HB_T_EVENT_STOPPED 0xE1u
@@ -82,7 +89,25 @@
 #define HB_HELLO_REPLY_OFF_KEEPALIVE_MS 12u /* u16 timeout in force */
 #define HB_HELLO_REPLY_OFF_MAX_DRIVE_MS 14u /* u16 limit in force */
 #define HB_HELLO_REPLY_OFF_TICK_NS 16u      /* u16 timer resolution */
-#define HB_HELLO_REPLY_LEN 18u
+#define HB_HELLO_REPLY_LEN 18u              /* negotiated minor 0 */
+/* Negotiated minor >= 1 appends the board's identity (later minors may
+ * append more: hosts accept any length from HB_HELLO_REPLY_1_1_LEN on). */
+#define HB_HELLO_REPLY_OFF_BOOTLOADER 18u   /* u8  HB_BOOTLOADER_* */
+#define HB_HELLO_REPLY_OFF_SERIAL_LEN 19u   /* u8  0..HB_SERIAL_MAX_LEN */
+#define HB_HELLO_REPLY_OFF_SERIAL 20u       /* ASCII, zero padded to HB_SERIAL_MAX_LEN */
+#define HB_HELLO_REPLY_1_1_LEN 40u
+
+/* What the board found in its boot section. */
+#define HB_BOOTLOADER_NONE 0u      /* boot section blank */
+#define HB_BOOTLOADER_CATERINA 1u  /* AVR109 over CDC (Leonardo, Pro Micro) */
+#define HB_BOOTLOADER_ATMEL_DFU 2u /* Atmel's factory DFU bootloader (FLIP) */
+#define HB_BOOTLOADER_UNKNOWN 0xFFu
+
+/* The board's serial number: HELLO_REPLY and the USB iSerialNumber string. */
+#define HB_SERIAL_MAX_LEN 20u
+/* What a board reports when it has no serial (none written to its EEPROM,
+ * no unique ID readable): it says so rather than inventing a number. */
+#define HB_SERIAL_FALLBACK "UNSET"
 
 #define HB_CAP_RTP (1u << 0)
 #define HB_CAP_REG_WRITE (1u << 1)
@@ -92,6 +117,9 @@
 #define HB_CAP_QUEUE_STATUS (1u << 5)
 #define HB_CAP_CHIP_STATUS (1u << 6)
 #define HB_CAP_BOOTLOADER (1u << 7)
+#define HB_CAP_RAW_I2C (1u << 8)      /* I2C_READ / I2C_WRITE */
+#define HB_CAP_REPLACE_FROM (1u << 9)
+#define HB_CAP_IDENTITY (1u << 10)    /* serial and bootloader kind in HELLO_REPLY */
 
 /* SYNC: one NTP-style exchange; the host keeps its own send/receive times. */
 #define HB_SYNC_OFF_TOKEN 0u /* u32 opaque, echoed */
@@ -149,6 +177,37 @@
 #define HB_CMD_ROM_MAX_LEN 12u
 #define HB_CMD_ROM_MAX_ENTRIES 8u
 #define HB_CMD_STOP_LEN 4u
+
+/* I2C_READ / I2C_WRITE: one transaction at any 7-bit address, run when
+ * decoded (never inside a stamped command's transaction). */
+#define HB_I2C_OFF_ADDR 0u         /* u8 7-bit address */
+#define HB_I2C_OFF_REG 1u          /* u8 register (the first byte written) */
+#define HB_I2C_READ_OFF_COUNT 2u   /* u8 bytes to read, 1..HB_I2C_MAX_DATA */
+#define HB_I2C_READ_LEN 3u
+#define HB_I2C_WRITE_OFF_DATA 2u   /* 1..HB_I2C_MAX_DATA bytes, auto-increment */
+#define HB_I2C_WRITE_MIN_LEN 3u
+#define HB_I2C_WRITE_MAX_LEN 34u
+#define HB_I2C_MAX_DATA 32u
+#define HB_I2C_MAX_ADDR 0x7Fu
+
+/* I2C_RESULT */
+#define HB_I2C_RESULT_OFF_SEQ 0u    /* u8 host sequence of the request */
+#define HB_I2C_RESULT_OFF_ADDR 1u   /* u8 */
+#define HB_I2C_RESULT_OFF_REG 2u    /* u8 */
+#define HB_I2C_RESULT_OFF_STATUS 3u /* u8 HB_I2C_STATUS_* */
+#define HB_I2C_RESULT_OFF_COUNT 4u  /* u8 n bytes read (0 for a write or a failure) */
+#define HB_I2C_RESULT_OFF_DATA 5u   /* n bytes */
+#define HB_I2C_RESULT_MIN_LEN 5u
+#define HB_I2C_STATUS_ACK 0u  /* every byte acknowledged */
+#define HB_I2C_STATUS_NACK 1u /* not acknowledged, or a bus error */
+
+/* REPLACE_FROM: discards the queued commands stamped at or after at_us. */
+#define HB_REPLACE_OFF_AT_US 0u /* u32 */
+#define HB_REPLACE_FROM_LEN 4u
+#define HB_REPLACED_OFF_SEQ 0u       /* u8 host sequence of the REPLACE_FROM */
+#define HB_REPLACED_OFF_DISCARDED 1u /* u8 commands discarded */
+#define HB_REPLACED_OFF_FREE 2u      /* u8 free slots after */
+#define HB_REPLACED_LEN 3u
 
 /* ACK for STOP_ALL, CLEAR_FAULT, ENTER_BOOTLOADER */
 #define HB_ACK_OFF_SEQ 0u  /* u8 acknowledged host sequence */
@@ -282,6 +341,9 @@ static inline bool hb_host_payload_len_ok(uint8_t type, uint8_t len)
     case HB_T_STOP_ALL: return len == HB_STOP_ALL_LEN;
     case HB_T_CLEAR_FAULT: return len == HB_CLEAR_FAULT_LEN;
     case HB_T_ENTER_BOOTLOADER: return len == HB_ENTER_BOOTLOADER_LEN;
+    case HB_T_I2C_READ: return len == HB_I2C_READ_LEN;
+    case HB_T_I2C_WRITE: return len >= HB_I2C_WRITE_MIN_LEN && len <= HB_I2C_WRITE_MAX_LEN;
+    case HB_T_REPLACE_FROM: return len == HB_REPLACE_FROM_LEN;
     case HB_T_CMD_RTP: return len == HB_CMD_RTP_LEN;
     case HB_T_CMD_REG_WRITE: return len == HB_CMD_REG_WRITE_LEN;
     case HB_T_CMD_ROM_SEQ: return len >= HB_CMD_ROM_MIN_LEN && len <= HB_CMD_ROM_MAX_LEN;
@@ -295,13 +357,16 @@ static inline bool hb_host_payload_len_ok(uint8_t type, uint8_t len)
 static inline bool hb_board_payload_len_ok(uint8_t type, uint8_t len)
 {
     switch (type) {
-    case HB_T_HELLO_REPLY: return len == HB_HELLO_REPLY_LEN;
+    case HB_T_HELLO_REPLY: return len == HB_HELLO_REPLY_LEN || len >= HB_HELLO_REPLY_1_1_LEN;
     case HB_T_SYNC_REPLY: return len == HB_SYNC_REPLY_LEN;
     case HB_T_QUEUE_STATUS: return len == HB_QUEUE_STATUS_LEN;
     case HB_T_CHIP_STATUS: return len == HB_CHIP_STATUS_LEN;
     case HB_T_ACK: return len == HB_ACK_LEN;
     case HB_T_NAK: return len == HB_NAK_LEN;
     case HB_T_EVENT_STOPPED: return len == HB_EVENT_STOPPED_LEN;
+    case HB_T_I2C_RESULT:
+        return len >= HB_I2C_RESULT_MIN_LEN && len <= HB_I2C_RESULT_MIN_LEN + HB_I2C_MAX_DATA;
+    case HB_T_REPLACED: return len == HB_REPLACED_LEN;
     default: return false;
     }
 }
@@ -311,12 +376,19 @@ static inline bool hb_host_type_known(uint8_t type)
     switch (type) {
     case HB_T_HELLO: case HB_T_SYNC: case HB_T_KEEPALIVE: case HB_T_QUEUE_STATUS_REQ:
     case HB_T_CHIP_STATUS_REQ: case HB_T_STOP_ALL: case HB_T_CLEAR_FAULT:
-    case HB_T_ENTER_BOOTLOADER: case HB_T_CMD_RTP: case HB_T_CMD_REG_WRITE:
-    case HB_T_CMD_ROM_SEQ: case HB_T_CMD_STOP:
+    case HB_T_ENTER_BOOTLOADER: case HB_T_I2C_READ: case HB_T_I2C_WRITE: case HB_T_REPLACE_FROM:
+    case HB_T_CMD_RTP: case HB_T_CMD_REG_WRITE: case HB_T_CMD_ROM_SEQ: case HB_T_CMD_STOP:
         return true;
     default:
         return false;
     }
+}
+
+/* The characters a serial number may hold: [0-9A-Za-z._-]. */
+static inline bool hb_serial_char_ok(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '.' ||
+           c == '_' || c == '-';
 }
 
 #endif /* HAPBRIDGE_PROTOCOL_H */

@@ -11,13 +11,18 @@
 #ifndef HAPBRIDGE_USB_IDENTITY_H
 #define HAPBRIDGE_USB_IDENTITY_H
 
+#include "hapbridge/firmware_version.h"
+
 #define HB_USB_VID 0x1209u
 #define HB_USB_PID 0x0001u
-/* bcdDevice: the firmware version as BCD (major.minor), see HB_FIRMWARE_*. */
-#define HB_USB_BCD_DEVICE 0x0001u
+/* bcdDevice: the firmware version as BCD, 0xJJNN for major JJ, minor NN
+ * (each 0..99). */
+#define HB_USB_BCD(x) ((((x) / 10u) << 4) | ((x) % 10u))
+#define HB_USB_BCD_DEVICE ((HB_USB_BCD(HB_FW_VERSION_MAJOR) << 8) | HB_USB_BCD(HB_FW_VERSION_MINOR))
 
-/* String descriptors, ASCII (sent as UTF-16LE).  The serial number is each
- * board's own (HELLO_REPLY carries the same string). */
+/* String descriptors, ASCII (sent as UTF-16LE, built at request time from
+ * these).  The serial number is each board's own: HELLO_REPLY carries the
+ * same string (protocol.h, HB_SERIAL_MAX_LEN). */
 #define HB_USB_MANUFACTURER "hapbridge"
 #define HB_USB_PRODUCT "hapbridge 32U4"
 #define HB_USB_STRING_MANUFACTURER 1u

@@ -1,0 +1,116 @@
+import BridgeProtocol
+import Testing
+
+/// Protocol 1.1's frames as Firmware/PROTOCOL.md documents them, byte for byte, and the
+/// rules a host decoder holds a board's replies to.
+@Suite("Bridge protocol 1.1 from Swift")
+struct Protocol11FramesTests {
+    // PROTOCOL.md, "Worked examples (1.1)".
+    static let helloReply11: [UInt8] = [
+        0xA5, 0x28, 0x00, 0x81, 0x01, 0x01, 0x00, 0x02, 0xFF, 0x07, 0x60, 0x07, 0x40, 0x42, 0x0F, 0x00, 0xF4, 0x01,
+        0x88, 0x13, 0xF4, 0x01, 0x01, 0x0B, 0x48, 0x42, 0x2D, 0x53, 0x49, 0x4D, 0x2D, 0x30, 0x30, 0x30, 0x31, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xBF, 0x3C,
+    ]
+
+    @Test("a 1.1 host's HELLO carries minor 1")
+    func helloCarriesMinorOne() {
+        var encoder = HostFrameEncoder()
+        #expect(encoder.hello(keepAliveMilliseconds: 500) == [0xA5, 0x06, 0x00, 0x01, 0x01, 0x01, 0xF4, 0x01, 0x00, 0x00, 0xE6, 0x77])
+    }
+
+    @Test("I2C_READ, I2C_WRITE and REPLACE_FROM encode byte for byte")
+    func newHostFramesEncode() throws {
+        var encoder = HostFrameEncoder(firstSequence: 7)
+        #expect(try encoder.i2cRead(address: 0x5A, register: 0x16, count: 2) == [0xA5, 0x03, 0x07, 0x09, 0x5A, 0x16, 0x02, 0xCB, 0x44])
+        #expect(
+            try encoder.i2cWrite(address: 0x5A, register: 0x16, data: [0x3E, 0x8C])
+                == [0xA5, 0x04, 0x08, 0x0A, 0x5A, 0x16, 0x3E, 0x8C, 0x29, 0xE1])
+        encoder.nextSequence = 10
+        #expect(encoder.replaceFrom(at: 2_000_000) == [0xA5, 0x04, 0x0A, 0x14, 0x80, 0x84, 0x1E, 0x00, 0x88, 0x21])
+    }
+
+    @Test("I2C requests the protocol cannot carry are refused before sending")
+    func i2cRequestsOutOfRangeAreRefused() {
+        var encoder = HostFrameEncoder()
+        #expect(throws: BridgeProtocolError.i2cByteCount(0)) { try encoder.i2cRead(address: 0x18, register: 0, count: 0) }
+        #expect(throws: BridgeProtocolError.i2cByteCount(33)) { try encoder.i2cRead(address: 0x18, register: 0, count: 33) }
+        #expect(throws: BridgeProtocolError.i2cAddress(0x80)) { try encoder.i2cRead(address: 0x80, register: 0, count: 1) }
+        #expect(throws: BridgeProtocolError.i2cByteCount(0)) { try encoder.i2cWrite(address: 0x18, register: 0, data: []) }
+        #expect(encoder.nextSequence == 0)  // nothing was numbered
+    }
+
+    @Test("a 1.1 HELLO_REPLY decodes to its serial number and bootloader kind")
+    func helloReplyDecodesTheIdentity() throws {
+        let reply = try #require(try BoardFrame(decoding: Self.helloReply11).helloReply)
+        #expect(reply.protocolMinor == 1)
+        #expect(reply.firmwareMinor == 2)
+        #expect(reply.queueCapacity == 96)
+        #expect(reply.serialNumber == (try BoardSerialNumber("HB-SIM-0001")))
+        #expect(reply.bootloader == .caterina)
+        #expect(reply.capabilitySet.isSuperset(of: [.rawI2C, .replaceFrom, .identity, .bootloader]))
+    }
+
+    @Test("a 1.0 HELLO_REPLY (18 bytes) has no identity")
+    func helloReply10HasNoIdentity() throws {
+        let payload = Array(Self.helloReply11[4..<22])
+        let frame = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
+        let reply = try #require(try BoardFrame(decoding: frame).helloReply)
+        #expect(reply.serialNumber == nil)
+        #expect(reply.bootloader == nil)
+    }
+
+    @Test("HELLO_REPLY is 18 bytes or at least 40: later minors may append, nothing in between")
+    func helloReplyLengths() throws {
+        let payload = Array(Self.helloReply11[4..<44])
+        let longer = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xAA, 0xBB])
+        #expect(try BoardFrame(decoding: longer).helloReply?.serialNumber?.text == "HB-SIM-0001")
+        let between = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: Array(payload.prefix(30)))
+        #expect(throws: FrameDecodingError.wrongPayloadLength(type: .helloReply, between)) { try BoardFrame(decoding: between) }
+    }
+
+    @Test("a serial number outside [0-9A-Za-z._-] or over 20 characters is a typed decoding error")
+    func badSerialInReplyIsRefused() throws {
+        var payload = Array(Self.helloReply11[4..<44])
+        payload[22] = 0x20  // a space in "HB SIM-0001"
+        let spaced = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
+        #expect(throws: FrameDecodingError.malformedPayload(
+            type: .helloReply, field: "serial number",
+            rule: BoardSerialNumberError.character("HB SIM-0001", offset: 2).description, spaced)
+        ) { try BoardFrame(decoding: spaced) }
+        payload[19] = 21
+        let long = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
+        #expect(throws: FrameDecodingError.self) { try BoardFrame(decoding: long) }
+    }
+
+    @Test("I2C_RESULT and REPLACED decode to their fields")
+    func resultsDecode() throws {
+        let read = try #require(
+            try BoardFrame(decoding: [0xA5, 0x07, 0x09, 0x89, 0x07, 0x5A, 0x16, 0x00, 0x02, 0x3E, 0x8C, 0x64, 0xA5]).i2cResult)
+        #expect(read.requestSequence == 7 && read.address == 0x5A && read.register == 0x16)
+        #expect(read.acknowledged && read.data == [0x3E, 0x8C])
+        let write = try #require(try BoardFrame(decoding: [0xA5, 0x05, 0x0A, 0x89, 0x08, 0x5A, 0x16, 0x00, 0x00, 0x72, 0xF8]).i2cResult)
+        #expect(write.acknowledged && write.data.isEmpty && write.requestSequence == 8)
+        let replaced = try #require(try BoardFrame(decoding: [0xA5, 0x03, 0x0C, 0x94, 0x0A, 0x05, 0x5B, 0x1F, 0x94]).replaced)
+        #expect(replaced.requestSequence == 10 && replaced.discardedCommands == 5 && replaced.freeSlots == 91)
+    }
+
+    @Test("an I2C_RESULT whose count disagrees with its length is a typed decoding error")
+    func i2cResultCountMustMatch() throws {
+        let frame = try HostFrameEncoder.encode(sequence: 0, type: .i2cResult, payload: [0x07, 0x5A, 0x16, 0x00, 0x03, 0x3E, 0x8C])
+        #expect(throws: FrameDecodingError.malformedPayload(type: .i2cResult, field: "count", rule: "3 bytes read but 2 follow", frame)) {
+            try BoardFrame(decoding: frame)
+        }
+    }
+
+    @Test("serial numbers hold 1...20 characters of [0-9A-Za-z._-]")
+    func serialNumberRule() throws {
+        #expect(try BoardSerialNumber("bench-7_A.1").text == "bench-7_A.1")
+        #expect(try BoardSerialNumber(String(repeating: "9", count: 20)).bytes.count == 20)
+        #expect(throws: BoardSerialNumberError.empty) { try BoardSerialNumber("") }
+        #expect(throws: BoardSerialNumberError.tooLong(String(repeating: "9", count: 21), length: 21)) {
+            try BoardSerialNumber(String(repeating: "9", count: 21))
+        }
+        #expect(throws: BoardSerialNumberError.character("é", offset: 0)) { try BoardSerialNumber("é") }
+        #expect(BoardSerialNumber.unset.text == "UNSET")
+    }
+}
