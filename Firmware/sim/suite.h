@@ -10,9 +10,10 @@
 #include "link.h"
 #include "sim_board.h"
 
-#ifndef EXPECTED_QUEUE_CAPACITY
-#error "the Makefile passes the AVR build's HB_QUEUE_CAPACITY as EXPECTED_QUEUE_CAPACITY"
-#endif
+#include "hapbridge/queue.h"
+
+/* The AVR build takes queue.h's capacity as it is: its HELLO_REPLY must say so. */
+#define EXPECTED_QUEUE_CAPACITY HB_QUEUE_CAPACITY
 
 /* The ATmega32U4 port's boot section scan (ports/atmega32u4/identity.h). */
 #define SIM_BOOT_SECTION_START 0x7000u

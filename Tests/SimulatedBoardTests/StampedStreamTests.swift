@@ -83,7 +83,7 @@ struct StampedStreamTests {
         #expect(hello.deviceID == DeviceVariant.drv2605L.deviceID)
         #expect(hello.boardTime == UInt32(StampedStream.helloAt))
         #expect(hello.keepAliveMilliseconds == 2_000)
-        #expect(hello.queueCapacity == 32)  // the core's default; the AVR build sets its own
+        #expect(hello.queueCapacity == 96)  // queue.h's: the ATmega32U4 board's, mirrored by its twin
         let sync = try #require(stream.replies.dropFirst().first?.syncReply)
         #expect(sync.token == 0xC0FFEE)
         // Virtual time does not run while the firmware works: decode and reply share a microsecond.

@@ -129,5 +129,7 @@ public struct StreamStatistics: Sendable, Equatable {
     public var rejectedFrames = 0
     /// The most commands the host believed queued on the board at once.
     public var queueHighWater = 0
+    /// REPLACE_FROMs sent: changes that took back commands already queued (1.1 boards).
+    public var replacements = 0
     public var clock: ClockSync.Estimate?
 }

@@ -18,7 +18,9 @@ extension HapticEngine {
         guard connected else { throw .deviceDisconnected }
         helloReply = nil
         encoder = HostFrameEncoder()
-        try send(encoder.hello(keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds))
+        try send(encoder.hello(
+            keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds,
+            protocolMinor: options.protocolMinor))
         let deadline = host() + options.startTimeoutMicroseconds
         while helloReply == nil {
             try await waitBriefly(deadline: deadline)
@@ -34,6 +36,8 @@ extension HapticEngine {
         // present latches again at the board's next STATUS read and stops us again.
         try send(encoder.clearFault())
         queueCapacity = Int(reply.queueCapacity)
+        canReplace = reply.protocolMinor >= 1 && reply.capabilitySet.contains(.replaceFrom)
+        clearHistory()
         boardClock = BoardClock(anchor: reply.boardTime)
         sync.reset()
         minimumRoundTrip = 0
@@ -96,6 +100,7 @@ extension HapticEngine {
         let at = max(now + lead() + intake, generatedUntil)
         pending += target.setupCommands(at: at)
         pending.append(TimedCommand(time: at, command: .rtp(0)))
+        clearHistory()
         generatedUntil = at
         lastActive = at
         try sendPending(now: now)
@@ -185,6 +190,7 @@ extension HapticEngine {
         serviceTask = nil
         pending.removeAll()
         inFlight.removeAll()
+        clearHistory()
         compiler?.reset()
         finishedHandler = nil
         endAllPlayers(error: .engineStopped)
@@ -198,7 +204,7 @@ extension HapticEngine {
         finishedNotices.removeAll()
         for id in players.keys.sorted() {
             let wasActive = players[id]?.isActive ?? false
-            players[id]?.cancel()
+            players[id]?.cancelAll()
             guard let c = completionHandlers[id] else { continue }
             // A player whose end was compiled but not yet reached ends now, cut short.
             if wasActive || finishing.contains(id) { deliver { c(error) } }

@@ -29,6 +29,11 @@ public actor HapticEngine {
         /// How far ahead of the board's clock commands are streamed. Stop, seek and
         /// parameter changes take effect within this window.
         public var lookAheadMicroseconds: Int64
+        /// How far ahead to compile on a board that can replace what it has queued
+        /// (protocol 1.1): as much of it is sent as the board's queue holds, so host
+        /// stalls shorter than the queue's span cost nothing, and a change still lands
+        /// at now + lead (REPLACE_FROM takes back what follows it).
+        public var deepLookAheadMicroseconds: Int64 = 250_000
         /// How often the scheduler wakes (generation, sending, status polling).
         public var servicePeriodMicroseconds: Int64
         /// The control rate: one mixing/compilation step per this many µs.
@@ -52,6 +57,10 @@ public actor HapticEngine {
         /// stamps its chip setup (~10 frames) this much later per frame than "now",
         /// so the whole block is queued by its stamp and runs back to back on time.
         public var frameIntakeMicroseconds: Int64
+        /// The protocol minor offered in HELLO (the board answers with the lower of its own
+        /// and this). Lower it to drive a board as a 1.0 host would: no register access,
+        /// no REPLACE_FROM, the short look-ahead.
+        public var protocolMinor: UInt8 = HostFrameEncoder.protocolMinor
         /// SCHED_FIFO priority asked for the service thread on a real clock (granted to
         /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
         /// once in `serviceThreadScheduling`).
@@ -151,7 +160,18 @@ public actor HapticEngine {
     var inFlight: [Int64] = []
     var lastActive: Int64 = 0
     /// Players that ended, at the engine time they did (delivered once it has passed).
-    var finishedNotices: [(at: Int64, id: Int)] = []
+    var finishedNotices: [FinishedNotice] = []
+    /// The board can drop what is queued from a time on (REPLACE_FROM, protocol 1.1):
+    /// stream `deepLookAheadMicroseconds` ahead and rewind for changes.
+    var canReplace = false
+    /// The mix after each recent step, oldest first (see `rewind(before:)`).
+    var history: [MixSnapshot] = []
+    /// Player operations a rewind re-applies, in call order.
+    var operations: [LoggedOperation] = []
+    var operationCount = 0
+    /// After a rewind to T, commands regenerated before T are already on the board (or
+    /// still pending) exactly as they were: they are not sent again.
+    var regeneratedBefore = Int64.min
     public internal(set) var statistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?
     /// SYNC exchanges still to send in the current round (one per service pass).

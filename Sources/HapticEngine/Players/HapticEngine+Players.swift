@@ -38,12 +38,14 @@ extension HapticEngine {
         return p
     }
 
-    /// Engine µs for a client time: 0 = now; a past time plays as soon as possible;
-    /// never before the first step not yet compiled (what is compiled stays).
+    /// Engine µs for a client time: 0 = now; a past time plays as soon as possible.
+    /// On a board that can replace what is queued (protocol 1.1) "as soon as possible"
+    /// is now + lead, however far ahead the stream is; otherwise it is the first step
+    /// not yet compiled (what is sent stays), at most one look-ahead window away.
     func engineTime(_ seconds: Double) throws(HapticEngineError) -> Int64 {
         let requested = try Self.microseconds(seconds)
         let now = boardNow() ?? 0
-        let earliest = max(now + lead(), generatedUntil + 1)
+        let earliest = canReplace ? now + lead() : max(now + lead(), generatedUntil + 1)
         return seconds == 0 ? earliest : max(earliest, requested)
     }
 
@@ -58,16 +60,26 @@ extension HapticEngine {
         guard value.isFinite else { throw .invalidParameter("\(id.rawValue) = \(value): values must be finite numbers") }
     }
 
-    func update(_ id: Int, requireRunning: Bool = true, _ body: (inout PlayerPlayback, Int64) throws(HapticEngineError) -> Void, at seconds: Double = 0) throws(HapticEngineError) {
-        var p = try player(id, requireRunning: requireRunning)
+    /// Every player operation lands here: it takes effect at engine time `t` (from
+    /// `seconds`), as an action or a parameter entry at that time. When the stream is
+    /// already compiled past `t` (protocol 1.1 boards stream far ahead), the mix goes
+    /// back to the last step before `t` first (`rewind`), so the change lands at `t`.
+    func update(
+        _ id: Int, requireRunning: Bool = true, _ body: @escaping @Sendable (inout PlayerPlayback, Int64) -> Void,
+        at seconds: Double = 0
+    ) throws(HapticEngineError) {
+        _ = try player(id, requireRunning: requireRunning)
         let t = try engineTime(seconds)
-        try body(&p, t)
+        try rewind(before: t)
+        guard var p = players[id] else { throw .invalidPlayer }
+        body(&p, t)
         players[id] = p
+        logOperation(on: id) { body(&$0, t) }
         // Act now rather than at the next service pass: this is the start latency.
         // The action's own step goes out first, alone, so compiling the rest of the
         // window is not between its stamp and its frame leaving.
         if state == .running, let now = boardNow() {
-            let window = now + options.lookAheadMicroseconds
+            let window = horizon(now: now)
             generate(upTo: min(t, window))
             try sendPending(now: now)
             generate(upTo: window)
@@ -90,18 +102,26 @@ extension HapticEngine {
         let others = players.contains { $0.key != id && $0.value.isActive }
         guard !others else { return }
         let wasPlaying = p.state != .idle
-        p.cancel()
+        p.cancelAll()
         players[id] = p
-        if wasPlaying, let now = boardNow() { finishedNotices.append((now, id)) }
+        if wasPlaying, let now = boardNow() { finishedNotices.append(.init(at: now, id: id, fromStep: false)) }
         flushIfSilent()
     }
 
+    /// Drops what the player had scheduled. Alone, it also flushes the board at once;
+    /// beside other players, it is an action at now + lead, like a stop.
     func playerCancel(_ id: Int) throws(HapticEngineError) {
-        var p = try player(id, requireRunning: false)
-        let wasPlaying = p.state != .idle
-        p.cancel()
-        players[id] = p
-        if wasPlaying, let now = boardNow() { finishedNotices.append((now, id)) }
+        let p = try player(id, requireRunning: false)
+        let others = players.contains { $0.key != id && $0.value.isActive }
+        if others && state == .running {
+            try update(id, requireRunning: false, { p, t in p.schedule(.cancel, at: t) })
+            return
+        }
+        var q = p
+        let wasPlaying = q.state != .idle
+        q.cancelAll()
+        players[id] = q
+        if wasPlaying, let now = boardNow() { finishedNotices.append(.init(at: now, id: id, fromStep: false)) }
         if state == .running { flushIfSilent() }
     }
 
@@ -114,8 +134,8 @@ extension HapticEngine {
             for d in parameters {
                 let when = t + Int64((d.time * 1e6).rounded())
                 switch d.id {
-                case .hapticIntensityControl: p.intensityControl.set(clamp01(d.value), at: when)
-                case .hapticSharpnessControl: p.sharpnessControl.set(min(1, max(-1, d.value)), at: when)
+                case .hapticIntensityControl: p.setIntensityControl(clamp01(d.value), at: when)
+                case .hapticSharpnessControl: p.setSharpnessControl(min(1, max(-1, d.value)), at: when)
                 default: break  // attack/decay/release shape events when rendered; audio is not played
                 }
             }
@@ -132,15 +152,15 @@ extension HapticEngine {
             let start = t + Int64((curve.time * 1e6).rounded())
             let points = curve.controlPoints.map { (Int64(($0.time * 1e6).rounded()), $0.value) }
             switch curve.id {
-            case .hapticIntensityControl: p.intensityControl.curve(points.map { ($0.0, clamp01($0.1)) }, at: start)
-            case .hapticSharpnessControl: p.sharpnessControl.curve(points.map { ($0.0, min(1, max(-1, $0.1))) }, at: start)
+            case .hapticIntensityControl: p.intensityCurve(points.map { ($0.0, clamp01($0.1)) }, at: start)
+            case .hapticSharpnessControl: p.sharpnessCurve(points.map { ($0.0, min(1, max(-1, $0.1))) }, at: start)
             default: break
             }
         }, at: seconds)
     }
 
     func playerSetMuted(_ id: Int, _ muted: Bool) throws(HapticEngineError) {
-        try update(id, requireRunning: false, { p, _ in p.isMuted = muted })
+        try update(id, requireRunning: false, { p, t in p.schedule(.mute(muted), at: t) })
     }
 
     func playerPause(_ id: Int, at seconds: Double) throws(HapticEngineError) {
@@ -151,26 +171,21 @@ extension HapticEngine {
         try update(id, { p, t in p.schedule(.resume, at: t) }, at: seconds)
     }
 
-    /// Core Haptics' seek has no time: it takes effect at the first step not yet compiled.
+    /// Core Haptics' seek has no time: it takes effect as soon as it can (now + lead on
+    /// a 1.1 board, else the first step not yet compiled).
     func playerSeek(_ id: Int, toOffset offset: Double) throws(HapticEngineError) {
         _ = try Self.microseconds(offset)
-        try update(id, requireRunning: false, { p, t in p.reanchor(at: t, pattern: offset * 1e6) })
+        try update(id, requireRunning: false, { p, t in p.schedule(.seek(toPattern: offset * 1e6), at: t) })
     }
 
     func playerSetRate(_ id: Int, _ rate: Double) throws(HapticEngineError) {
         guard rate.isFinite, rate >= 0.01, rate <= 100 else { throw .invalidPlaybackRate(rate) }
-        try update(id, requireRunning: false, { p, t in
-            p.reanchor(at: t)
-            p.rate = rate
-        })
+        try update(id, requireRunning: false, { p, t in p.schedule(.rate(rate), at: t) })
     }
 
     func playerSetLoop(_ id: Int, enabled: Bool, end: Double) throws(HapticEngineError) {
         _ = try Self.microseconds(end)
-        try update(id, requireRunning: false, { p, _ in
-            p.loopEnabled = enabled
-            p.loopEnd = end
-        })
+        try update(id, requireRunning: false, { p, t in p.schedule(.loop(enabled: enabled, end: end), at: t) })
     }
 
     /// The client let go of a player: forget it now if it is silent, else once it is.

@@ -5,6 +5,8 @@
 struct ParameterTrack: Sendable {
     struct Entry: Sendable {
         var start: Int64
+        /// The player's call order when it was made (a cancel drops earlier ones).
+        var order: Int
         /// (offset from start µs, value), offsets non-decreasing; one point = a step.
         var points: [(Int64, Double)]
     }
@@ -14,16 +16,19 @@ struct ParameterTrack: Sendable {
 
     init(defaultValue: Double) { self.defaultValue = defaultValue }
 
-    mutating func set(_ value: Double, at time: Int64) {
-        insert(Entry(start: time, points: [(0, value)]))
+    mutating func set(_ value: Double, at time: Int64, order: Int) {
+        insert(Entry(start: time, order: order, points: [(0, value)]))
     }
 
-    mutating func curve(_ points: [(Int64, Double)], at time: Int64) {
+    mutating func curve(_ points: [(Int64, Double)], at time: Int64, order: Int) {
         guard !points.isEmpty else { return }
-        insert(Entry(start: time, points: points.sorted { $0.0 < $1.0 }))
+        insert(Entry(start: time, order: order, points: points.sorted { $0.0 < $1.0 }))
     }
 
     mutating func removeAll() { entries.removeAll() }
+
+    /// Drops the entries made before call `order` (a cancel's).
+    mutating func removeAll(before order: Int) { entries.removeAll { $0.order < order } }
 
     private mutating func insert(_ e: Entry) {
         let i = entries.firstIndex { $0.start > e.start } ?? entries.endIndex

@@ -6,12 +6,25 @@ import Haptics
 /// τ(T) = anchorPattern + (T − anchorEngine) × rate. Every operation (start, stop,
 /// pause, resume, seek, rate) re-anchors at the engine time it takes effect, so the
 /// position is continuous and exact whatever the order of operations.
+///
+/// Every operation is an action at an engine time, applied when a step reaches it,
+/// never a change to the state "now": so the scheduler can take a snapshot at any
+/// step, go back to it, add an operation at a later time and step forward again, and
+/// everything before that time comes out exactly as it did (the engine's rewind).
 struct PlayerPlayback: Sendable {
     enum Action: Sendable, Equatable {
         case start
         case stop
         case pause
         case resume
+        /// Core Haptics' seek: to this pattern time (µs).
+        case seek(toPattern: Double)
+        case rate(Double)
+        case mute(Bool)
+        /// Loop end in pattern seconds; 0 = the pattern's end.
+        case loop(enabled: Bool, end: Double)
+        /// Drops what was scheduled before it (actions and parameters) and goes idle.
+        case cancel
     }
 
     enum State: Sendable, Equatable {
@@ -50,8 +63,11 @@ struct PlayerPlayback: Sendable {
     var isMuted = false
     var intensityControl = ParameterTrack(defaultValue: 1)
     var sharpnessControl = ParameterTrack(defaultValue: 0)
-    /// Pending actions, in time order (same-time actions keep their call order).
-    private(set) var actions: [(time: Int64, action: Action)] = []
+    /// Pending actions, in time order (same-time actions keep their call order); each
+    /// carries its call order, which `cancel` needs to tell earlier calls from later.
+    private(set) var actions: [(time: Int64, order: Int, action: Action)] = []
+    /// Call order of the next operation (actions and parameter entries share it).
+    private(set) var nextOrder = 0
     /// Where playback starts next time `start` takes effect (set by seek while idle).
     var startOffset = 0.0
     private(set) var startedAt: Int64 = 0
@@ -66,18 +82,41 @@ struct PlayerPlayback: Sendable {
         duration = timeline.duration * 1e6
     }
 
+    /// Playing, paused, or idle with a start still to come.
     var isActive: Bool {
-        if case .idle = state { return !actions.isEmpty }
+        if case .idle = state { return actions.contains { $0.action == .start } }
         return true
     }
 
     mutating func schedule(_ action: Action, at time: Int64) {
         let i = actions.firstIndex { $0.time > time } ?? actions.endIndex
-        actions.insert((time, action), at: i)
+        actions.insert((time, nextOrder, action), at: i)
+        nextOrder += 1
     }
 
-    /// Drops pending actions and parameter changes (cancel) and goes idle.
-    mutating func cancel() {
+    /// A player-level HapticIntensityControl from `time`, in call order.
+    mutating func setIntensityControl(_ value: Double, at time: Int64) {
+        intensityControl.set(value, at: time, order: nextOrder)
+        nextOrder += 1
+    }
+
+    mutating func setSharpnessControl(_ value: Double, at time: Int64) {
+        sharpnessControl.set(value, at: time, order: nextOrder)
+        nextOrder += 1
+    }
+
+    mutating func intensityCurve(_ points: [(Int64, Double)], at time: Int64) {
+        intensityControl.curve(points, at: time, order: nextOrder)
+        nextOrder += 1
+    }
+
+    mutating func sharpnessCurve(_ points: [(Int64, Double)], at time: Int64) {
+        sharpnessControl.curve(points, at: time, order: nextOrder)
+        nextOrder += 1
+    }
+
+    /// Everything: idle, nothing scheduled (the engine's stop and reset).
+    mutating func cancelAll() {
         actions.removeAll()
         intensityControl.removeAll()
         sharpnessControl.removeAll()
@@ -111,14 +150,19 @@ struct PlayerPlayback: Sendable {
     }
 
     /// Applies the actions due by `t`, then samples. Notices say when it ended.
+    /// Transients before an action's moment play before the action takes effect (a
+    /// stop at T never swallows a tap at T − 0.3 ms that fell between two steps).
     mutating func step(at t: Int64, notices: inout [Notice]) -> Contribution? {
-        while let first = actions.first, first.time <= t {
-            actions.removeFirst()
-            apply(first.action, at: first.time, notices: &notices)
-        }
-        guard case .playing(let ae, let ap) = state else { return nil }
-        var tau = ap + Double(t - ae) * rate
         var transients: [(Int64, Double, Double)] = []
+        while let first = actions.first, first.time <= t {
+            collectBefore(first.time, into: &transients)
+            actions.removeFirst()
+            apply(first.action, order: first.order, at: first.time, notices: &notices)
+        }
+        guard case .playing(let ae, let ap) = state else {
+            return transients.isEmpty ? nil : contribution(intensity: 0, sharpness: 0, transients: transients, at: t)
+        }
+        var tau = ap + Double(t - ae) * rate
         if let length = loopLength {
             // Transients in (last, tau] across any loop wraps, then fold tau back.
             let from = lastPattern ?? (tau - 1e-9)
@@ -145,6 +189,24 @@ struct PlayerPlayback: Sendable {
         let i = timeline.sampleCount > 0 ? timeline.intensity[k] : 0
         let s = timeline.sampleCount > 0 ? timeline.sharpness[k] : 0
         return contribution(intensity: i, sharpness: s, transients: transients, at: t)
+    }
+
+    /// Takes the transients strictly before engine time `te` (an action's moment),
+    /// so the step that applies the action still plays them.
+    private mutating func collectBefore(_ te: Int64, into out: inout [(Int64, Double, Double)]) {
+        guard case .playing(let ae, let ap) = state else { return }
+        let tauAt = ap + Double(te - ae) * rate
+        // Pattern µs just short of the action (1 ns): a transient exactly at it is left
+        // to the step, after the action, as it always was.
+        let before = tauAt - 1e-3
+        if let length = loopLength {
+            let from = lastPattern ?? (before - 1e-9)
+            collectTransients(fromUnfolded: from, to: before, loop: length, stepEnd: te, tauNow: tauAt, into: &out)
+            lastPattern = before.truncatingRemainder(dividingBy: length)
+        } else if before < duration {
+            collectTransients(fromUnfolded: lastPattern ?? (before - 1e-9), to: before, loop: nil, stepEnd: te, tauNow: tauAt, into: &out)
+            lastPattern = before
+        }
     }
 
     private func contribution(intensity i: Double, sharpness s: Double, transients: [(Int64, Double, Double)], at t: Int64) -> Contribution {
@@ -178,7 +240,7 @@ struct PlayerPlayback: Sendable {
         }
     }
 
-    private mutating func apply(_ action: Action, at t: Int64, notices: inout [Notice]) {
+    private mutating func apply(_ action: Action, order: Int, at t: Int64, notices: inout [Notice]) {
         switch action {
         case .start:
             state = .playing(anchorEngine: t, anchorPattern: startOffset)
@@ -194,6 +256,24 @@ struct PlayerPlayback: Sendable {
             if case .playing = state, let p = patternTime(at: t) { state = .paused(atPattern: p) }
         case .resume:
             if case .paused(let p) = state { state = .playing(anchorEngine: t, anchorPattern: p) }
+        case .seek(let pattern):
+            reanchor(at: t, pattern: pattern)
+        case .rate(let r):
+            reanchor(at: t)
+            rate = r
+        case .mute(let m):
+            isMuted = m
+        case .loop(let enabled, let end):
+            loopEnabled = enabled
+            loopEnd = end
+        case .cancel:
+            // What was asked before the cancel goes; what was asked after it stays.
+            actions.removeAll { $0.order < order }
+            intensityControl.removeAll(before: order)
+            sharpnessControl.removeAll(before: order)
+            state = .idle
+            lastPattern = nil
+            startOffset = 0
         }
     }
 }

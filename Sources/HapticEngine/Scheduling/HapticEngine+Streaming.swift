@@ -85,8 +85,9 @@ extension HapticEngine {
             return
         }
         guard state == .running else { return }
-        generate(upTo: now + options.lookAheadMicroseconds)
+        generate(upTo: horizon(now: now))
         try? sendPending(now: now)
+        pruneHistory(now: now)
         checkIdle(now: now)
     }
 
@@ -101,7 +102,7 @@ extension HapticEngine {
             guard active || !compiler.isSettled else {
                 // Nothing to play: the frontier follows the clock, so an immediate
                 // start is stamped at now + lead rather than a window ahead.
-                generatedUntil = max(generatedUntil, until - options.lookAheadMicroseconds)
+                generatedUntil = max(generatedUntil, until - lookAhead)
                 return
             }
             var t = generatedUntil + options.controlStepMicroseconds
@@ -118,9 +119,12 @@ extension HapticEngine {
             }
             let mix = isMutedForHaptics ? (intensity: 0.0, sharpness: 0.0, transients: [DriveCompiler.Transient]())
                 : Mixer.mix(parts)
-            pending += compiler.step(time: t, intensity: mix.intensity, sharpness: mix.sharpness, transients: mix.transients)
+            let commands = compiler.step(time: t, intensity: mix.intensity, sharpness: mix.sharpness, transients: mix.transients)
+            // After a rewind, what comes out before the rewind's time is already queued.
+            pending += commands.filter { $0.time >= regeneratedBefore }
             if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
             generatedUntil = t
+            takeSnapshot(at: t, compiler: compiler)
         }
     }
 
@@ -129,7 +133,7 @@ extension HapticEngine {
         switch notice {
         case .finished(let t), .stopped(let t): at = t
         }
-        finishedNotices.append((at, id))
+        finishedNotices.append(FinishedNotice(at: at, id: id, fromStep: true))
     }
 
     /// Sends compiled commands while the board's queue has room, all of a pass in one
@@ -170,8 +174,8 @@ extension HapticEngine {
             return
         }
         finishedNotices.removeAll { $0.at <= now }
-        for (_, id) in due {
-            if let c = completionHandlers[id] { deliver { c(nil) } }
+        for notice in due {
+            if let c = completionHandlers[notice.id] { deliver { c(nil) } }
         }
         if !released.isEmpty { dropReleasedPlayers() }
     }
@@ -202,6 +206,7 @@ extension HapticEngine {
         try? send(encoder.stopAll())
         pending.removeAll()
         inFlight.removeAll()
+        clearHistory()
         compiler?.reset()
         generatedUntil = max(generatedUntil, now)
         deliverDueNotices(now: .max)

@@ -11,7 +11,11 @@
 #include <stdint.h>
 
 #ifndef HB_QUEUE_CAPACITY
-#define HB_QUEUE_CAPACITY 32u /* ports may set their own, 1..128 */
+/* The ATmega32U4 board's: as many as its RAM allows with the stack margin the
+ * simavr suite checks (14 bytes each; Firmware/README.md). The host's twin of the
+ * board (SimulatedBoard) gets the same, so it streams as deep as the real one.
+ * Ports may set their own, 1..128. */
+#define HB_QUEUE_CAPACITY 96u
 #endif
 
 #define HB_CMD_DATA_MAX 8u

@@ -1,0 +1,114 @@
+import BridgeProtocol
+import HapticCompilation
+
+/// Deep streaming and its rewind.
+///
+/// A board that speaks protocol 1.1 can drop the commands it has queued from a time
+/// on (REPLACE_FROM). So the scheduler compiles far ahead (`deepLookAheadMicroseconds`)
+/// and sends as much as the board's queue holds: a host stall shorter than that span
+/// costs nothing. A change must still land at now + lead, though, and by then the mix
+/// is compiled well past it. So after every step the scheduler keeps a snapshot of the
+/// mix (every player and the compiler, all value types); a player operation at time T
+/// goes back to the last snapshot before T, re-applies the operations made since that
+/// snapshot, applies its own, and compiles forward again:
+///
+/// - everything before T comes out exactly as it did, because every operation is an
+///   action or parameter entry at its own time (PlayerPlayback), never a change to the
+///   state "now"; those commands are on the board or still pending, and are not sent
+///   again (`regeneratedBefore`);
+/// - what was sent for T and later is taken back with one REPLACE_FROM T, and the new
+///   commands follow it.
+///
+/// On a 1.0 board there is no way to take commands back: the look-ahead stays short
+/// (`lookAheadMicroseconds`) and a change lands at the first step not yet compiled.
+struct MixSnapshot: Sendable {
+    /// The step this is the state after.
+    var time: Int64
+    var players: [Int: PlayerPlayback]
+    var compiler: DriveCompiler?
+    var lastActive: Int64
+    /// Operations already in these players (`operationCount` when it was taken).
+    var operationsApplied: Int
+}
+
+struct LoggedOperation: Sendable {
+    var sequence: Int
+    var player: Int
+    var apply: @Sendable (inout PlayerPlayback) -> Void
+}
+
+/// A player that ended at `at`; `fromStep` when a compiled step said so (a rewind
+/// takes those back and the regenerated steps say it again).
+struct FinishedNotice: Sendable {
+    var at: Int64
+    var id: Int
+    var fromStep: Bool
+}
+
+extension HapticEngine {
+    /// How far ahead of the board's clock the mix is compiled.
+    var lookAhead: Int64 { canReplace ? options.deepLookAheadMicroseconds : options.lookAheadMicroseconds }
+
+    /// Where compilation runs to, for a board clock of `now`.
+    func horizon(now: Int64) -> Int64 { now + lookAhead }
+
+    /// Remembers an operation so a rewind to before it can apply it again.
+    func logOperation(on id: Int, _ apply: @escaping @Sendable (inout PlayerPlayback) -> Void) {
+        guard canReplace else { return }
+        operationCount += 1
+        operations.append(LoggedOperation(sequence: operationCount, player: id, apply: apply))
+    }
+
+    func takeSnapshot(at time: Int64, compiler: DriveCompiler) {
+        guard canReplace else { return }
+        history.append(MixSnapshot(time: time, players: players, compiler: compiler, lastActive: lastActive, operationsApplied: operationCount))
+    }
+
+    /// Keeps what a rewind may still need: the last snapshot before `now` and every
+    /// later one (a change lands at now + lead, never before now), and the operations
+    /// those snapshots do not contain.
+    func pruneHistory(now: Int64) {
+        if let keep = history.lastIndex(where: { $0.time < now }), keep > 0 { history.removeFirst(keep) }
+        let oldest = history.first?.operationsApplied ?? operationCount
+        operations.removeAll { $0.sequence <= oldest }
+    }
+
+    /// Forgets the rewind state (after a flush, a stop, a reset: the board's queue is
+    /// empty and the mix starts again from here).
+    func clearHistory() {
+        history.removeAll()
+        operations.removeAll()
+        regeneratedBefore = .min
+    }
+
+    /// Goes back to the last step before `t` when the mix is compiled to `t` or past
+    /// it, so an operation at `t` lands there. See the type's documentation.
+    func rewind(before t: Int64) throws(HapticEngineError) {
+        guard canReplace, t <= generatedUntil, let i = history.lastIndex(where: { $0.time < t }) else { return }
+        let s = history[i]
+        history.removeSubrange((i + 1)...)
+        // Players made since the snapshot were idle then, with nothing scheduled.
+        var restored: [Int: PlayerPlayback] = [:]
+        for (id, now) in players {
+            restored[id] = s.players[id] ?? PlayerPlayback(id: now.id, advanced: now.advanced, timeline: now.timeline)
+        }
+        for op in operations where op.sequence > s.operationsApplied {
+            guard var p = restored[op.player] else { continue }
+            op.apply(&p)
+            restored[op.player] = p
+        }
+        players = restored
+        compiler = s.compiler
+        lastActive = s.lastActive
+        generatedUntil = s.time
+        regeneratedBefore = t
+        // Unsent commands before t stand (nothing before t changes); the rest is recompiled.
+        pending.removeAll { $0.time >= t }
+        finishedNotices.removeAll { $0.fromStep && $0.at > s.time }
+        if options.keepsSentCommandLog { sentCommands.removeAll { $0.time >= t } }
+        guard inFlight.contains(where: { $0 >= t }) else { return }
+        try send(encoder.replaceFrom(at: BoardClock.stamp(t)))
+        inFlight.removeAll { $0 >= t }
+        statistics.replacements += 1
+    }
+}
