@@ -5,9 +5,15 @@ import Testing
 /// Each rule of `DriveCompiler`, with the numbers worked by hand (see DriveTargetTests
 /// for the targets: LRA rated level 0.66551, ERM 0.81115).
 @Suite struct CompilationRuleTests {
-    let lra = try! DriveTarget(profile: Profiles.lra, variant: .drv2605L)
-    let lraPlain = try! DriveTarget(profile: Profiles.lra, variant: .drv2605)
-    let erm = try! DriveTarget(profile: Profiles.erm, variant: .drv2605L)
+    let lra: DriveTarget
+    let lraPlain: DriveTarget
+    let erm: DriveTarget
+
+    init() throws {
+        lra = try DriveTarget(profile: Profiles.lra, variant: .drv2605L)
+        lraPlain = try DriveTarget(profile: Profiles.lra, variant: .drv2605)
+        erm = try DriveTarget(profile: Profiles.erm, variant: .drv2605L)
+    }
 
     @Test func intensityMapsToTheRatedLevelTimesItsSquare() {
         let c = DriveCompiler(target: lra)
@@ -42,8 +48,9 @@ import Testing
         // The board runs same-stamp commands one I2C write after another: the
         // amplitude (the event) must not wait for the period write.
         var c = DriveCompiler(target: lra)
-        // A transient and a continuous event starting together: the burst's RTP,
-        // then its period (the continuous level waits for the burst to end).
+        // A transient and a continuous event starting together: the burst on top of
+        // the continuous level (85 + 127, clipped at 127), then the period of their
+        // intensity-weighted sharpness (both 0.5 here: 175 Hz, 58).
         let t = DriveCompiler.Transient(time: 1000, intensity: 1, sharpness: 0.5)
         let out = c.step(time: 1000, intensity: 1, sharpness: 0.5, transients: [t])
         #expect(out == [TimedCommand(time: 1000, command: .rtp(127)), TimedCommand(time: 1000, command: .register(0x20, 58))])
@@ -97,7 +104,7 @@ import Testing
         ])
     }
 
-    @Test func aBurstResumesTheContinuousLevelAndALaterTransientCutsItShort() {
+    @Test func aLaterTransientCutsAnEarlierBurstShort() {
         var c = DriveCompiler(target: lraPlain)
         // Plain DRV2605: f stays 175 Hz; S = 1 → overdrive 2 periods = 11429 µs, brake 5714.
         _ = c.step(time: 0, intensity: 0.5, sharpness: 0)  // 21
@@ -106,7 +113,9 @@ import Testing
         #expect(c.step(time: 1000, intensity: 0.5, sharpness: 0, transients: [first]) == [TimedCommand(time: 1000, command: .rtp(127))])
         // The second transient restarts the burst (same code: nothing new to send).
         #expect(c.step(time: 5000, intensity: 0.5, sharpness: 0, transients: [second]) == [])
-        #expect(c.step(time: 17000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 16429, command: .rtp(-127))])
+        // Brake from 5000 + 11429: c − a with c = 0.66551 × 0.25 = 0.16638 and
+        // a = min(1, 1 − 0.16638) = 0.83362: −0.66724 → −84.74 → −85; back to 21 at 22143.
+        #expect(c.step(time: 17000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 16429, command: .rtp(-85))])
         #expect(c.step(time: 23000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 22143, command: .rtp(21))])
     }
 
@@ -128,5 +137,7 @@ import Testing
         #expect(program.commands.contains(TimedCommand(time: 80000, command: .rtp(127))))
         #expect(program.commands.contains(TimedCommand(time: 89610, command: .rtp(-127))))
         #expect(program.commands.last == TimedCommand(time: 94415, command: .rtp(0)))
+        // The program runs on until that brake is over: the step after it.
+        #expect(program.duration == 95000)
     }
 }
