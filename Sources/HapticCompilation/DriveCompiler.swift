@@ -41,14 +41,15 @@ import Haptics
 ///    - overdrive: the drive is `min(1, c + I²)` (I² of full scale: transients
 ///      overdrive) for the overdrive time;
 ///    - brake: the drive is `c − a` for the brake time, where `a = min(I², 1 − c)`
-///      is what the overdrive added when it ended (c as it was then): the brake
-///      takes back the burst's own push, not the continuous vibration under it;
+///      is what the overdrive added as it ended (c of its last microsecond): the
+///      brake takes back the burst's own push, not the continuous vibration under
+///      it (and `c − a ≥ −1` always);
 ///    - then c again. c is followed all along (a step of the continuous input
 ///      during a burst moves the burst with it).
 ///    With nothing playing (c = 0) that is `I²`, then `−I²`. The actuators are
-///    close to linear below full scale, so the drive's sum is the sum of the two
-///    vibrations: the continuous one goes on under the burst. Only the clip at
-///    full scale takes part of a loud burst away.
+///    close to linear below full scale, so the sum of the drives makes the sum of
+///    the two vibrations: the continuous one goes on under the burst. Only the clip
+///    at full scale takes part of a loud burst away.
 ///    Lengths: LRA overdrive `(3 − S)` periods, brake one period, of the drive
 ///    frequency of S (so sharper is shorter); ERM overdrive `τ × (1 − S/2)`, brake
 ///    half that. On a DRV2605L with an LRA the drive frequency during the burst is
