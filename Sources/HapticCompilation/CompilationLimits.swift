@@ -65,7 +65,7 @@ extension DriveCompiler {
         }
         guard densest.count <= Double(limits.transientsPerStep) else {
             throw .tooManyTransientsPerStep(
-                found: Int(min(densest.count, 1e15)), limit: limits.transientsPerStep, atSeconds: densest.at / 1e6,
+                found: densest.count < 1e15 ? Int(densest.count) : 1_000_000_000_000_000, limit: limits.transientsPerStep, atSeconds: densest.at / 1e6,
                 stepMicroseconds: stepMicroseconds, playbackRate: playbackRate)
         }
     }

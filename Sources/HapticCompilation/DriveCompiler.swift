@@ -133,10 +133,17 @@ public struct DriveCompiler: Sendable {
         let s = Self.unit(sharpness)
         if let f = driveFrequency(sharpness: s) {
             let period = 1e6 / f
-            return (Int64(((3 - s) * period).rounded()), Int64(period.rounded()))
+            return (Self.duration((3 - s) * period), Self.duration(period))
         }
         let od = target.timeConstantMicroseconds * (1 - s / 2)
-        return (Int64(od.rounded()), Int64((od / 2).rounded()))
+        return (Self.duration(od), Self.duration(od / 2))
+    }
+
+    /// A length in whole µs, within an hour: whatever a hand-made profile holds, the
+    /// conversion never traps.
+    static func duration(_ microseconds: Double) -> Int64 {
+        guard microseconds.isFinite else { return 0 }
+        return Int64(min(max(microseconds, 0), 3.6e9).rounded())
     }
 
     /// A parameter in 0...1; anything not finite counts as 0.
@@ -160,14 +167,17 @@ public struct DriveCompiler: Sendable {
         while true {
             let emphasisEnd = emphasis?.end, burstChange = burst?.nextChange
             let transientTime = next < due.count ? due[next].time : nil
-            guard let t = [emphasisEnd, burstChange, transientTime].compactMap({ $0 }).min(), t <= time else { break }
+            let t = min(emphasisEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
+            guard t <= time else { break }
             if emphasisEnd == t {
                 emphasis = nil
             } else if burstChange == t {
                 advanceBurst()
-            } else {
+            } else if transientTime == t {
                 startBurst(due[next], at: t)
                 next += 1
+            } else {
+                break
             }
             drive(at: t, into: &out)
         }
@@ -213,7 +223,7 @@ public struct DriveCompiler: Sendable {
             let delta = newLevel - level
             // A rise takes the sharpness of what starts, a fall that of what ends.
             let s = delta > 0 ? sharpness : self.sharpness
-            let length = Int64((s * abs(delta) * target.timeConstantMicroseconds).rounded())
+            let length = Self.duration(s * abs(delta) * target.timeConstantMicroseconds)
             if abs(delta) >= emphasisThreshold, length > 0 { emphasis = (time + length, delta > 0 ? 1 : -1) }
         }
         self.intensity = intensity
