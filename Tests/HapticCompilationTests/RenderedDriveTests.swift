@@ -27,9 +27,9 @@ import Testing
         case lraOnDRV2605L, lraOnDRV2605, erm
         func target() throws -> DriveTarget {
             switch self {
-            case .lraOnDRV2605L: try DriveTarget(profile: Profiles.lra, variant: .drv2605L)
-            case .lraOnDRV2605: try DriveTarget(profile: Profiles.lra, variant: .drv2605)
-            case .erm: try DriveTarget(profile: Profiles.erm, variant: .drv2605L)
+            case .lraOnDRV2605L: try Targets().lra
+            case .lraOnDRV2605: try Targets().lraPlain
+            case .erm: try Targets().erm
             }
         }
     }

@@ -8,19 +8,12 @@ import Testing
 /// Levels are of full scale; RTP = round(127 × level); the LRA's rated level is
 /// 0.66551, the ERM's 0.81115 (DriveTargetTests).
 @Suite struct TransientMixingTests {
-    let lra: DriveTarget
-    let lraPlain: DriveTarget
-    let erm: DriveTarget
-
-    init() throws {
-        lra = try DriveTarget(profile: Profiles.lra, variant: .drv2605L)
-        lraPlain = try DriveTarget(profile: Profiles.lra, variant: .drv2605)
-        erm = try DriveTarget(profile: Profiles.erm, variant: .drv2605L)
-    }
+    let targets: Targets
+    init() throws { targets = try Targets() }
 
     @Test("a burst adds on top of the continuous drive and its brake returns to it")
     func aBurstAddsToTheContinuousDrive() {
-        var c = DriveCompiler(target: lraPlain)
+        var c = DriveCompiler(target: targets.lraPlain)
         // c = 0.66551 × 0.5² = 0.16638 → 21 (sharpness 0: no emphasis).
         #expect(c.step(time: 0, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 0, command: .rtp(21))])
         // I = 0.5 → I² = 0.25: overdrive 0.41638 → 52.88 → 53 for 2 periods of 175 Hz
@@ -34,7 +27,7 @@ import Testing
 
     @Test("a burst past full scale is clipped and its brake takes back only what it added")
     func aClippedBurstBrakesOnlyItsOwnShare() {
-        var c = DriveCompiler(target: lraPlain)
+        var c = DriveCompiler(target: targets.lraPlain)
         _ = c.step(time: 0, intensity: 1, sharpness: 0)  // 0.66551 → 85
         // Overdrive 0.66551 + 1, clipped at 1 → 127: it adds a = 0.33449. The brake is
         // 0.66551 − 0.33449 = 0.33102 → 42.04 → 42: the continuous vibration is never
@@ -47,7 +40,7 @@ import Testing
 
     @Test("the continuous drive under a burst is followed, and the brake share is taken when the overdrive ends")
     func theContinuousDriveIsFollowedUnderABurst() {
-        var c = DriveCompiler(target: lraPlain)
+        var c = DriveCompiler(target: targets.lraPlain)
         _ = c.step(time: 0, intensity: 0.5, sharpness: 0)  // 21
         let t = DriveCompiler.Transient(time: 1000, intensity: 0.5, sharpness: 1)
         _ = c.step(time: 1000, intensity: 0.5, sharpness: 0, transients: [t])  // 53
@@ -61,7 +54,7 @@ import Testing
 
     @Test("during a burst the LRA's drive frequency is that of the intensity-weighted sharpness")
     func theBurstFrequencyIsTheMixedSharpness() {
-        var c = DriveCompiler(target: lra)
+        var c = DriveCompiler(target: targets.lra)
         // Continuous I = 1, S = 0: 85 at 147.16 Hz (period code 69).
         #expect(c.step(time: 0, intensity: 1, sharpness: 0) == [
             TimedCommand(time: 0, command: .rtp(85)), TimedCommand(time: 0, command: .register(0x20, 69)),
@@ -82,7 +75,7 @@ import Testing
 
     @Test("transients at one microsecond play as one burst: intensities add, clipped at 1, sharpness weighted")
     func simultaneousTransientsMix() {
-        var c = DriveCompiler(target: lra)
+        var c = DriveCompiler(target: targets.lra)
         // 0.5 + 0.5 = 1 → 127; sharpness (0.5 × 0 + 0.5 × 1) / 1 = 0.5 → 58, overdrive
         // 2.5 periods of 175 Hz = 14286 µs, brake 5714 µs. (One of them alone would be 32.)
         let a = DriveCompiler.Transient(time: 0, intensity: 0.5, sharpness: 0)
@@ -96,7 +89,7 @@ import Testing
 
     @Test("on an ERM a burst adds to the emphasis of the step it lands on, then brakes back to the level")
     func onAnERMABurstAddsToTheEmphasis() {
-        var c = DriveCompiler(target: erm)
+        var c = DriveCompiler(target: targets.erm)
         // A continuous event (I = 1, S = 0.5) and a transient (I = 1, S = 0.5) start
         // together: the rise's emphasis (+1 for 0.5 × 0.81115 × 35 ms = 14195 µs) plus
         // the burst is clipped at 127. The burst overdrives for 35 × 0.75 = 26.25 ms;
@@ -110,7 +103,7 @@ import Testing
 
     @Test("same-stamp changes collapse: a burst ending at a step's own time sends only the step's result")
     func sameStampChangesCollapse() {
-        var c = DriveCompiler(target: lraPlain)
+        var c = DriveCompiler(target: targets.lraPlain)
         _ = c.step(time: 0, intensity: 0, sharpness: 0)
         let t = DriveCompiler.Transient(time: 0, intensity: 1, sharpness: 1)  // ends at 17143 µs
         _ = c.step(time: 1000, intensity: 0, sharpness: 0, transients: [t])
