@@ -64,8 +64,10 @@ extension DriveCompiler {
             densest = densestWindow(times, width: window, startsWithin: times.count)
         }
         guard densest.count <= Double(limits.transientsPerStep) else {
+            // A vanishing loop makes the count unbounded: reported as 10^15.
+            let found = densest.count < 1e15 ? Int(densest.count) : 1_000_000_000_000_000
             throw .tooManyTransientsPerStep(
-                found: densest.count < 1e15 ? Int(densest.count) : 1_000_000_000_000_000, limit: limits.transientsPerStep, atSeconds: densest.at / 1e6,
+                found: found, limit: limits.transientsPerStep, atSeconds: densest.at / 1e6,
                 stepMicroseconds: stepMicroseconds, playbackRate: playbackRate)
         }
     }
