@@ -1,8 +1,8 @@
 import Haptics
 
 /// A whole rendered timeline compiled for one actuator: the chip setup and the
-/// timestamped commands, in µs from the program's start. What `hapbridge play`
-/// shows and what the tests check by hand; the engine streams the same commands
+/// timestamped commands, in µs from the program's start. What the tests check by
+/// hand and against the rendered timeline; the engine streams the same commands
 /// step by step through a `DriveCompiler`.
 public struct DeviceProgram: Sendable, Equatable {
     public var target: DriveTarget
@@ -10,47 +10,44 @@ public struct DeviceProgram: Sendable, Equatable {
     public var setup: [TimedCommand]
     /// In non-decreasing time order; the last one returns the drive to 0.
     public var commands: [TimedCommand]
-    /// The timeline's duration, µs.
+    /// µs: the timeline's duration, or later where the last burst or emphasis pulse
+    /// plays out beyond it.
     public var duration: Int64
 
     /// Steps through the timeline's samples (its sample rate is the control rate:
-    /// 1 kHz by default), with each transient at its exact time.
+    /// 1 kHz by default), with each transient at its exact time, then on at that
+    /// rate with nothing continuous until transients at the very end have played
+    /// and the last burst or emphasis pulse is over, as the engine does. The work
+    /// is linear in the timeline (samples, transients, and the longest burst's
+    /// steps), which rendering bounds.
     public static func compile(_ timeline: Timeline, for target: DriveTarget) -> DeviceProgram {
         var compiler = DriveCompiler(target: target)
         var commands: [TimedCommand] = []
-        let duration = Int64((timeline.duration * 1e6).rounded())
-        var nextTransient = 0
         let transients = timeline.transients.map {
-            DriveCompiler.Transient(time: Int64(($0.time * 1e6).rounded()), intensity: $0.intensity, sharpness: $0.sharpness)
-        }
+            DriveCompiler.Transient(time: microseconds($0.time), intensity: $0.intensity, sharpness: $0.sharpness)
+        }.sorted { $0.time < $1.time }
+        let step = max(1, microseconds(1 / timeline.sampleRate))
+        var next = 0, k = 0
         var t: Int64 = 0
-        for k in 0..<timeline.sampleCount {
-            t = Int64((timeline.time(ofSample: k) * 1e6).rounded())
-            var due: [DriveCompiler.Transient] = []
-            while nextTransient < transients.count, transients[nextTransient].time <= t {
-                due.append(transients[nextTransient])
-                nextTransient += 1
-            }
-            commands += compiler.step(time: t, intensity: timeline.intensity[k], sharpness: timeline.sharpness[k], transients: due)
+        while k < timeline.sampleCount || next < transients.count || !compiler.isSettled {
+            let sampled = k < timeline.sampleCount
+            t = sampled ? microseconds(timeline.time(ofSample: k)) : t + step
+            let first = next
+            while next < transients.count, transients[next].time <= t { next += 1 }
+            commands += compiler.step(
+                time: t, intensity: sampled ? timeline.intensity[k] : 0, sharpness: sampled ? timeline.sharpness[k] : 0,
+                transients: Array(transients[first..<next]))
+            k += 1
         }
-        // Transients at the very end, and bursts still running, play out before the stop.
-        let end = transients.last.map { max(duration, $0.time + Self.longestBurst(compiler)) } ?? duration
-        let step = Int64((1e6 / timeline.sampleRate).rounded())
-        while t < end {
-            t = min(end, t + step)
-            var due: [DriveCompiler.Transient] = []
-            while nextTransient < transients.count, transients[nextTransient].time <= t {
-                due.append(transients[nextTransient])
-                nextTransient += 1
-            }
-            commands += compiler.step(time: t, intensity: 0, sharpness: 0, transients: due)
-        }
+        let end = max(t, microseconds(timeline.duration))
         commands += compiler.finish(at: end)
         return DeviceProgram(target: target, setup: target.setupCommands(at: 0), commands: commands, duration: end)
     }
 
-    static func longestBurst(_ compiler: DriveCompiler) -> Int64 {
-        let (od, br) = compiler.burstDurations(sharpness: 0)
-        return od + br
+    /// Seconds as whole µs; what is not a finite time within a year (no rendered
+    /// timeline) is 0 or a year rather than a trap.
+    static func microseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return 0 }
+        return Int64((min(max(seconds, 0), 31_536_000) * 1e6).rounded())
     }
 }

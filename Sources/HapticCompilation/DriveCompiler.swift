@@ -1,5 +1,6 @@
 import Foundation
 import DRV2605
+import Haptics
 
 /// Turns mixed intensity / sharpness samples and transients into timestamped RTP
 /// and register commands for one `DriveTarget`. Streaming: the scheduler feeds one
@@ -33,11 +34,29 @@ import DRV2605
 ///      step's: at a pattern's end nothing is playing any more), then the new level;
 ///      τ is the actuator's mechanical time constant. Sharp steps start and stop
 ///      crisply; dull ones (S = 0) ramp and ring down on the actuator's own inertia.
-/// 3. **Transients → bursts.** A transient of intensity I and sharpness S drives at
-///    level `I²` (of full scale: transients overdrive) for the overdrive time, then
-///    at `−I²` for the brake time, then the continuous level resumes. LRA: overdrive
-///    `(3 − S)` periods, brake one period, of the drive frequency (so sharper is
-///    shorter); ERM: overdrive `τ × (1 − S/2)`, brake half that. A later transient
+/// 3. **Transients → bursts, added to the continuous drive.** A transient of
+///    intensity I and sharpness S is a burst on top of the continuous drive c (the
+///    level of rules 1-2, emphasis included), the one actuator carrying both, as
+///    the pattern layer's `MixingRule` has overlapping vibrations add:
+///    - overdrive: the drive is `min(1, c + I²)` (I² of full scale: transients
+///      overdrive) for the overdrive time;
+///    - brake: the drive is `c − a` for the brake time, where `a = min(I², 1 − c)`
+///      is what the overdrive added as it ended (c of its last microsecond): the
+///      brake takes back the burst's own push, not the continuous vibration under
+///      it (and `c − a ≥ −1` always);
+///    - then c again. c is followed all along (a step of the continuous input
+///      during a burst moves the burst with it).
+///    With nothing playing (c = 0) that is `I²`, then `−I²`. The actuators are
+///    close to linear below full scale, so the sum of the drives makes the sum of
+///    the two vibrations: the continuous one goes on under the burst. Only the clip
+///    at full scale takes part of a loud burst away.
+///    Lengths: LRA overdrive `(3 − S)` periods, brake one period, of the drive
+///    frequency of S (so sharper is shorter); ERM overdrive `τ × (1 − S/2)`, brake
+///    half that. On a DRV2605L with an LRA the drive frequency during the burst is
+///    that of the intensity-weighted sharpness of the continuous input and the
+///    transient (`MixingRule` again), and returns to the continuous one after it.
+///    Transients at one microsecond are one burst: their intensities add, clipped
+///    at 1, their sharpness intensity-weighted (`MixingRule`). A later transient
 ///    cuts an earlier burst short. On an LRA the open-loop brake (the drive's sign
 ///    inverted) is not locked to the mass's phase, so it only takes part of the
 ///    motion out: on the C10-100 model one period beat 1.5 (about the same) and 2
@@ -45,7 +64,12 @@ import DRV2605
 ///    brake needs the chip's closed loop, which needs calibration the bridge protocol
 ///    cannot read back today.
 /// 4. **Economy.** A command is emitted only when the RTP code or period changes;
-///    stamps never go backwards; of two RTP codes at one microsecond the later wins.
+///    stamps never go backwards; of the changes at one microsecond only the last
+///    counts (`CommandEmitter`).
+/// 5. **Bounded work.** A step costs O(k log k) in the k transients handed to it and
+///    O(1) otherwise; `checkWork(for:stepMicroseconds:playbackRate:loopLength:limits:)`
+///    refuses a timeline whose transients are denser than `CompilationLimits`
+///    allows before a player is made from it.
 public struct DriveCompiler: Sendable {
     public let target: DriveTarget
     /// Rises and falls smaller than this are followed, not emphasised (a 1 ms ramp
@@ -64,14 +88,27 @@ public struct DriveCompiler: Sendable {
         }
     }
 
-    private var lastCode: Int8?
-    private var lastPeriod: UInt8?
-    private var continuousLevel = 0.0
-    private var lastSharpness = 0.0
-    /// A burst or emphasis pulse in progress: its remaining changes (a nil level
-    /// returns to the continuous level).
-    private var pulse: [(time: Int64, level: Double?)] = []
-    private var lastTime = Int64.min
+    // The continuous layer (rules 1 and 2): the latest step's mixed input, its
+    // level, and an emphasis pulse in progress (its end and level, ±1).
+    private var intensity = 0.0
+    private var sharpness = 0.0
+    private var level = 0.0
+    private var emphasis: (end: Int64, level: Double)?
+    // The transient layer (rule 3), added on top.
+    private var burst: Burst?
+    private var emitter = CommandEmitter()
+
+    /// A burst in progress, with the parameters of the transient(s) it plays.
+    private struct Burst: Sendable {
+        var intensity: Double
+        var sharpness: Double
+        var overdriveEnd: Int64
+        var end: Int64
+        /// What the brake takes back; set when the overdrive ends.
+        var brakeShare: Double?
+        var level: Double { intensity * intensity }
+        var nextChange: Int64 { brakeShare == nil ? overdriveEnd : end }
+    }
 
     public init(target: DriveTarget) {
         self.target = target
@@ -96,10 +133,17 @@ public struct DriveCompiler: Sendable {
         let s = Self.unit(sharpness)
         if let f = driveFrequency(sharpness: s) {
             let period = 1e6 / f
-            return (Int64(((3 - s) * period).rounded()), Int64(period.rounded()))
+            return (Self.duration((3 - s) * period), Self.duration(period))
         }
         let od = target.timeConstantMicroseconds * (1 - s / 2)
-        return (Int64(od.rounded()), Int64((od / 2).rounded()))
+        return (Self.duration(od), Self.duration(od / 2))
+    }
+
+    /// A length in whole µs, within an hour: whatever a hand-made profile holds, the
+    /// conversion never traps.
+    static func duration(_ microseconds: Double) -> Int64 {
+        guard microseconds.isFinite else { return 0 }
+        return Int64(min(max(microseconds, 0), 3.6e9).rounded())
     }
 
     /// A parameter in 0...1; anything not finite counts as 0.
@@ -115,109 +159,142 @@ public struct DriveCompiler: Sendable {
     /// continuous intensity and sharpness, with the transients due in
     /// (previous time, time]. Returns the commands, stamped at or before `time`.
     public mutating func step(time: Int64, intensity: Double, sharpness: Double, transients: [Transient] = []) -> [TimedCommand] {
-        let intensity = Self.unit(intensity), sharpness = Self.unit(sharpness)
         var out: [TimedCommand] = []
-        let sortedTransients = transients.sorted { $0.time < $1.time }
-        var nextTransient = 0
-        // Pulse changes and transients due by `time`, in time order.
+        let due = Self.merged(transients, until: time)
+        var next = 0
+        // Changes due by `time`, in time order; at one time the continuous layer's
+        // first, then the burst's own phase, then a new transient.
         while true {
-            let pulseTime = pulse.first?.time
-            let transientTime = nextTransient < sortedTransients.count ? min(sortedTransients[nextTransient].time, time) : nil
-            if let tt = transientTime, pulseTime.map({ tt <= $0 }) ?? true {
-                startBurst(sortedTransients[nextTransient], at: tt, into: &out)
-                nextTransient += 1
-            } else if let pt = pulseTime, pt <= time {
-                let change = pulse.removeFirst()
-                emitRTP(change.level ?? continuousLevel, at: pt, into: &out)
+            let emphasisEnd = emphasis?.end, burstChange = burst?.nextChange
+            let transientTime = next < due.count ? due[next].time : nil
+            let t = min(emphasisEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
+            guard t <= time else { break }
+            if emphasisEnd == t {
+                emphasis = nil
+            } else if burstChange == t {
+                advanceBurst()
+            } else if transientTime == t {
+                startBurst(due[next], at: t)
+                next += 1
             } else {
                 break
             }
+            drive(at: t, into: &out)
         }
-        let level = continuousLevel(intensity: intensity)
-        let previous = continuousLevel
-        let previousSharpness = lastSharpness
-        continuousLevel = level
-        lastSharpness = sharpness
-        if pulse.isEmpty {
-            let delta = level - previous
-            let s = min(max(delta > 0 ? sharpness : previousSharpness, 0), 1)
-            if target.shaping == .overdriveAndBrakeEmphasis, abs(delta) >= emphasisThreshold, s > 0 {
-                let length = Int64((s * abs(delta) * target.timeConstantMicroseconds).rounded())
-                if length > 0 {
-                    emitRTP(delta > 0 ? 1 : -1, at: time, into: &out)
-                    pulse = [(time + length, nil)]
-                    return out
-                }
-            }
-            emitRTP(level, at: time, into: &out)
-        }
-        if intensity > 0 { setPeriod(sharpness: sharpness, at: time, into: &out) }
+        updateContinuous(time: time, intensity: Self.unit(intensity), sharpness: Self.unit(sharpness))
+        drive(at: time, into: &out)
+        emitter.flush(into: &out)
         return out
     }
 
-    /// Ends the program at `time`: any pulse is cut, the drive goes to 0.
+    /// Ends the program at `time`: bursts and emphasis are cut, the drive goes to 0.
     public mutating func finish(at time: Int64) -> [TimedCommand] {
         var out: [TimedCommand] = []
-        pulse.removeAll()
-        continuousLevel = 0
-        emitRTP(0, at: max(time, lastTime), into: &out)
+        burst = nil
+        emphasis = nil
+        intensity = 0
+        level = 0
+        emitter.set(code: 0, period: nil, at: time, into: &out)
+        emitter.flush(into: &out)
         return out
     }
 
-    /// No pulse running and the drive at rest: nothing more to send until new input.
-    public var isSettled: Bool { pulse.isEmpty && (lastCode ?? 0) == 0 }
+    /// No burst or emphasis running and the drive at rest: nothing more to send
+    /// until new input.
+    public var isSettled: Bool { burst == nil && emphasis == nil && (emitter.lastCode ?? 0) == 0 }
 
     /// Forgets what the chip was last told (after a stop or reset the next command
     /// must be sent whatever it is).
     public mutating func reset() {
-        lastCode = nil
-        lastPeriod = nil
-        continuousLevel = 0
-        lastSharpness = 0
-        pulse.removeAll()
+        intensity = 0
+        sharpness = 0
+        level = 0
+        emphasis = nil
+        burst = nil
+        emitter.forgetChipState()
     }
 
-    private mutating func startBurst(_ t: Transient, at time: Int64, into out: inout [TimedCommand]) {
-        let i = Self.unit(t.intensity)
-        guard i > 0 else { return }
-        let (od, br) = burstDurations(sharpness: t.sharpness)
-        emitRTP(i * i, at: time, into: &out)
-        setPeriod(sharpness: t.sharpness, at: time, into: &out)
-        pulse = [(time + od, -i * i), (time + od + br, nil)]
-    }
-
-    /// Rule 2 on a DRV2605L with an LRA: the drive frequency of this sharpness, queued
-    /// after the amplitude it goes with.
-    private mutating func setPeriod(sharpness: Double, at time: Int64, into out: inout [TimedCommand]) {
-        guard target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: sharpness) else { return }
-        let code = Self.periodCode(frequencyHz: f)
-        guard code != lastPeriod else { return }
-        emit(.register(Self.openLoopPeriodRegister, code), at: time, into: &out)
-        lastPeriod = code
-    }
-
-    private mutating func emitRTP(_ level: Double, at time: Int64, into out: inout [TimedCommand]) {
-        let code = Self.code(level)
-        guard code != lastCode else { return }
-        lastCode = code
-        emit(.rtp(code), at: time, into: &out)
-    }
-
-    private mutating func emit(_ command: DeviceCommand, at time: Int64, into out: inout [TimedCommand]) {
-        let t = max(time, lastTime)
-        // Of two RTP codes at one microsecond only the later matters; it takes the
-        // earlier one's place, ahead of a period write of that microsecond.
-        if case .rtp = command, let i = out.lastIndex(where: { $0.time == t && $0.command.isRTP }),
-            out[i...].allSatisfy({ $0.time == t })
-        {
-            out[i].command = command
-        } else {
-            out.append(TimedCommand(time: t, command: command))
+    /// Rules 1 and 2 for the step's input: the new level, with an emphasis pulse
+    /// where it steps far enough (while one runs, steps only move the level it
+    /// returns to).
+    private mutating func updateContinuous(time: Int64, intensity: Double, sharpness: Double) {
+        let newLevel = continuousLevel(intensity: intensity)
+        if emphasis == nil, target.shaping == .overdriveAndBrakeEmphasis {
+            let delta = newLevel - level
+            // A rise takes the sharpness of what starts, a fall that of what ends.
+            let s = delta > 0 ? sharpness : self.sharpness
+            let length = Self.duration(s * abs(delta) * target.timeConstantMicroseconds)
+            if abs(delta) >= emphasisThreshold, length > 0 { emphasis = (time + length, delta > 0 ? 1 : -1) }
         }
-        lastTime = t
+        self.intensity = intensity
+        self.sharpness = sharpness
+        level = newLevel
     }
 
-    static let openLoopPeriodRegister = RegisterAddress.openLoopLRAPeriod.rawValue
+    private mutating func startBurst(_ t: Transient, at time: Int64) {
+        guard t.intensity > 0 else { return }
+        let (od, br) = burstDurations(sharpness: t.sharpness)
+        burst = Burst(intensity: t.intensity, sharpness: t.sharpness, overdriveEnd: time + od, end: time + od + br)
+    }
+
+    /// Overdrive → brake (taking back what the overdrive adds now), brake → done.
+    private mutating func advanceBurst() {
+        guard var b = burst else { return }
+        if b.brakeShare == nil {
+            b.brakeShare = max(0, min(b.level, 1 - continuousDrive))
+            burst = b
+        } else {
+            burst = nil
+        }
+    }
+
+    /// The continuous layer's drive: its level, or an emphasis pulse's.
+    private var continuousDrive: Double { emphasis?.level ?? level }
+
+    /// The drive now: the continuous layer with any burst added (rule 3), and the
+    /// drive frequency of the sharpness playing (rule 2; the burst's mixed in).
+    private mutating func drive(at time: Int64, into out: inout [TimedCommand]) {
+        let c = continuousDrive
+        var level = c
+        var sharpness: Double? = intensity > 0 ? self.sharpness : nil
+        if let b = burst {
+            level = b.brakeShare.map { max(-1, c - $0) } ?? min(1, c + b.level)
+            sharpness = MixingRule.resolve(
+                totalIntensity: intensity + b.intensity, weightedSharpness: intensity * self.sharpness + b.intensity * b.sharpness,
+                latestSharpness: b.sharpness
+            ).sharpness
+        }
+        emitter.set(code: Self.code(level), period: sharpness.flatMap(periodCode(sharpness:)), at: time, into: &out)
+    }
+
+    /// Rule 2 on a DRV2605L with an LRA: the OL_LRA_PERIOD code of a sharpness; nil
+    /// where sharpness does not set the frequency.
+    private func periodCode(sharpness: Double) -> UInt8? {
+        guard target.shaping == .openLoopFrequency, let f = driveFrequency(sharpness: sharpness) else { return nil }
+        return Self.periodCode(frequencyHz: f)
+    }
+
+    /// The transients due by `time`, in time order, those at one microsecond mixed
+    /// into one (`MixingRule`), parameters in 0...1; a transient stamped after
+    /// `time` plays at `time`.
+    static func merged(_ transients: [Transient], until time: Int64) -> [Transient] {
+        var out: [Transient] = []
+        var sum = 0.0, weighted = 0.0
+        for t in transients.sorted(by: { $0.time < $1.time }) {
+            let at = min(t.time, time), i = unit(t.intensity), s = unit(t.sharpness)
+            if out.last?.time != at {
+                sum = 0
+                weighted = 0
+                out.append(Transient(time: at, intensity: 0, sharpness: s))
+            }
+            sum += i
+            weighted += i * s
+            let mixed = MixingRule.resolve(totalIntensity: sum, weightedSharpness: weighted, latestSharpness: s)
+            out[out.count - 1].intensity = mixed.intensity
+            out[out.count - 1].sharpness = mixed.sharpness
+        }
+        return out
+    }
 
     static func periodCode(frequencyHz: Double) -> UInt8 {
         DRV2605Formulas.openLoopPeriodCode(frequencyHz: frequencyHz)

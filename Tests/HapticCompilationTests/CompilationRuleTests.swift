@@ -5,31 +5,30 @@ import Testing
 /// Each rule of `DriveCompiler`, with the numbers worked by hand (see DriveTargetTests
 /// for the targets: LRA rated level 0.66551, ERM 0.81115).
 @Suite struct CompilationRuleTests {
-    let lra = try! DriveTarget(profile: Profiles.lra, variant: .drv2605L)
-    let lraPlain = try! DriveTarget(profile: Profiles.lra, variant: .drv2605)
-    let erm = try! DriveTarget(profile: Profiles.erm, variant: .drv2605L)
+    let targets: Targets
+    init() throws { targets = try Targets() }
 
     @Test func intensityMapsToTheRatedLevelTimesItsSquare() {
-        let c = DriveCompiler(target: lra)
+        let c = DriveCompiler(target: targets.lra)
         // 127 × 0.66551 × 1 = 84.52 → 85; × 0.25 = 21.13 → 21; × 0.01 = 0.845 → 1.
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 1)) == 85)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.5)) == 21)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0.1)) == 1)
         #expect(DriveCompiler.code(c.continuousLevel(intensity: 0)) == 0)
         #expect(DriveCompiler.code(.nan) == 0 && DriveCompiler.code(.infinity) == 0 && DriveCompiler.code(-3) == -127)
-        var nonsense = DriveCompiler(target: lra)
+        var nonsense = DriveCompiler(target: targets.lra)
         #expect(nonsense.step(time: 0, intensity: .nan, sharpness: .nan, transients: [.init(time: 0, intensity: .infinity, sharpness: .nan)]).count <= 3)
         // ERM: 127 × 0.81115 = 103.02 → 103.
-        #expect(DriveCompiler.code(DriveCompiler(target: erm).continuousLevel(intensity: 1)) == 103)
+        #expect(DriveCompiler.code(DriveCompiler(target: targets.erm).continuousLevel(intensity: 1)) == 103)
     }
 
     @Test func sharpnessSetsTheOpenLoopPeriodHalfAnOctaveAroundResonance() {
-        let c = DriveCompiler(target: lra)
+        let c = DriveCompiler(target: targets.lra)
         // S = 0: 175 × 2^−¼ = 147.16 Hz → 1 / (147.16 × 98.46 µs) = 69.02 → 69.
         // S = ½: 175 Hz → 58.  S = 1: 175 × 2^¼ = 208.11 Hz → 48.80 → 49.
         #expect(abs(c.driveFrequency(sharpness: 0)! - 147.16) < 0.01)
         #expect(abs(c.driveFrequency(sharpness: 1)! - 208.11) < 0.01)
-        var compiler = DriveCompiler(target: lra)
+        var compiler = DriveCompiler(target: targets.lra)
         #expect(compiler.step(time: 0, intensity: 1, sharpness: 0) == [
             TimedCommand(time: 0, command: .rtp(85)), TimedCommand(time: 0, command: .register(0x20, 69)),
         ])
@@ -41,9 +40,10 @@ import Testing
     @Test func theAmplitudeGoesAheadOfThePeriodWriteSharingItsStamp() {
         // The board runs same-stamp commands one I2C write after another: the
         // amplitude (the event) must not wait for the period write.
-        var c = DriveCompiler(target: lra)
-        // A transient and a continuous event starting together: the burst's RTP,
-        // then its period (the continuous level waits for the burst to end).
+        var c = DriveCompiler(target: targets.lra)
+        // A transient and a continuous event starting together: the burst on top of
+        // the continuous level (85 + 127, clipped at 127), then the period of their
+        // intensity-weighted sharpness (both 0.5 here: 175 Hz, 58).
         let t = DriveCompiler.Transient(time: 1000, intensity: 1, sharpness: 0.5)
         let out = c.step(time: 1000, intensity: 1, sharpness: 0.5, transients: [t])
         #expect(out == [TimedCommand(time: 1000, command: .rtp(127)), TimedCommand(time: 1000, command: .register(0x20, 58))])
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func stepsGetOverdriveAndBrakeEmphasisScaledBySharpnessWhereTheFrequencyIsFixed() {
-        var c = DriveCompiler(target: erm)
+        var c = DriveCompiler(target: targets.erm)
         // Rise 0 → 0.81115 at S = 1: +127 for 1 × 0.81115 × 35 ms = 28390 µs, then 103.
         #expect(c.step(time: 0, intensity: 1, sharpness: 1) == [TimedCommand(time: 0, command: .rtp(127))])
         #expect(c.step(time: 28000, intensity: 1, sharpness: 1) == [])
@@ -67,14 +67,14 @@ import Testing
     }
 
     @Test func dullAndSmallStepsAreFollowedWithoutEmphasis() {
-        var c = DriveCompiler(target: erm)
+        var c = DriveCompiler(target: targets.erm)
         #expect(c.step(time: 0, intensity: 1, sharpness: 0) == [TimedCommand(time: 0, command: .rtp(103))])
         // 1 → 0.95: level 0.73206, Δ = 0.079 < 0.1 → 92.97 → 93 directly.
         #expect(c.step(time: 1000, intensity: 0.95, sharpness: 1) == [TimedCommand(time: 1000, command: .rtp(93))])
     }
 
     @Test func transientsAreOverdriveThenBrakeBurstsSizedByTheDriveFrequency() {
-        var c = DriveCompiler(target: lra)
+        var c = DriveCompiler(target: targets.lra)
         // LRA on the L part, S = ½: f = 175 Hz, period 5714.3 µs: overdrive 2.5 periods
         // = 14286 µs at +127 (I² = 1), brake one period 5714 µs at −127, then 0.
         let t = DriveCompiler.Transient(time: 500, intensity: 1, sharpness: 0.5)
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func transientIntensityIsSquaredLikeTheContinuousMapping() {
-        var c = DriveCompiler(target: erm)
+        var c = DriveCompiler(target: targets.erm)
         // I = 0.5 → ±0.25 of full scale = ±31.75 → ±32. ERM S = 1: overdrive 35 × ½ = 17.5 ms, brake 8.75 ms.
         let t = DriveCompiler.Transient(time: 0, intensity: 0.5, sharpness: 1)
         #expect(c.burstDurations(sharpness: 1) == (17500, 8750))
@@ -97,8 +97,8 @@ import Testing
         ])
     }
 
-    @Test func aBurstResumesTheContinuousLevelAndALaterTransientCutsItShort() {
-        var c = DriveCompiler(target: lraPlain)
+    @Test func aLaterTransientCutsAnEarlierBurstShort() {
+        var c = DriveCompiler(target: targets.lraPlain)
         // Plain DRV2605: f stays 175 Hz; S = 1 → overdrive 2 periods = 11429 µs, brake 5714.
         _ = c.step(time: 0, intensity: 0.5, sharpness: 0)  // 21
         let first = DriveCompiler.Transient(time: 1000, intensity: 1, sharpness: 1)
@@ -106,7 +106,9 @@ import Testing
         #expect(c.step(time: 1000, intensity: 0.5, sharpness: 0, transients: [first]) == [TimedCommand(time: 1000, command: .rtp(127))])
         // The second transient restarts the burst (same code: nothing new to send).
         #expect(c.step(time: 5000, intensity: 0.5, sharpness: 0, transients: [second]) == [])
-        #expect(c.step(time: 17000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 16429, command: .rtp(-127))])
+        // Brake from 5000 + 11429: c − a with c = 0.66551 × 0.25 = 0.16638 and
+        // a = min(1, 1 − 0.16638) = 0.83362: −0.66724 → −84.74 → −85; back to 21 at 22143.
+        #expect(c.step(time: 17000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 16429, command: .rtp(-85))])
         #expect(c.step(time: 23000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 22143, command: .rtp(21))])
     }
 
@@ -116,8 +118,8 @@ import Testing
             .transient(at: 0.080, intensity: 1, sharpness: 1),
         ])
         let timeline = try Renderer.render(pattern)
-        let program = DeviceProgram.compile(timeline, for: lra)
-        #expect(program.setup.count == lra.setupWrites.count)
+        let program = DeviceProgram.compile(timeline, for: targets.lra)
+        #expect(program.setup.count == targets.lra.setupWrites.count)
         #expect(zip(program.commands, program.commands.dropFirst()).allSatisfy { $0.time <= $1.time })
         #expect(Array(program.commands.prefix(2)) == [
             TimedCommand(time: 0, command: .rtp(85)), TimedCommand(time: 0, command: .register(0x20, 58)),
@@ -128,5 +130,7 @@ import Testing
         #expect(program.commands.contains(TimedCommand(time: 80000, command: .rtp(127))))
         #expect(program.commands.contains(TimedCommand(time: 89610, command: .rtp(-127))))
         #expect(program.commands.last == TimedCommand(time: 94415, command: .rtp(0)))
+        // The program runs on until that brake is over: the step after it.
+        #expect(program.duration == 95000)
     }
 }

@@ -3,9 +3,14 @@ import Haptics
 
 /// How several players make one actuator stream: the pattern layer's `MixingRule`
 /// for overlapping events, applied across players.
-/// - Transients from every player all play (each keeps its own parameters); the
-///   compiler cuts an earlier burst short when a later one starts.
+/// - Continuous parts: intensities add, clipped at 1; sharpness intensity-weighted.
+/// - Transients from every player all play, each with its own parameters; the
+///   compiler adds each burst to the mixed continuous drive, mixes transients of
+///   one microsecond into one burst by the same rule, and lets a later burst cut
+///   an earlier one short (`DriveCompiler`, rule 3).
 /// - Muted players and a muted engine contribute nothing.
+/// A mix costs O(parts + transients); `CompilationLimits.check(contributions:)`
+/// bounds the parts.
 enum Mixer {
     static func mix(_ parts: [PlayerPlayback.Contribution]) -> (intensity: Double, sharpness: Double, transients: [DriveCompiler.Transient]) {
         var sum = 0.0, weighted = 0.0
@@ -21,6 +26,7 @@ enum Mixer {
         }
         let mixed = MixingRule.resolve(
             totalIntensity: sum, weightedSharpness: weighted, latestSharpness: latest?.sharpness ?? 0)
-        return (mixed.intensity, mixed.sharpness, transients.sorted { $0.time < $1.time })
+        // The compiler puts the transients in time order.
+        return (mixed.intensity, mixed.sharpness, transients)
     }
 }
