@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The layout follows the flow of one pattern (see ../shared/DESIGN.md):
+// The layout follows the flow of one pattern:
 // Haptics (pure pattern layer) -> rendering -> device program -> transport -> firmware.
 import PackageDescription
 
@@ -26,13 +26,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        // The strict JSON reader and writer every input file goes through (patterns and
+        // actuator profiles): limits, line and column in errors, warned leniencies.
+        .target(name: "JSON", swiftSettings: strict),
         // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
         // rendering to a timeline. No I/O below it.
-        .target(name: "Haptics", swiftSettings: strict),
+        .target(name: "Haptics", dependencies: ["JSON"], swiftSettings: strict),
         // Dependency-free SVG plotting shared by every command that draws a trace.
         .target(name: "Plot", swiftSettings: strict),
-        // Actuator profiles (Hardware/actuators/*.json) and LRA/ERM physics. Pure Swift + Foundation (JSON).
-        .target(name: "Actuators", swiftSettings: strict),
+        // Actuator profiles (Hardware/actuators/*.json, read with JSON) and LRA/ERM physics.
+        .target(name: "Actuators", dependencies: ["JSON"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
         .target(name: "DRV2605", dependencies: ["Actuators"], swiftSettings: strict),
@@ -83,6 +86,7 @@ let package = Package(
                 "HapticEngine", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),

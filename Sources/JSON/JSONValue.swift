@@ -1,6 +1,6 @@
 /// A parsed JSON value. Objects keep their key order (so duplicate and unknown keys
 /// can be reported where they stand) and numbers are Doubles that may be ±infinity
-/// when the text overflows, so the pattern reader can name the offending path.
+/// when the text overflows, so the reader of the document can name the offending path.
 public indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
