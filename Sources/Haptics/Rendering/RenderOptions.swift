@@ -18,8 +18,9 @@ public struct RenderOptions: Sendable, Equatable {
     /// A guard on memory: 5 M samples is 83 minutes at 1 kHz.
     public var maxSamples: Int
     /// A guard on time: the samples of continuous events, summed over events (so
-    /// events that overlap count once each). 100 M is about a quarter of a second
-    /// of rendering, and a hundred 30 s events overlapping all the way at 1 kHz.
+    /// events that overlap count once each). 100 M is well under a second of
+    /// rendering (`scripts/bench` measures 98 M), and a hundred 30 s events
+    /// overlapping all the way at 1 kHz.
     public var maxEventSamples: Int
 
     public init(
