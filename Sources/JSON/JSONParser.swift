@@ -253,17 +253,43 @@ public struct JSONParser {
         if depth > limits.maxDepth { throw error("nesting deeper than \(limits.maxDepth) levels") }
     }
 
-    /// After a comma: true when a closing bracket follows, i.e. the comma trails.
-    /// Allowed only if the caller asked for it; recorded as a warning then.
-    private mutating func skipTrailingComma(at comma: Int, before closer: UInt8, in container: String) throws(SyntaxError) -> Bool {
-        guard current == closer else { return false }
-        guard trailingCommas == .acceptedWithWarning else {
-            throw error("trailing comma before '\(Character(UnicodeScalar(closer)))': a comma in an \(container) must be followed by another \(container == "object" ? "member" : "element")", at: comma)
+    private enum Container {
+        case object, array
+
+        var closer: UInt8 { self == .object ? UInt8(ascii: "}") : UInt8(ascii: "]") }
+        var item: String { self == .object ? "member" : "element" }
+    }
+
+    /// After a member or element: true when the container closes, false when a
+    /// comma leads to the next item. A comma followed by the closer trails: allowed
+    /// only if the caller asked, and recorded as a warning then.
+    private mutating func containerEnds(_ container: Container, opened opening: Int) throws(SyntaxError) -> Bool {
+        skipWhitespace()
+        let closer = Character(UnicodeScalar(container.closer))
+        switch current {
+        case UInt8(ascii: ","):
+            let comma = index
+            index += 1
+            skipWhitespace()
+            guard current == container.closer else { return false }
+            guard trailingCommas == .acceptedWithWarning else {
+                throw error("trailing comma before '\(closer)': a comma in an \(container) must be followed by another \(container.item)", at: comma)
+            }
+            trailingCommaCount += 1
+            if trailingCommaOffsets.count < Self.maxReportedTrailingCommas { trailingCommaOffsets.append(comma) }
+            index += 1
+            return true
+        case container.closer:
+            index += 1
+            return true
+        case nil:
+            throw unclosed(container, opening: opening)
+        // What could start the next item, where a comma belongs.
+        case let byte? where container == .object ? byte == UInt8(ascii: "\"") : Self.startsValue(byte):
+            throw error("missing ',' between \(container) \(container.item)s")
+        default:
+            throw error("expected ',' or '\(closer)' after an \(container) \(container.item), found \(foundDescription())")
         }
-        trailingCommaCount += 1
-        if trailingCommaOffsets.count < Self.maxReportedTrailingCommas { trailingCommaOffsets.append(comma) }
-        index += 1
-        return true
     }
 
     private mutating func parseObject(depth: Int) throws(SyntaxError) -> JSONValue {
@@ -275,7 +301,7 @@ public struct JSONParser {
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             guard current == UInt8(ascii: "\"") else {
-                if current == nil { throw unclosed("object", opening: opening) }
+                if current == nil { throw unclosed(.object, opening: opening) }
                 throw error("expected a quoted key, found \(foundDescription())")
             }
             let key = try parseString()
@@ -286,18 +312,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             members.append((key, try parseValue(depth: depth)))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                let comma = index
-                index += 1
-                skipWhitespace()
-                if try skipTrailingComma(at: comma, before: UInt8(ascii: "}"), in: "object") { return .object(members) }
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            case nil: throw unclosed("object", opening: opening)
-            case UInt8(ascii: "\""): throw error("missing ',' between object members")
-            default: throw error("expected ',' or '}' after an object member, found \(foundDescription())")
-            }
+            if try containerEnds(.object, opened: opening) { return .object(members) }
         }
     }
 
@@ -309,20 +324,9 @@ public struct JSONParser {
         skipWhitespace()
         if current == UInt8(ascii: "]") { index += 1; return .array(items) }
         while true {
-            guard current != nil else { throw unclosed("array", opening: opening) }
+            guard current != nil else { throw unclosed(.array, opening: opening) }
             items.append(try parseValue(depth: depth))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                let comma = index
-                index += 1
-                skipWhitespace()
-                if try skipTrailingComma(at: comma, before: UInt8(ascii: "]"), in: "array") { return .array(items) }
-            case UInt8(ascii: "]"): index += 1; return .array(items)
-            case nil: throw unclosed("array", opening: opening)
-            case let byte? where Self.startsValue(byte): throw error("missing ',' between array elements")
-            default: throw error("expected ',' or ']' after an array element, found \(foundDescription())")
-            }
+            if try containerEnds(.array, opened: opening) { return .array(items) }
         }
     }
 
@@ -334,7 +338,7 @@ public struct JSONParser {
         }
     }
 
-    private func unclosed(_ container: String, opening: Int) -> SyntaxError {
+    private func unclosed(_ container: Container, opening: Int) -> SyntaxError {
         let position = Self.positions(of: [opening], in: bytes)[0]
         return error("unexpected end of the document: the \(container) opened at \(position) is not closed")
     }
