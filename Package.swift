@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The layout follows the flow of one pattern (see ../shared/DESIGN.md):
+// The layout follows the flow of one pattern:
 // Haptics (pure pattern layer) -> rendering -> device program -> transport -> firmware.
 import PackageDescription
 
@@ -31,13 +31,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
+        // The strict JSON reader and writer every input file goes through (patterns and
+        // actuator profiles): limits, line and column in errors, warned leniencies.
+        .target(name: "JSON", swiftSettings: strict),
         // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
         // rendering to a timeline. No I/O below it.
-        .target(name: "Haptics", swiftSettings: strict),
+        .target(name: "Haptics", dependencies: ["JSON"], swiftSettings: strict),
         // Dependency-free SVG plotting shared by every command that draws a trace.
         .target(name: "Plot", swiftSettings: strict),
-        // Actuator profiles (Hardware/actuators/*.json) and LRA/ERM physics. Pure Swift + Foundation (JSON).
-        .target(name: "Actuators", swiftSettings: strict),
+        // Actuator profiles (Hardware/actuators/*.json, read with JSON) and LRA/ERM physics.
+        .target(name: "Actuators", dependencies: ["JSON"], swiftSettings: strict),
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
         // telemetry, device addresses. Depends on nothing: the engine, each transport, and
@@ -64,8 +67,8 @@ let package = Package(
         .target(
             name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators"],
             exclude: ["README.md"], swiftSettings: strict),
-        // Which device to use: the seam transports (libusb, FT232H) will extend; today the
-        // simulated board is the only device, so it is the default.
+        // Addresses to opened devices: discovery (bridge boards on USB), the rule for
+        // choosing one, the simulated board as the fallback, bench sessions over a board.
         .target(
             name: "Devices",
             dependencies: [
@@ -119,6 +122,7 @@ let package = Package(
                 "HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),

@@ -11,7 +11,10 @@ import Haptics
 func runBenchmarks() throws {
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
-let interop = URL(fileURLWithPath: arguments.first { !$0.hasPrefix("--") } ?? "../shared/interop")
+// Default: the copy in the repository, found from this file so any working directory works.
+let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/interop")
+let interop = arguments.first { !$0.hasPrefix("--") }.map { URL(fileURLWithPath: $0) } ?? bundled
 let clock = ContinuousClock()
 
 struct Stats {
@@ -144,6 +147,16 @@ for c in 0..<200 {
 let syntheticBytes = Array(AHAPWriter.string(synthetic).utf8)
 _ = hapticShort.count + hapticLong.count
 results.append(try bench(name: "synthetic-10000.ahap", bytes: syntheticBytes, format: .ahap))
+
+// MARK: The render work bound
+
+// RenderOptions.maxEventSamples (100 M) should cost well under a second at the
+// limit: 20 overlapping 4.9 s events at 1 MHz are 98 M event samples.
+header("Render near the work bound: 20 overlapping 4.9 s events at 1 MHz (98 M event samples)")
+let nearBound = HapticPattern(events: Array(repeating: .continuous(at: 0, duration: 4.9, intensity: 0.05), count: 20))
+row("  render", try measure(iterations: quick ? 2 : 5, budget: 0.1) {
+    _ = try Renderer.render(nearBound, options: RenderOptions(sampleRate: 1_000_000))
+})
 
 // MARK: Verdict
 

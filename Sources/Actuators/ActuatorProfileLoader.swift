@@ -1,41 +1,97 @@
 import Foundation
+import JSON
 
 /// Reads and validates profile JSON (schema: Hardware/actuators/actuator-profile.schema.json)
 /// and resolves a profile argument: a path to a `.json` file, or the name of a file in
 /// the profile directories.
+///
+/// Profiles are read as strictly as patterns, by the same JSON parser: a boolean is
+/// not a number, a whole-number field takes only whole numbers, unknown and repeated
+/// fields are errors, a trailing comma is accepted with a warning (as in an AHAP), and
+/// a syntax error names its line and column.
 public enum ActuatorProfileLoader {
-    /// Where names are looked up, in order: `$HAPBRIDGE_ACTUATORS`, then
-    /// `Hardware/actuators` in the current directory or any parent of it, then the same
-    /// next to the running executable (so `swift run` and `.build/debug/hapbridge` both work).
-    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        var dirs: [String] = []
-        if let env = environment["HAPBRIDGE_ACTUATORS"], !env.isEmpty { dirs.append(env) }
+    /// A profile is a few hundred bytes; anything near this is not a profile.
+    public static let maxBytes = 1 << 20
+    static let jsonLimits = JSONParser.Limits(maxBytes: maxBytes, maxDepth: 8, maxElements: 10_000)
+    /// The file that marks a profile directory as the one shipped with hapbridge.
+    static let schemaFile = "actuator-profile.schema.json"
+
+    /// A profile and where it came from.
+    public struct LoadedProfile: Sendable, Equatable {
+        public var profile: ActuatorProfile
+        /// The file it was read from, as found.
+        public var file: String
+        /// Files of the same name later in the search order, which this one hides
+        /// (empty when the argument was a path).
+        public var shadowed: [String]
+        public var warnings: [ProfileWarning]
+    }
+
+    /// Where names are looked up, in order:
+    /// 1. `$HAPBRIDGE_ACTUATORS`, when set: the user's explicit choice;
+    /// 2. the shipped profiles: `Hardware/actuators` (holding the schema) in the
+    ///    checkout the running executable was built in, so `swift run`,
+    ///    `.build/release/hapbridge` and `scripts/hapbridge` find them from anywhere;
+    /// 3. `Hardware/actuators` in the current directory, then in each parent of it.
+    /// A same-named file further down never replaces one found earlier, so a copy in
+    /// a parent directory cannot shadow a shipped profile; `locate` reports it.
+    public static func searchDirectories(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: URL? = Bundle.main.executableURL,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> [String] {
         let fm = FileManager.default
-        for start in [fm.currentDirectoryPath, (CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }) ?? ""] where !start.isEmpty {
-            var url = URL(fileURLWithPath: start)
-            for _ in 0..<8 {
-                let candidate = url.appendingPathComponent("Hardware/actuators").path
-                if fm.fileExists(atPath: candidate), !dirs.contains(candidate) { dirs.append(candidate) }
-                let parent = url.deletingLastPathComponent()
-                if parent.path == url.path { break }
-                url = parent
-            }
+        var dirs: [String] = []
+        func add(_ path: String) {
+            let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+            if !dirs.contains(standard) { dirs.append(standard) }
+        }
+        if let env = environment["HAPBRIDGE_ACTUATORS"], !env.isEmpty { add(env) }
+        if let executable {
+            let shipped = ancestors(of: executable.resolvingSymlinksInPath().deletingLastPathComponent())
+                .map { $0.appendingPathComponent("Hardware/actuators") }
+                .first { fm.fileExists(atPath: $0.appendingPathComponent(schemaFile).path) }
+            if let shipped { add(shipped.path) }
+        }
+        for directory in ancestors(of: URL(fileURLWithPath: currentDirectory)) {
+            let candidate = directory.appendingPathComponent("Hardware/actuators").path
+            if fm.fileExists(atPath: candidate) { add(candidate) }
         }
         return dirs
     }
 
+    /// `start` and up to eight of its parents.
+    private static func ancestors(of start: URL) -> [URL] {
+        var result = [start.standardizedFileURL]
+        while result.count < 9 {
+            let parent = result[result.count - 1].deletingLastPathComponent()
+            if parent.path == result[result.count - 1].path { break }
+            result.append(parent)
+        }
+        return result
+    }
+
     /// A path (anything containing "/" or ending in ".json") is read as is; otherwise
-    /// `NAME.json` is looked up in `directories`.
-    public static func resolve(_ argument: String, directories: [String]? = nil) throws(ActuatorProfileError) -> ActuatorProfile {
+    /// `NAME.json` is looked up in `directories` (default: `searchDirectories()`), and
+    /// the first match is loaded.
+    public static func locate(_ argument: String, directories: [String]? = nil) throws(ActuatorProfileError) -> LoadedProfile {
         if argument.contains("/") || argument.hasSuffix(".json") {
             return try load(path: argument)
         }
         let dirs = directories ?? searchDirectories()
-        for dir in dirs {
-            let path = URL(fileURLWithPath: dir).appendingPathComponent(argument + ".json").path
-            if FileManager.default.fileExists(atPath: path) { return try load(path: path) }
+        let matches = dirs.map { URL(fileURLWithPath: $0).appendingPathComponent(argument + ".json").path }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        guard let first = matches.first else {
+            throw .notFound(name: argument, searched: dirs.isEmpty ? ["(no Hardware/actuators directory found; set HAPBRIDGE_ACTUATORS)"] : dirs)
         }
-        throw .notFound(name: argument, searched: dirs.isEmpty ? ["(no Hardware/actuators directory found; set HAPBRIDGE_ACTUATORS)"] : dirs)
+        var loaded = try load(path: first)
+        loaded.shadowed = Array(matches.dropFirst())
+        return loaded
+    }
+
+    /// The profile alone, for callers that do not report where it came from.
+    public static func resolve(_ argument: String, directories: [String]? = nil) throws(ActuatorProfileError) -> ActuatorProfile {
+        try locate(argument, directories: directories).profile
     }
 
     /// Names of the profiles in the search directories.
@@ -49,35 +105,78 @@ public enum ActuatorProfileLoader {
         return names.sorted()
     }
 
-    public static func load(path: String) throws(ActuatorProfileError) -> ActuatorProfile {
+    public static func load(path: String) throws(ActuatorProfileError) -> LoadedProfile {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: path) else { throw .unreadable(file: path, reason: "no such file") }
+        // Refuse a large file before reading it into memory.
+        if let size = (try? fm.attributesOfItem(atPath: path))?[.size] as? Int, size > maxBytes {
+            throw .tooLarge(file: path, bytes: size, limit: maxBytes)
+        }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(file: path, reason: FileManager.default.fileExists(atPath: path) ? "\(error)" : "no such file")
+            throw .unreadable(file: path, reason: error.localizedDescription)
         }
         return try parse(data, file: path)
     }
 
-    public static func parse(_ data: Data, file: String) throws(ActuatorProfileError) -> ActuatorProfile {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .invalidJSON(file: file, reason: (error as NSError).localizedDescription)
+    public static func parse(_ data: Data, file: String) throws(ActuatorProfileError) -> LoadedProfile {
+        guard data.count <= maxBytes else { throw .tooLarge(file: file, bytes: data.count, limit: maxBytes) }
+        let document: JSONParser.Document
+        do { document = try JSONParser.parse(Array(data), limits: jsonLimits, trailingCommas: .acceptedWithWarning) } catch {
+            throw .invalidJSON(file: file, line: error.line, column: error.column, reason: error.message)
         }
-        guard let root = object as? [String: Any] else { throw .wrongType(file: file, field: "(root)", expected: "an object") }
-        return try ProfileReader(file: file).read(root)
+        let warnings = document.warnings.map {
+            ProfileWarning(file: file, line: $0.position.line, column: $0.position.column, message: $0.message)
+        }
+        let profile = try ProfileReader(file: file).read(document.value)
+        return LoadedProfile(profile: profile, file: file, shadowed: [], warnings: warnings)
     }
+}
+
+/// Something accepted in a profile that strict JSON does not allow.
+public struct ProfileWarning: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var description: String { "\(file): line \(line), column \(column): warning: \(message)" }
 }
 
 /// The validation walk. Kept apart from the loader so each rule sits next to its field.
 struct ProfileReader {
     let file: String
 
+    /// One JSON object's members, checked against the fields it may hold.
+    struct Fields {
+        let prefix: String
+        let members: [String: JSONValue]
+
+        subscript(key: String) -> JSONValue? { members[key] }
+        func path(_ key: String) -> String { prefix + Echo.pathComponent(key) }
+    }
+
+    func fields(_ value: JSONValue, at path: String, allowed: Set<String>) throws(ActuatorProfileError) -> Fields {
+        guard case .object(let list) = value else { throw .wrongType(file: file, field: path, expected: "an object") }
+        let prefix = path == "(root)" ? "" : path + "."
+        var members: [String: JSONValue] = [:]
+        for (key, member) in list {
+            guard allowed.contains(key) else { throw .unknownField(file: file, field: prefix + Echo.pathComponent(key)) }
+            guard members.updateValue(member, forKey: key) == nil else {
+                throw .duplicateField(file: file, field: prefix + key)
+            }
+        }
+        return Fields(prefix: prefix, members: members)
+    }
+
     static let rootFields: Set<String> = [
         "$schema", "id", "maker", "partNumber", "type", "ratedVoltage", "maxVoltage", "coilResistanceOhms",
         "ratedAccelerationG", "accelerationMeasure", "testMassGrams", "lra", "erm", "drive", "source",
     ]
 
-    func read(_ root: [String: Any]) throws(ActuatorProfileError) -> ActuatorProfile {
-        try rejectUnknown(root, allowed: Self.rootFields, prefix: "")
+    func read(_ value: JSONValue) throws(ActuatorProfileError) -> ActuatorProfile {
+        let root = try fields(value, at: "(root)", allowed: Self.rootFields)
+        _ = try optionalString(root, "$schema")
         let kindText = try string(root, "type")
         guard let kind = ActuatorProfile.Kind(rawValue: kindText.uppercased()) else {
             throw .invalidValue(file: file, field: "type", value: kindText, allowed: ActuatorProfile.Kind.allCases.map(\.rawValue))
@@ -89,58 +188,53 @@ struct ProfileReader {
         var erm: ActuatorProfile.ERM?
         switch kind {
         case .lra:
-            let o = try object(root, "lra")
-            try rejectUnknown(o, allowed: ["resonantFrequencyHz", "qualityFactor", "movingMassGrams"], prefix: "lra.")
+            if root["erm"] != nil { throw .fieldNotAllowed(file: file, field: "erm", reason: "the profile's type is LRA") }
+            let o = try fields(try required(root, "lra"), at: "lra", allowed: ["resonantFrequencyHz", "qualityFactor", "movingMassGrams"])
             lra = .init(
-                resonantFrequencyHz: try number(o, "resonantFrequencyHz", path: "lra.resonantFrequencyHz", in: 50...500, allowed: "50...500 Hz"),
-                qualityFactor: try number(o, "qualityFactor", path: "lra.qualityFactor", in: 1...200, allowed: "1...200"),
-                movingMassGrams: try number(o, "movingMassGrams", path: "lra.movingMassGrams", in: 0.05...100, allowed: "0.05...100 g"))
-            if root["erm"] != nil { throw .unknownField(file: file, field: "erm") }
+                resonantFrequencyHz: try number(o, "resonantFrequencyHz", in: 50...500, allowed: "50...500 Hz"),
+                qualityFactor: try number(o, "qualityFactor", in: 1...200, allowed: "1...200"),
+                movingMassGrams: try number(o, "movingMassGrams", in: 0.05...100, allowed: "0.05...100 g"))
         case .erm:
-            let o = try object(root, "erm")
-            try rejectUnknown(o, allowed: ["ratedSpeedRPM", "timeConstantMilliseconds", "eccentricMassGrams"], prefix: "erm.")
+            if root["lra"] != nil { throw .fieldNotAllowed(file: file, field: "lra", reason: "the profile's type is ERM") }
+            let o = try fields(try required(root, "erm"), at: "erm", allowed: ["ratedSpeedRPM", "timeConstantMilliseconds", "eccentricMassGrams"])
             erm = .init(
-                ratedSpeedRPM: try number(o, "ratedSpeedRPM", path: "erm.ratedSpeedRPM", in: 500...50_000, allowed: "500...50000 rpm"),
-                timeConstantMilliseconds: try number(o, "timeConstantMilliseconds", path: "erm.timeConstantMilliseconds", in: 1...1000, allowed: "1...1000 ms"),
-                eccentricMassGrams: try optionalNumber(o, "eccentricMassGrams", path: "erm.eccentricMassGrams", in: 0.001...100, allowed: "0.001...100 g"))
-            if root["lra"] != nil { throw .unknownField(file: file, field: "lra") }
+                ratedSpeedRPM: try number(o, "ratedSpeedRPM", in: 500...50_000, allowed: "500...50000 rpm"),
+                timeConstantMilliseconds: try number(o, "timeConstantMilliseconds", in: 1...1000, allowed: "1...1000 ms"),
+                eccentricMassGrams: try optionalNumber(o, "eccentricMassGrams", in: 0.001...100, allowed: "0.001...100 g"))
         }
         var drive = ActuatorProfile.Drive()
-        if root["drive"] != nil {
-            let d = try object(root, "drive")
-            try rejectUnknown(d, allowed: ["loop", "brakeFactor", "loopGain", "autoCalibrationMilliseconds"], prefix: "drive.")
-            if let loop = try optionalString(d, "loop", path: "drive.loop") {
+        if let driveValue = root["drive"] {
+            let d = try fields(driveValue, at: "drive", allowed: ["loop", "brakeFactor", "loopGain", "autoCalibrationMilliseconds"])
+            if let loop = try optionalString(d, "loop") {
                 guard let l = ActuatorProfile.Loop(rawValue: loop) else {
                     throw .invalidValue(file: file, field: "drive.loop", value: loop, allowed: ActuatorProfile.Loop.allCases.map(\.rawValue))
                 }
                 drive.loop = l
             }
-            if d["brakeFactor"] is NSNull {
+            // The schema's one nullable field: null turns braking off.
+            if d["brakeFactor"] == .null {
                 drive.brakeFactor = nil
-            } else if let b = try optionalNumber(d, "brakeFactor", path: "drive.brakeFactor", in: 1...16, allowed: "1, 2, 3, 4, 6, 8, 16 or null") {
-                guard [1, 2, 3, 4, 6, 8, 16].contains(Int(b)), b == b.rounded() else {
+            } else if let b = try optionalInteger(d, "brakeFactor") {
+                guard [1, 2, 3, 4, 6, 8, 16].contains(b) else {
                     throw .invalidValue(file: file, field: "drive.brakeFactor", value: "\(b)", allowed: ["1", "2", "3", "4", "6", "8", "16", "null"])
                 }
-                drive.brakeFactor = Int(b)
+                drive.brakeFactor = b
             }
-            if let g = try optionalString(d, "loopGain", path: "drive.loopGain") {
+            if let g = try optionalString(d, "loopGain") {
                 let allowed = ["low", "medium", "high", "very high"]
                 guard allowed.contains(g) else { throw .invalidValue(file: file, field: "drive.loopGain", value: g, allowed: allowed) }
                 drive.loopGain = g
             }
-            if let t = try optionalNumber(d, "autoCalibrationMilliseconds", path: "drive.autoCalibrationMilliseconds", in: 150...1000, allowed: "150, 250, 500, 1000") {
-                guard [150, 250, 500, 1000].contains(Int(t)) else {
+            if let t = try optionalInteger(d, "autoCalibrationMilliseconds") {
+                guard [150, 250, 500, 1000].contains(t) else {
                     throw .invalidValue(file: file, field: "drive.autoCalibrationMilliseconds", value: "\(t)", allowed: ["150", "250", "500", "1000"])
                 }
-                drive.autoCalibrationMilliseconds = Int(t)
+                drive.autoCalibrationMilliseconds = t
             }
         }
-        let s = try object(root, "source")
-        try rejectUnknown(s, allowed: ["document", "url", "notes"], prefix: "source.")
+        let s = try fields(try required(root, "source"), at: "source", allowed: ["document", "url", "notes"])
         let source = ActuatorProfile.Source(
-            document: try string(s, "document", path: "source.document"),
-            url: try optionalString(s, "url", path: "source.url"),
-            notes: try optionalString(s, "notes", path: "source.notes"))
+            document: try string(s, "document"), url: try optionalString(s, "url"), notes: try optionalString(s, "notes"))
         var measure = ActuatorProfile.AccelerationMeasure.peak
         if let m = try optionalString(root, "accelerationMeasure") {
             guard let parsed = ActuatorProfile.AccelerationMeasure(rawValue: m) else {
@@ -164,45 +258,44 @@ struct ProfileReader {
 
     // MARK: field readers
 
-    func rejectUnknown(_ o: [String: Any], allowed: Set<String>, prefix: String) throws(ActuatorProfileError) {
-        if let extra = o.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw .unknownField(file: file, field: prefix + extra)
-        }
-    }
-
-    func object(_ o: [String: Any], _ key: String) throws(ActuatorProfileError) -> [String: Any] {
-        guard let v = o[key] else { throw .missingField(file: file, field: key) }
-        guard let d = v as? [String: Any] else { throw .wrongType(file: file, field: key, expected: "an object") }
-        return d
-    }
-
-    func string(_ o: [String: Any], _ key: String, path: String? = nil) throws(ActuatorProfileError) -> String {
-        guard let v = try optionalString(o, key, path: path) else { throw .missingField(file: file, field: path ?? key) }
+    func required(_ o: Fields, _ key: String) throws(ActuatorProfileError) -> JSONValue {
+        guard let v = o[key] else { throw .missingField(file: file, field: o.path(key)) }
         return v
     }
 
-    func optionalString(_ o: [String: Any], _ key: String, path: String? = nil) throws(ActuatorProfileError) -> String? {
-        guard let v = o[key], !(v is NSNull) else { return nil }
-        guard let s = v as? String else { throw .wrongType(file: file, field: path ?? key, expected: "a string") }
+    func string(_ o: Fields, _ key: String) throws(ActuatorProfileError) -> String {
+        guard let v = try optionalString(o, key) else { throw .missingField(file: file, field: o.path(key)) }
+        return v
+    }
+
+    func optionalString(_ o: Fields, _ key: String) throws(ActuatorProfileError) -> String? {
+        guard let v = o[key] else { return nil }
+        guard case .string(let s) = v else { throw .wrongType(file: file, field: o.path(key), expected: "a string, found \(v.typeDescription)") }
         return s
     }
 
-    func number(_ o: [String: Any], _ key: String, path: String? = nil, in range: ClosedRange<Double>, allowed: String) throws(ActuatorProfileError) -> Double {
-        guard let v = try optionalNumber(o, key, path: path, in: range, allowed: allowed) else {
-            throw .missingField(file: file, field: path ?? key)
+    func number(_ o: Fields, _ key: String, in range: ClosedRange<Double>, allowed: String) throws(ActuatorProfileError) -> Double {
+        guard let v = try optionalNumber(o, key, in: range, allowed: allowed) else {
+            throw .missingField(file: file, field: o.path(key))
         }
         return v
     }
 
-    func optionalNumber(_ o: [String: Any], _ key: String, path: String? = nil, in range: ClosedRange<Double>, allowed: String) throws(ActuatorProfileError) -> Double? {
-        guard let v = o[key], !(v is NSNull) else { return nil }
-        // A JSON true/false comes back as a native Bool; only real numbers pass.
-        guard type(of: v) != Bool.self, let n = v as? NSNumber else {
-            throw .wrongType(file: file, field: path ?? key, expected: "a number")
-        }
-        let d = n.doubleValue
-        guard d.isFinite, range.contains(d) else { throw .outOfRange(file: file, field: path ?? key, value: d, allowed: allowed) }
+    /// JSON numbers only: `true` is a boolean here, never 1.
+    func optionalNumber(_ o: Fields, _ key: String, in range: ClosedRange<Double>, allowed: String) throws(ActuatorProfileError) -> Double? {
+        guard let v = o[key] else { return nil }
+        guard case .number(let d) = v else { throw .wrongType(file: file, field: o.path(key), expected: "a number, found \(v.typeDescription)") }
+        guard d.isFinite, range.contains(d) else { throw .outOfRange(file: file, field: o.path(key), value: d, allowed: allowed) }
         return d
     }
-}
 
+    /// A whole number: 3 (or 3.0, which JSON cannot tell apart), never 3.5.
+    func optionalInteger(_ o: Fields, _ key: String) throws(ActuatorProfileError) -> Int? {
+        guard let v = o[key] else { return nil }
+        guard case .number(let d) = v else { throw .wrongType(file: file, field: o.path(key), expected: "a whole number, found \(v.typeDescription)") }
+        guard let n = Int(exactly: d) else {
+            throw .wrongType(file: file, field: o.path(key), expected: "a whole number, found \(JSONWriter.format(d))")
+        }
+        return n
+    }
+}

@@ -2,18 +2,15 @@ import Foundation
 @testable import Haptics
 
 /// Files the tests read: the repository's Examples/ and the third-party patterns in
-/// ../shared/interop (beside the clone, as on every developer machine and in CI;
-/// HAPBRIDGE_INTEROP overrides the location).
+/// Tests/Fixtures (their origins and licences are in Tests/Fixtures/README.md),
+/// found from this file's path so the tests run from any directory.
 enum Fixtures {
     static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let interop: URL = {
-        if let override = ProcessInfo.processInfo.environment["HAPBRIDGE_INTEROP"] {
-            return URL(fileURLWithPath: override)
-        }
-        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/interop")
-    }()
+    static let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures")
+    static let interop = directory.appendingPathComponent("interop")
+    static let apple = directory.appendingPathComponent("apple-unityplugins")
 
     static func bytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
 
@@ -25,13 +22,18 @@ enum Fixtures {
 
     static var interopAHAP: [URL] { files(in: interop.appendingPathComponent("ahap"), extension: "ahap") }
     static var interopHaptic: [URL] { files(in: interop.appendingPathComponent("haptic"), extension: "haptic") }
+    static var appleAHAP: [URL] { files(in: apple, extension: "ahap") }
 
     static func ahap(_ name: String) throws -> LoadedPattern {
         try AHAPReader.read(try bytes(interop.appendingPathComponent("ahap/\(name)")))
     }
 
-    static func haptic(_ name: String) throws -> LoadedPattern {
-        try LofeltHapticReader.read(try bytes(interop.appendingPathComponent("haptic/test-data/\(name)")))
+    static func appleSample(_ name: String) throws -> LoadedPattern {
+        try AHAPReader.read(try bytes(apple.appendingPathComponent(name)))
+    }
+
+    static func haptic(_ name: String, validation: LofeltHapticReader.Validation = .legacyCompatibility) throws -> LoadedPattern {
+        try LofeltHapticReader.read(try bytes(interop.appendingPathComponent("haptic/test-data/\(name)")), validation: validation)
     }
 
     static func example(_ name: String) throws -> LoadedPattern {

@@ -3,8 +3,10 @@ import Testing
 @testable import Haptics
 
 /// Feeds mutated AHAP and .haptic documents to both readers: each must give a
-/// pattern (which then renders, or fails with a typed error) or a load error with
-/// a path and a rule — never a crash or a hang. Deterministic: a fixed seed.
+/// pattern (which then renders, or fails with a typed error, and exports as
+/// strict JSON that reads back equal) or a load error with a path and a rule —
+/// never a crash or a hang, and never a message that echoes input unbounded.
+/// Deterministic: a fixed seed.
 @Suite struct MutationFuzzTests {
     /// SplitMix64: small, fast, and the same sequence on every machine.
     struct Random {
@@ -27,6 +29,13 @@ import Testing
         "\"HapticContinuous\"", "\"HapticTransient\"", "\"AudioCustom\"", "\"AudioContinuous\"", "\"Event\"",
         "\"Parameter\"", "\"ParameterCurve\"", "\"EventDuration\"", "\"HapticIntensityControl\"", "\"Sustained\"",
         "\"amplitude\"", "\"emphasis\"", "\"signals\"", "\"\\ud800\"", "\"\\u0000\"", "5", "[]",
+        "\"EventWaveformPath\"", "\"Pattern\"", "\"version\"", "\"\\u001b[2J\\ufffe\\u0085\"",
+    ]
+    /// Inserted after an object's '{': keys whose rules changed (a transient's
+    /// duration, keys that apply to one event type only, an unknown-only entry).
+    static let insertedMembers = [
+        #""EventDuration": 0.5, "#, #""EventDuration": 0, "#, #""EventWaveformPath": null, "#,
+        #""EventWaveformLoopEnabled": true, "#, #""ParameterCurves": {}, "#, #""Time": 3599.5, "EventDuration": 30, "#,
     ]
 
     static func corpus() throws -> [[UInt8]] {
@@ -35,6 +44,7 @@ import Testing
             .map(Fixtures.bytes)
         documents += try Fixtures.files(in: Fixtures.interop.appendingPathComponent("haptic/test-data"), extension: "haptic")
             .map(Fixtures.bytes)
+        documents += try Fixtures.appleAHAP.map(Fixtures.bytes)
         documents += try ["Fade.ahap", "SOS.ahap", "Beethoven5.ahap"].map {
             try Fixtures.bytes(Fixtures.repositoryRoot.appendingPathComponent("Examples/\($0)"))
         }
@@ -63,7 +73,7 @@ import Testing
         // the reader's clamps and rules rather than only the JSON syntax checks.
         for _ in 0...(random.below(4) == 0 ? 2 : 0) {
             guard !doc.isEmpty else { break }
-            switch random.below(13) {
+            switch random.below(17) {
             case 0: // truncation
                 doc = Array(doc.prefix(random.below(doc.count)))
             case 1, 2, 9, 10: // a number becomes a hostile value or another type
@@ -100,6 +110,27 @@ import Testing
                     let copies = random.below(40) == 0 ? 120_000 : [200, 5_000][random.below(2)]
                     doc.insert(contentsOf: Array([[UInt8]](repeating: item, count: copies).joined()), at: open + 1)
                 }
+            case 13: // a trailing comma before a closing bracket (Apple's sample files have them)
+                let closers = doc.indices.filter { doc[$0] == UInt8(ascii: "]") || doc[$0] == UInt8(ascii: "}") }
+                if let at = closers.randomElement(using: &random) { doc.insert(UInt8(ascii: ","), at: at) }
+            case 14: // saved in another encoding, or with a byte-order mark
+                let text = String(decoding: doc, as: UTF8.self)
+                switch random.below(4) {
+                case 0: doc = [0xFF, 0xFE] + text.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+                case 1: doc = text.utf16.flatMap { unit -> [UInt8] in [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+                case 2: doc = text.unicodeScalars.flatMap { scalar -> [UInt8] in withUnsafeBytes(of: scalar.value.littleEndian, Array.init) }
+                default: doc = [0xEF, 0xBB, 0xBF] + doc
+                }
+            case 15: // a string made huge, to be echoed in some message
+                let strings = tokenRanges(in: doc, where: { $0 == UInt8(ascii: "\"") }, endingBefore: { $0 == UInt8(ascii: "\"") })
+                if let range = strings.isEmpty ? nil : strings[random.below(strings.count)] {
+                    doc.replaceSubrange(range, with: Array(("\"" + String(repeating: "Z\\u001b", count: 5_000) + "\"").utf8))
+                }
+            case 16: // a member whose rule changed, inside some object
+                let openers = doc.indices.filter { doc[$0] == UInt8(ascii: "{") }
+                if let at = openers.randomElement(using: &random) {
+                    doc.insert(contentsOf: Array(insertedMembers[random.below(insertedMembers.count)].utf8), at: at + 1)
+                }
             default: // swap two bytes
                 let a = random.below(doc.count), b = random.below(doc.count)
                 doc.swapAt(a, b)
@@ -108,11 +139,13 @@ import Testing
         return doc
     }
 
-    /// A pattern that loaded must be one Core Haptics could play.
+    /// A pattern that loaded must be one Core Haptics could play, inside our limits.
     static func isWellFormed(_ pattern: HapticPattern) -> Bool {
         pattern.events.allSatisfy { event in
-            event.time.isFinite && event.time >= 0
-                && (event.duration.map { $0 > 0 && $0 <= HapticEvent.maximumContinuousDuration } ?? !(event.type == .hapticContinuous || event.type == .audioContinuous))
+            event.time.isFinite && event.time >= 0 && event.endTime <= PatternLimits().maxTime
+                && (event.type == .hapticTransient
+                    ? event.duration.map { $0 >= 0 } ?? true
+                    : event.duration.map { $0 > 0 && $0 <= HapticEvent.maximumContinuousDuration } ?? (event.type == .audioCustom))
                 && EventParameterID.allCases.allSatisfy { event.parameters[$0].isFinite && $0.range.contains(event.parameters[$0]) }
         }
             && pattern.parameters.allSatisfy { $0.time >= 0 && $0.id.range.contains($0.value) }
@@ -122,6 +155,10 @@ import Testing
                     && zip(curve.controlPoints, curve.controlPoints.dropFirst()).allSatisfy { $0.time <= $1.time }
             }
     }
+
+    /// Paths and echoed input are capped at 64 characters each (`Echo`), so no
+    /// message needs more than this however large its input.
+    static let maxMessageLength = 1_000
 
     @Test func tenThousandMutatedDocumentsEachGiveAPatternOrAnError() throws {
         let corpus = try Self.corpus()
@@ -136,6 +173,7 @@ import Testing
                     let result = try format.read(document)
                     loaded += 1
                     #expect(Self.isWellFormed(result.pattern))
+                    #expect(result.warnings.allSatisfy { $0.description.count <= Self.maxMessageLength })
                     do {
                         let timeline = try Renderer.render(result.pattern, options: RenderOptions(sampleRate: 100))
                         #expect(timeline.intensity.allSatisfy { $0 >= 0 && $0 <= 1 })
@@ -143,9 +181,22 @@ import Testing
                     } catch {
                         renderRefused += 1
                     }
+                    // Export is strict JSON (no warning even from the lenient parser)
+                    // and reads back to the same pattern; re-reading may only repeat
+                    // compatibility notes (an unknown Version, a long curve).
+                    let exported = Array(AHAPWriter.string(result.pattern).utf8)
+                    #expect(throws: Never.self) { try JSONParser.parse(exported) }
+                    do {
+                        let reread = try AHAPReader.read(exported)
+                        #expect(reread.pattern == result.pattern)
+                        #expect(reread.warnings.allSatisfy { $0.kind == .compatibility })
+                    } catch {
+                        Issue.record("the export of a loaded pattern does not read back: \(error)")
+                    }
                 } catch {
                     rejected += 1
                     #expect(!error.path.isEmpty && !error.rule.isEmpty)
+                    #expect(error.description.count <= Self.maxMessageLength, "\(error.description.prefix(200))")
                 }
             }
         }

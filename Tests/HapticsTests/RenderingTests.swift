@@ -107,14 +107,14 @@ import Testing
         #expect(timeline.intensity[50] == 0.2 && timeline.intensity[90] == 0.2)
     }
 
-    @Test func dynamicParametersShapeTransientsAtTheirMoment() throws {
+    // CHHapticParameter.h, HapticIntensityControl: "Adjusts the intensity of all
+    // active and future haptic events." (Sharpness: see SharpnessControlScopeTests.)
+    @Test func intensityControlShapesTransientsAtTheirMoment() throws {
         let pattern = HapticPattern(
             events: [.transient(at: 0.01, intensity: 0.8, sharpness: 0.4), .transient(at: 0.03, intensity: 0.8, sharpness: 0.4)],
-            parameters: [DynamicParameter(id: .hapticIntensityControl, value: 0.5, time: 0.02),
-                         DynamicParameter(id: .hapticSharpnessControl, value: -0.3, time: 0.02)])
+            parameters: [DynamicParameter(id: .hapticIntensityControl, value: 0.5, time: 0.02)])
         let timeline = try render(pattern)
         #expect(timeline.transients.map(\.intensity) == [0.8, 0.4])
-        #expect(near(timeline.transients[1].sharpness, 0.1))
     }
 
     @Test func timeControlsLengthenTheEnvelopeFromTheEventStart() throws {
@@ -168,15 +168,6 @@ import Testing
         let timeline = try render(pattern)
         #expect(timeline.audioEventCount == 1)
         #expect(timeline.intensity.allSatisfy { $0 == 0 })
-    }
-
-    @Test func patternDurationFollowsCoreHaptics() {
-        let pattern = HapticPattern(
-            events: [.transient(at: 0.9), .continuous(at: 0.1, duration: 0.5)],
-            parameters: [DynamicParameter(id: .hapticIntensityControl, value: 1, time: 0.7)],
-            curves: [ParameterCurve(id: .hapticSharpnessControl, time: 0.2, controlPoints: [.init(time: 0, value: 0), .init(time: 0.6, value: 1)])])
-        // Last of: transient at 0.9 (no duration), continuous end 0.6, parameter 0.7, curve end 0.8.
-        #expect(pattern.duration == 0.9)
     }
 
     @Test func badOptionsAndHugeRendersAreTypedErrors() {

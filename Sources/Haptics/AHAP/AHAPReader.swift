@@ -3,6 +3,10 @@
 /// key is ignored — each clamp and ignored key reported as a warning with its JSON
 /// path — and a document that cannot be a pattern is a `PatternLoadError` naming
 /// the path and the rule it broke.
+///
+/// Apple's article calls AHAP "a JSON-like file format", and Apple's own sample
+/// files carry trailing commas: those are accepted, each with a warning. Every
+/// other departure from JSON is an error.
 public struct AHAPReader {
     public enum ControlPointTimes: Sendable {
         /// Core Haptics' rule: a control point's Time counts from its curve's Time.
@@ -24,13 +28,14 @@ public struct AHAPReader {
     }
 
     public static func read(_ bytes: [UInt8], options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes, limits: options.limits.json)
-        } catch {
-            throw PatternLoadError(path: "(JSON line \(error.line), column \(error.column))", rule: error.message)
-        }
-        return try read(json, options: options)
+        let text = try PatternText.parse(bytes, limits: options.limits.json, trailingCommas: .acceptedWithWarning)
+        var loaded = try read(text.value, options: options)
+        loaded.warnings = text.warnings.map { warning in
+            var warning = warning
+            warning.message += " (JSON has none; Apple's own sample AHAP files do)"
+            return warning
+        } + loaded.warnings
+        return loaded
     }
 
     public static func read(_ text: String, options: Options = Options()) throws(PatternLoadError) -> LoadedPattern {
@@ -62,8 +67,8 @@ public struct AHAPReader {
     /// The keys each kind of AHAP object may hold, for "did you mean" hints.
     private enum Keys {
         static let document = ["Version", "Metadata", "Pattern"]
-        static let event = ["Time", "EventType", "EventDuration", "EventParameters", "EventWaveformPath",
-                            "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
+        static let waveform = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
+        static let event = ["Time", "EventType", "EventDuration", "EventParameters"] + waveform
         static let parameter = ["ParameterID", "ParameterValue"]
         static let dynamicParameter = ["ParameterID", "Time", "ParameterValue"]
         static let curve = ["ParameterID", "Time", "ParameterCurveControlPoints"]
@@ -80,6 +85,9 @@ public struct AHAPReader {
             throw PatternLoadError(path: "(root)", rule: "an AHAP document is a JSON object, found \(root.value.typeDescription)")
         }
         var document = try ObjectReader(root)
+        if !document.has("Pattern"), let format = PatternFormat.apparent(root.value), format != .ahap {
+            throw PatternFormat.misnamed(format, readAs: .ahap)
+        }
         var pattern = HapticPattern(events: [])
         if let version = document.take("Version") {
             pattern.version = try version.finiteNumber()
@@ -103,30 +111,44 @@ public struct AHAPReader {
     }
 
     private mutating func readMetadata(_ cursor: JSONCursor) throws(PatternLoadError) -> HapticPattern.Metadata {
-        var metadata = HapticPattern.Metadata()
+        var entries: [HapticPattern.Metadata.Entry] = []
         for member in try cursor.object() {
             guard case .string(let text) = member.value else {
                 warn(cursor.child(member.key), .ignoredValue,
                      "metadata values are strings; \(member.value.typeDescription) ignored")
                 continue
             }
-            metadata[member.key] = text
+            entries.append(.init(key: member.key, value: text))
         }
-        return metadata
+        // A repeated key keeps its last value, in the last one's place. Hashed, not
+        // searched per key: a hostile file may hold a million of them.
+        var seen = Set<String>()
+        var kept: [HapticPattern.Metadata.Entry] = []
+        for entry in entries.reversed() {
+            if seen.insert(entry.key).inserted {
+                kept.append(entry)
+            } else {
+                warn(cursor.child(entry.key), .duplicate, "key repeated; the last value is used")
+            }
+        }
+        return HapticPattern.Metadata(kept.reversed())
     }
 
     private mutating func readEntry(_ cursor: JSONCursor, into pattern: inout HapticPattern) throws(PatternLoadError) {
         var entry = try ObjectReader(cursor)
         let kinds = Self.entryKinds
         let present = kinds.filter { entry.has($0) }
+        if present.isEmpty {
+            // Apple: "The framework ignores unsupported keys." An entry that holds
+            // nothing else has nothing left to play.
+            warn(cursor.path, .ignoredKey, "entry ignored: it holds no Event, Parameter or ParameterCurve, only "
+                 + Self.listed(entry.keys, suggestingAmong: kinds))
+            return
+        }
         guard present.count == 1 else {
-            let found = entry.keys.isEmpty ? "an empty object"
-                : entry.keys.map { "\"\($0)\"" + Suggestion.hint(for: $0, among: kinds) }.joined(separator: ", ")
             throw PatternLoadError(
                 path: cursor.path,
-                rule: present.isEmpty
-                    ? "an entry needs exactly one of Event, Parameter or ParameterCurve; found \(found)"
-                    : "an entry holds exactly one of Event, Parameter or ParameterCurve; found \(present.joined(separator: " and "))")
+                rule: "an entry holds exactly one of Event, Parameter or ParameterCurve; found \(present.joined(separator: " and "))")
         }
         switch present[0] {
         case "Event":
@@ -137,6 +159,15 @@ public struct AHAPReader {
             if let curve = try readCurve(entry.take("ParameterCurve")!) { pattern.curves.append(curve) }
         }
         finish(entry, known: kinds)
+    }
+
+    private static func article(_ type: HapticEvent.EventType) -> String { type.isAudio ? "an" : "a" }
+
+    /// Keys as a warning lists them: the first few, quoted, with hints.
+    private static func listed(_ keys: [String], suggestingAmong known: [String]) -> String {
+        guard !keys.isEmpty else { return "nothing (an empty object)" }
+        let shown = keys.prefix(3).map { Echo.quoted($0) + Suggestion.hint(for: $0, among: known) }.joined(separator: ", ")
+        return keys.count > 3 ? "\(shown) and \(keys.count - 3) more keys" : shown
     }
 
     // MARK: Times and values
@@ -174,11 +205,17 @@ public struct AHAPReader {
         guard let type = HapticEvent.EventType(rawValue: typeName) else {
             throw PatternLoadError(
                 path: typeCursor.path,
-                rule: "\"\(typeName)\" is not an event type" + Suggestion.hint(for: typeName, among: Keys.eventTypes)
+                rule: "\(Echo.quoted(typeName)) is not an event type" + Suggestion.hint(for: typeName, among: Keys.eventTypes)
                     + "; use one of \(Self.eventTypeNames)")
         }
         var event = HapticEvent(type: type, time: try readTime(object.take("Time")))
-        event.duration = try readDuration(object.take("EventDuration"), type: type, event: cursor)
+        let durationCursor = object.take("EventDuration")
+        event.duration = try readDuration(durationCursor, type: type, event: cursor)
+        if let duration = event.duration, event.time + duration > options.limits.maxTime, let durationCursor {
+            throw PatternLoadError(
+                path: durationCursor.path,
+                rule: "the event ends at \(JSONWriter.format(event.time + duration)) s, beyond the \(JSONWriter.format(options.limits.maxTime)) s limit")
+        }
         if let list = object.take("EventParameters") {
             event.parameters = try readEventParameters(list, type: type)
         }
@@ -189,6 +226,13 @@ public struct AHAPReader {
             if let flag = object.take("EventWaveformUseVolumeEnvelope") { waveform.useVolumeEnvelope = try flag.bool() }
             if let flag = object.take("EventWaveformLoopEnabled") { waveform.loopEnabled = try flag.bool() }
             event.waveform = waveform
+        } else {
+            // Documented keys, so not "unknown": the header gives EventWaveformPath
+            // "For events of type CHHapticEventTypeAudioCustom" only.
+            for key in Keys.waveform {
+                guard let ignored = object.take(key) else { continue }
+                warn(ignored.path, .ignoredKey, "\(key) applies only to AudioCustom events; ignored on \(Self.article(type)) \(type.rawValue) event")
+            }
         }
         finish(object, known: Keys.event)
         return event
@@ -200,20 +244,28 @@ public struct AHAPReader {
         let limit = HapticEvent.maximumContinuousDuration
         switch type {
         case .hapticTransient:
-            if let cursor {
-                warn(cursor.path, .ignoredKey, "a HapticTransient event has no duration; EventDuration ignored")
+            // Optional: the event's logical length, which pads the pattern and sets
+            // its loop points (CHHapticEvent.h; see HapticEvent.duration).
+            guard let cursor else { return nil }
+            let duration = try cursor.finiteNumber()
+            if duration < 0 {
+                warn(cursor.path, .clamped, "negative EventDuration \(JSONWriter.format(duration)) clamped to 0")
+                return 0
             }
-            return nil
+            return duration
         case .audioCustom:
             // Optional: without it the whole waveform file plays.
             guard let cursor else { return nil }
             let duration = try cursor.finiteNumber()
             guard duration > 0 else {
-                throw PatternLoadError(path: cursor.path, rule: "an AudioCustom event's duration must be > 0 s, found \(JSONWriter.format(duration))")
+                // CHHapticEvent.h, on an audio resource event's duration: "If zero, it will be ignored."
+                warn(cursor.path, .ignoredValue,
+                     "EventDuration \(JSONWriter.format(duration)) ignored: an AudioCustom event without a positive duration plays its whole waveform")
+                return nil
             }
             return clamp(duration, to: 0...limit, at: cursor, name: "EventDuration")
         case .hapticContinuous, .audioContinuous:
-            let rule = "a \(type.rawValue) event needs a duration in (0, 30] s"
+            let rule = "\(Self.article(type)) \(type.rawValue) event needs a duration in (0, 30] s"
             guard let cursor else { throw PatternLoadError(path: event.child("EventDuration"), rule: rule) }
             let duration = try cursor.finiteNumber()
             guard duration > 0 else {
@@ -233,16 +285,16 @@ public struct AHAPReader {
             var object = try ObjectReader(itemCursor)
             let idCursor = try object.require("ParameterID", rule: "required: which parameter this sets")
             let name = try idCursor.string()
-            let valueCursor = try object.require("ParameterValue", rule: "required: the value of \(name)")
+            let valueCursor = try object.require("ParameterValue", rule: "required: the value of \(Echo.quoted(name))")
             let value = try valueCursor.finiteNumber()
             finish(object, known: Keys.parameter)
             guard let id = EventParameterID(rawValue: name) else {
                 warn(idCursor.path, .ignoredValue,
-                     "unknown event parameter \"\(name)\" ignored" + Suggestion.hint(for: name, among: Keys.eventParameterIDs))
+                     "unknown event parameter \(Echo.quoted(name)) ignored" + Suggestion.hint(for: name, among: Keys.eventParameterIDs))
                 continue
             }
             guard id.applies(to: type) else {
-                warn(idCursor.path, .ignoredValue, "\(name) does not apply to a \(type.rawValue) event; ignored")
+                warn(idCursor.path, .ignoredValue, "\(name) does not apply to \(Self.article(type)) \(type.rawValue) event; ignored")
                 continue
             }
             if !seen.insert(id).inserted {
@@ -260,7 +312,7 @@ public struct AHAPReader {
         let name = try idCursor.string()
         guard let id = DynamicParameterID(rawValue: name) else {
             warn(idCursor.path, .ignoredValue,
-                 "unknown dynamic parameter \"\(name)\"; entry ignored" + Suggestion.hint(for: name, among: Keys.dynamicParameterIDs))
+                 "unknown dynamic parameter \(Echo.quoted(name)); entry ignored" + Suggestion.hint(for: name, among: Keys.dynamicParameterIDs))
             return nil
         }
         return id

@@ -16,7 +16,10 @@ final class JSONPathNode {
         var parts: [String] = []
         var node: JSONPathNode? = self
         while let current = node {
-            parts.append(current.key.map { current.parent == nil ? $0 : ".\($0)" } ?? "[\(current.index)]")
+            parts.append(current.key.map { key in
+                let shown = Echo.pathComponent(key)
+                return current.parent == nil ? shown : "." + shown
+            } ?? "[\(current.index)]")
             node = current.parent
         }
         return parts.reversed().joined()
@@ -134,20 +137,38 @@ struct ObjectReader {
 
     func has(_ key: String) -> Bool { members.contains { $0.key == key } }
 
+    /// For formats whose own reader refuses a repeated field (serde, for .haptic):
+    /// a key of `fields` given twice is an error; other keys are left to the
+    /// unknown-key warnings.
+    func rejectRepeated(_ fields: [String], why: String) throws(PatternLoadError) {
+        var seen: [String] = []
+        for member in members where fields.contains(member.key) {
+            guard !seen.contains(member.key) else {
+                throw PatternLoadError(path: cursor.child(member.key), rule: "key repeated; \(why)")
+            }
+            seen.append(member.key)
+        }
+    }
+
     var keys: [String] { members.map(\.key) }
 
     /// Warnings for keys never taken (with a suggestion among `known`, the keys this
     /// object may hold) and for repeated keys.
     func unusedAndDuplicateWarnings(known: [String] = []) -> [PatternWarning] {
         var warnings: [PatternWarning] = []
+        // Taken keys are the few this object may hold, so a list finds repeats
+        // without hashing, however many times a hostile file repeats one.
+        var takenKeys: [String] = []
         for (index, member) in members.enumerated() {
             if !isUsed(index) {
                 warnings.append(PatternWarning(
                     path: cursor.child(member.key), kind: .ignoredKey,
-                    message: "unknown key \"\(member.key)\" ignored" + Suggestion.hint(for: member.key, among: known)))
-            } else if members[..<index].contains(where: { $0.key == member.key }) {
+                    message: "unknown key \(Echo.quoted(member.key)) ignored" + Suggestion.hint(for: member.key, among: known)))
+            } else if takenKeys.contains(member.key) {
                 warnings.append(PatternWarning(path: cursor.child(member.key), kind: .duplicate,
                                                message: "key repeated; the last value is used"))
+            } else {
+                takenKeys.append(member.key)
             }
         }
         return warnings

@@ -1,10 +1,8 @@
 /// Imports Meta Haptics Studio / Lofelt `.haptic` files (data model v1).
 ///
-/// Validation follows that format's own rules (Lofelt's `v1::DataModel::validate`):
-/// the amplitude envelope is not empty, every amplitude, frequency and emphasis
-/// value lies in 0…1, breakpoint times start at ≥ 0 and never decrease, and an
-/// emphasis is never weaker than its breakpoint. Unlike AHAP, a value out of range
-/// is an error, not a clamp: that is how the format's tools treat it.
+/// Validation follows Meta's own reader rule for rule (listed on
+/// `LofeltDataModel`). The text is strict JSON, as serde_json, Meta's parser,
+/// requires: a trailing comma is an error here, unlike in an AHAP.
 ///
 /// The conversion is the one Lofelt's haptic2ahap performs, so files play as their
 /// authors heard them through Core Haptics:
@@ -19,23 +17,36 @@
 /// curve (Core Haptics' rule; haptic2ahap writes absolute times), and the first
 /// breakpoint's emphasis is kept (haptic2ahap's chunking skips it).
 public enum LofeltHapticReader {
+    /// Meta's validator has two modes (`v1::ValidationMode`); they differ in one
+    /// rule, whether a frequency breakpoint may lie outside the amplitude envelope.
+    public enum Validation: Sendable {
+        /// How Meta's tools open a file (Haptics Studio's `haptic_data_from_json`
+        /// and `validate_json_string` use `ValidationMode::LegacyCompatibility`):
+        /// such breakpoints load, with a warning here. Meta: "Some rules are not
+        /// validated, to stay compatible with .haptic files that were created with
+        /// earlier versions of Haptics Studio, which created invalid haptic data."
+        /// 23 of the 131 effects in Meta's own haptic library need it.
+        case legacyCompatibility
+        /// `ValidationMode::Strict`: "Validation will fail if any rule check fails."
+        case strict
+    }
+
     static let maxPointsPerCurve = ParameterCurve.corePlayableControlPoints
     static let emphasisDucking = 0.8
 
-    public static func read(_ bytes: [UInt8], limits: PatternLimits = PatternLimits()) throws(PatternLoadError) -> LoadedPattern {
-        let json: JSONValue
-        do {
-            json = try JSONParser.parse(bytes, limits: limits.json)
-        } catch {
-            throw PatternLoadError(path: "(JSON line \(error.line), column \(error.column))", rule: error.message)
-        }
-        var warnings: [PatternWarning] = []
-        let model = try LofeltDataModel.decode(JSONCursor(root: json), limits: limits, warnings: &warnings)
+    public static func read(
+        _ bytes: [UInt8], validation: Validation = .legacyCompatibility, limits: PatternLimits = PatternLimits()
+    ) throws(PatternLoadError) -> LoadedPattern {
+        let text = try PatternText.parse(bytes, limits: limits.json, trailingCommas: .rejected)
+        var warnings = text.warnings
+        let model = try LofeltDataModel.decode(JSONCursor(root: text.value), validation: validation, limits: limits, warnings: &warnings)
         return LoadedPattern(pattern: convert(model), warnings: warnings)
     }
 
-    public static func read(_ text: String, limits: PatternLimits = PatternLimits()) throws(PatternLoadError) -> LoadedPattern {
-        try read(Array(text.utf8), limits: limits)
+    public static func read(
+        _ text: String, validation: Validation = .legacyCompatibility, limits: PatternLimits = PatternLimits()
+    ) throws(PatternLoadError) -> LoadedPattern {
+        try read(Array(text.utf8), validation: validation, limits: limits)
     }
 
     static func convert(_ model: LofeltDataModel) -> HapticPattern {

@@ -40,9 +40,6 @@ public struct ParameterCurve: Sendable, Hashable {
         self.controlPoints = controlPoints
     }
 
-    /// Where the last control point sits, in pattern seconds.
-    public var endTime: Double { time + (controlPoints.last?.time ?? 0) }
-
     /// The value at `patternTime`: linear between points, the first point's value
     /// before it, and the last point's value after it (the parameter holds).
     public func value(at patternTime: Double) -> Double {

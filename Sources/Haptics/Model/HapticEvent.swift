@@ -8,8 +8,6 @@ public struct HapticEvent: Sendable, Hashable {
         case audioCustom = "AudioCustom"
 
         public var isAudio: Bool { self == .audioContinuous || self == .audioCustom }
-        /// Transients are a fixed impulse; every other type lasts for a duration.
-        public var hasDuration: Bool { self != .hapticTransient }
     }
 
     /// The waveform file of an AudioCustom event, as the AHAP names it.
@@ -31,7 +29,11 @@ public struct HapticEvent: Sendable, Hashable {
     public var type: EventType
     /// Seconds from the start of the pattern.
     public var time: Double
-    /// Seconds; nil for transients (and for an AudioCustom event that plays its whole file).
+    /// Seconds. Continuous events always have one. A transient's is optional: its
+    /// logical length — CHHapticEvent.h: "For Transient event types, the logical
+    /// length of the event (used to determine pattern end and loop points)" — which
+    /// pads the pattern without lengthening the tap. nil for an AudioCustom event
+    /// that plays its whole file.
     public var duration: Double?
     public var parameters: EventParameters
     public var waveform: Waveform?
@@ -62,6 +64,7 @@ public struct HapticEvent: Sendable, Hashable {
                                         decayTime: decay, releaseTime: release, sustained: sustained))
     }
 
-    /// Where the event stops, in pattern seconds (a transient ends where it starts).
+    /// Where the event ends, in pattern seconds: its time plus its duration (a
+    /// transient without a logical duration ends where it starts).
     public var endTime: Double { time + (duration ?? 0) }
 }

@@ -49,14 +49,18 @@ public struct HapticPattern: Sendable, Hashable {
         self.curves = curves
     }
 
-    /// Core Haptics' definition: where the last event ends (time + duration; a
-    /// transient ends where it starts), or the last dynamic parameter or curve
-    /// point takes effect, whichever is later.
+    /// The one definition of a pattern's length, which rendering, looping and every
+    /// player use. CHHapticPattern.h: "Pattern duration is calculated as the start
+    /// time of the pattern's last event or parameter, plus that event's duration if
+    /// present." So a Parameter or ParameterCurve counts by its start time (a
+    /// curve's control points do not lengthen the pattern) and an event by its end,
+    /// a transient's logical duration included. "Last" is read as last to end: an
+    /// event that starts earlier but lasts longer still plays to its end.
     public var duration: Double {
         var end = 0.0
         for event in events { end = max(end, event.endTime) }
         for parameter in parameters { end = max(end, parameter.time) }
-        for curve in curves { end = max(end, curve.endTime) }
+        for curve in curves { end = max(end, curve.time) }
         return end
     }
 

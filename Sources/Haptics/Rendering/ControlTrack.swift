@@ -38,7 +38,7 @@ struct ControlTrack: Sendable {
         // The first sample whose time is at or after `start`, computed with the
         // same arithmetic as the sample times themselves so the two agree exactly.
         func firstSample(atOrAfter start: Double) -> Int {
-            var k = max(0, min(count, Int((start / step).rounded(.up))))
+            var k = Renderer.sampleIndex(atOrAfter: start / step, count: count)
             while k > 0, Double(k - 1) * step >= start { k -= 1 }
             while k < count, Double(k) * step < start { k += 1 }
             return k

@@ -1,12 +1,14 @@
 /// Renders a pattern to a `Timeline`. The rules, each pinned by a test:
 ///
 /// - **Time.** Pattern time τ plays at output time τ / playbackRate. Sample k sits
-///   at output time k / sampleRate; samples run from 0 to the pattern's duration.
+///   at output time k / sampleRate; samples run from 0 to the pattern's duration
+///   (`HapticPattern.duration`).
 /// - **Dynamic parameters** (see `ControlTrack`): HapticIntensityControl multiplies
 ///   an event's intensity, HapticSharpnessControl adds to its sharpness, each
 ///   result clamped to 0…1, evaluated at every sample (and at each transient's
-///   moment). The attack/decay/release time controls add to the event's 0…1 values
-///   and are taken when the event starts.
+///   moment; the sharpness control reaches transients only with
+///   `RenderOptions.SharpnessControlScope.allHapticEvents`). The attack/decay/release
+///   time controls add to the event's 0…1 values and are taken when the event starts.
 /// - **Continuous events** contribute `intensity × envelope(t)` over
 ///   [time, time + duration) (see `Envelope`).
 /// - **Mixing.** Overlapping continuous events combine by `MixingRule`: intensities
@@ -15,6 +17,8 @@
 /// - **Transients** are impulses listed apart with their intensity and sharpness;
 ///   they are not added into the sampled traces.
 /// - **Audio events** are counted, not rendered.
+/// - **Bounds.** Both the sample count and the summed samples of continuous events
+///   are checked before any work or allocation (`RenderOptions`).
 public enum Renderer {
     public static func render(_ pattern: HapticPattern, options: RenderOptions = RenderOptions()) throws(RenderError) -> Timeline {
         let rate = options.playbackRate, sampleRate = options.sampleRate
@@ -26,6 +30,14 @@ public enum Renderer {
             throw .tooManySamples(needed: needed, limit: options.maxSamples)
         }
         let count = Int(needed)
+        let eventSamples = pattern.events.reduce(0.0) { total, event in
+            event.type == .hapticContinuous
+                ? total + Double(samples(of: event, playbackRate: rate, sampleRate: sampleRate, count: count).count) : total
+        }
+        guard eventSamples <= Double(options.maxEventSamples) else {
+            throw .tooMuchWork(eventSamples: eventSamples, limit: options.maxEventSamples)
+        }
+        let sharpnessReachesTransients = options.sharpnessControl == .allHapticEvents
         let intensityControl = ControlTrack(id: .hapticIntensityControl, pattern: pattern)
         let sharpnessControl = ControlTrack(id: .hapticSharpnessControl, pattern: pattern)
         let attackControl = ControlTrack(id: .hapticAttackTimeControl, pattern: pattern)
@@ -61,7 +73,8 @@ public enum Renderer {
                 transients.append(Timeline.Transient(
                     time: event.time / rate,
                     intensity: clamp01(event.parameters.intensity * intensityControl.value(at: event.time)),
-                    sharpness: clamp01(event.parameters.sharpness + sharpnessControl.value(at: event.time)),
+                    sharpness: clamp01(event.parameters.sharpness
+                        + (sharpnessReachesTransients ? sharpnessControl.value(at: event.time) : 0)),
                     eventIndex: index))
             case .hapticContinuous:
                 let envelope = Envelope(
@@ -69,12 +82,10 @@ public enum Renderer {
                     attackControl: attackControl.value(at: event.time),
                     decayControl: decayControl.value(at: event.time),
                     releaseControl: releaseControl.value(at: event.time))
-                // Samples whose pattern time lies in [time, end).
-                let first = max(0, Int((event.time / rate * sampleRate - 1e-9).rounded(.up)))
-                let last = min(count, Int((event.endTime / rate * sampleRate - 1e-9).rounded(.up)))
-                guard first < last else { continue }
+                let range = samples(of: event, playbackRate: rate, sampleRate: sampleRate, count: count)
+                guard !range.isEmpty else { continue }
                 accumulate(
-                    event, envelope: envelope, samples: first..<last, step: step,
+                    event, envelope: envelope, samples: range, step: step,
                     intensityControl: intensityControlSamples, sharpnessControl: sharpnessControlSamples,
                     intensity: &intensity, weightedSharpness: &weightedSharpness, sharpness: &sharpness)
             }
@@ -88,6 +99,20 @@ public enum Renderer {
         return Timeline(
             sampleRate: sampleRate, playbackRate: rate, duration: duration,
             intensity: intensity, sharpness: sharpness, transients: transients, audioEventCount: audioEvents)
+    }
+
+    /// The samples whose pattern time lies in [time, end) of `event`.
+    static func samples(of event: HapticEvent, playbackRate: Double, sampleRate: Double, count: Int) -> Range<Int> {
+        let first = sampleIndex(atOrAfter: event.time / playbackRate * sampleRate - 1e-9, count: count)
+        let last = sampleIndex(atOrAfter: event.endTime / playbackRate * sampleRate - 1e-9, count: count)
+        return first..<max(first, last)
+    }
+
+    /// ⌈position⌉ clamped to 0…count before it becomes an Int, so no time a pattern
+    /// holds can trap the conversion.
+    @inline(__always) static func sampleIndex(atOrAfter position: Double, count: Int) -> Int {
+        let clamped = min(max(position.rounded(.up), 0), Double(count))
+        return clamped.isNaN ? 0 : Int(clamped)
     }
 
     /// Adds one continuous event into the accumulators.
