@@ -207,21 +207,22 @@ static void on_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, u
         hbi_nak(core, seq, type, HB_NAK_FAULT);
         return;
     }
-    if (!write) {
-        result = chip ? drv2605_read(&core->chip, p[HB_I2C_OFF_REG], &r[HB_I2C_RESULT_OFF_DATA], n)
-                      : core->hooks.i2c_read(core->hooks.context, addr, p[HB_I2C_OFF_REG],
-                                             &r[HB_I2C_RESULT_OFF_DATA], n);
-    } else if (chip) {
-        /* Through the driver, so its shadows see what the host wrote and the
-         * drive limit and host-silence stop cover a drive it started. */
-        result = drv2605_write(&core->chip, &p[HB_I2C_OFF_REG], (uint8_t)(n + 1u));
+    if (chip) {
+        /* Through the driver, so its shadows see what the host wrote (or a GO
+         * the chip cleared) and the drive limit and host-silence stop cover a
+         * drive it started. */
+        result = write ? drv2605_write(&core->chip, &p[HB_I2C_OFF_REG], (uint8_t)(n + 1u))
+                       : drv2605_read(&core->chip, p[HB_I2C_OFF_REG], &r[HB_I2C_RESULT_OFF_DATA], n);
         hbi_track_drive(core, hbi_now(core));
-        if (result != HB_I2C_ACK) {
+        if (write && result != HB_I2C_ACK) {
             core->pending_faults |= HB_FAULT_I2C; /* as for a stamped command */
         }
-    } else {
+    } else if (write) {
         result = core->hooks.i2c_write(core->hooks.context, addr, &p[HB_I2C_OFF_REG],
                                        (uint8_t)(n + 1u));
+    } else {
+        result = core->hooks.i2c_read(core->hooks.context, addr, p[HB_I2C_OFF_REG],
+                                      &r[HB_I2C_RESULT_OFF_DATA], n);
     }
     hbi_unlock(core);
     bool ok = result == HB_I2C_ACK;

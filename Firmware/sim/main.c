@@ -654,25 +654,6 @@ const char suite_serial[] = "HB-SIM-0001";
 
 #define BOOT_MAX_US 100000u
 
-void sim_board_set_memories(sim_board *b, const char *eeprom_serial, const uint8_t *boot_image,
-                            uint32_t boot_image_len)
-{
-    uint8_t record[HB_SERIAL_RECORD_LEN];
-    memset(record, 0xFF, sizeof record);
-    if (eeprom_serial) {
-        memcpy(&record[HB_SERIAL_RECORD_OFF_MAGIC], HB_SERIAL_RECORD_MAGIC, HB_SERIAL_RECORD_MAGIC_LEN);
-        record[HB_SERIAL_RECORD_OFF_LEN] = (uint8_t)strlen(eeprom_serial);
-        memcpy(&record[HB_SERIAL_RECORD_OFF_TEXT], eeprom_serial, strlen(eeprom_serial));
-    }
-    sim_board_preload_eeprom(b, HB_SERIAL_RECORD_EEPROM_ADDR, record, sizeof record);
-    uint8_t section[SIM_BOOT_SECTION_SIZE];
-    memset(section, 0xFF, sizeof section);
-    if (boot_image) {
-        memcpy(section, boot_image, boot_image_len);
-    }
-    sim_board_preload_flash(b, SIM_BOOT_SECTION_START, section, sizeof section);
-}
-
 bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                 uint32_t boot_image_len)
 {

@@ -142,29 +142,38 @@ static bool rtp_start(uint32_t from, uint8_t value, double *start)
     return false;
 }
 
-#define REPLACE_STREAM 20u
-#define REPLACE_STEP_US 1000u
-
-static bool replace_from_changes_what_plays_from_its_stamp_on_time(void)
+/* A 1.1 session, then n RTP amplitudes 1, 2, .. stamped `step` apart from
+ * `ahead` us on (*t0); *mark is where the chip log stood before them. */
+static bool open_and_stream(uint32_t ahead, uint32_t n, uint32_t step, uint32_t *mark, uint32_t *t0)
 {
     link_frame r;
     if (!hello_1_1(&r)) {
         return false;
     }
     link_pump(&host, 1000);
-    uint32_t mark = chip.count;
-    uint32_t t0 = stamp_in(6000);
-    for (uint32_t i = 0; i < REPLACE_STREAM; i++) {
-        CHECK(send_rtp(t0 + i * REPLACE_STEP_US, (uint8_t)(1u + i)), "send failed");
+    *mark = chip.count;
+    *t0 = stamp_in(ahead);
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK(send_rtp(*t0 + i * step, (uint8_t)(1u + i)), "send failed");
+    }
+    return true;
+}
+
+#define REPLACE_STREAM 20u
+#define REPLACE_STEP_US 1000u
+
+static bool replace_from_changes_what_plays_from_its_stamp_on_time(void)
+{
+    link_frame r;
+    uint32_t mark, t0;
+    if (!open_and_stream(6000, REPLACE_STREAM, REPLACE_STEP_US, &mark, &t0)) {
+        return false;
     }
     uint32_t from = t0 + (REPLACE_STREAM / 2u) * REPLACE_STEP_US;
     uint8_t p[HB_REPLACE_FROM_LEN];
     hb_put_u32(p, from);
-    double sent = board_now();
     CHECK(link_send(&host, HB_T_REPLACE_FROM, p, sizeof p), "send failed");
     CHECK(link_wait(&host, HB_T_REPLACED, 5000, &r), "no REPLACED");
-    double turnaround = r.at_us - (sent + (board.avr->cycle ? 0 : 0));
-    (void)turnaround;
     CHECK(r.payload[HB_REPLACED_OFF_DISCARDED] == REPLACE_STREAM / 2u, "discarded %u",
           r.payload[HB_REPLACED_OFF_DISCARDED]);
     CHECK(board_now() < t0, "the stream began before REPLACE_FROM was answered");
@@ -200,14 +209,9 @@ static bool replace_from_changes_what_plays_from_its_stamp_on_time(void)
 static bool untimed_reads_next_to_a_stream_delay_it_by_at_most_one_transaction(void)
 {
     link_frame r;
-    if (!hello_1_1(&r)) {
+    uint32_t mark, t0;
+    if (!open_and_stream(4000, NEXT_TO_STREAM, NEXT_TO_STEP_US, &mark, &t0)) {
         return false;
-    }
-    link_pump(&host, 1000);
-    uint32_t mark = chip.count;
-    uint32_t t0 = stamp_in(4000);
-    for (uint32_t i = 0; i < NEXT_TO_STREAM; i++) {
-        CHECK(send_rtp(t0 + i * NEXT_TO_STEP_US, (uint8_t)(1u + i)), "send failed");
     }
     uint32_t end = t0 + NEXT_TO_STREAM * NEXT_TO_STEP_US;
     uint32_t reads = 0;

@@ -1,5 +1,7 @@
 #include "sim_board.h"
 
+#include "hapbridge/board_identity.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -291,4 +293,23 @@ uint32_t sim_board_stack_free(const sim_board *b, uint32_t *data_bytes)
         free++;
     }
     return free;
+}
+
+void sim_board_set_memories(sim_board *b, const char *eeprom_serial, const uint8_t *boot_image,
+                            uint32_t boot_image_len)
+{
+    uint8_t record[HB_SERIAL_RECORD_LEN];
+    memset(record, 0xFF, sizeof record);
+    if (eeprom_serial) {
+        memcpy(&record[HB_SERIAL_RECORD_OFF_MAGIC], HB_SERIAL_RECORD_MAGIC, HB_SERIAL_RECORD_MAGIC_LEN);
+        record[HB_SERIAL_RECORD_OFF_LEN] = (uint8_t)strlen(eeprom_serial);
+        memcpy(&record[HB_SERIAL_RECORD_OFF_TEXT], eeprom_serial, strlen(eeprom_serial));
+    }
+    sim_board_preload_eeprom(b, HB_SERIAL_RECORD_EEPROM_ADDR, record, sizeof record);
+    uint8_t section[SIM_BOOT_SECTION_SIZE];
+    memset(section, 0xFF, sizeof section);
+    if (boot_image) {
+        memcpy(section, boot_image, boot_image_len);
+    }
+    sim_board_preload_flash(b, SIM_BOOT_SECTION_START, section, sizeof section);
 }

@@ -31,6 +31,15 @@ bool sim_board_load(sim_board *b, const char *elf_path);
  * EEPROM, and in flash outside its image (the boot section). */
 void sim_board_preload_eeprom(sim_board *b, uint16_t addr, const uint8_t *bytes, uint16_t n);
 void sim_board_preload_flash(sim_board *b, uint32_t addr, const uint8_t *bytes, uint32_t n);
+/* The ATmega32U4 port's boot section scan (ports/atmega32u4/identity.h). */
+#define SIM_BOOT_SECTION_START 0x7000u
+#define SIM_BOOT_SECTION_SIZE 0x1000u
+
+/* What the firmware finds at its next boot (before the first run, or before
+ * sim_board_reset): a serial-number record in EEPROM (board_identity.h; NULL:
+ * erased) and the boot section (NULL: blank, else this image, the rest 0xFF). */
+void sim_board_set_memories(sim_board *b, const char *eeprom_serial, const uint8_t *boot_image,
+                            uint32_t boot_image_len);
 /* Between load and the first run: fills the RAM above .bss with a pattern, so
  * sim_board_stack_free can tell how deep the stack has ever reached. */
 bool sim_board_paint_stack(sim_board *b);

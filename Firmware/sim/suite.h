@@ -15,9 +15,6 @@
 /* The AVR build takes queue.h's capacity as it is: its HELLO_REPLY must say so. */
 #define EXPECTED_QUEUE_CAPACITY HB_QUEUE_CAPACITY
 
-/* The ATmega32U4 port's boot section scan (ports/atmega32u4/identity.h). */
-#define SIM_BOOT_SECTION_START 0x7000u
-#define SIM_BOOT_SECTION_SIZE 0x1000u
 
 extern sim_board board;
 extern drv_model chip;
@@ -40,10 +37,6 @@ void run_test(const char *name, bool (*fn)(void));
  * stack and boots. */
 bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                 uint32_t boot_image_len);
-/* What the firmware finds at its next boot: a serial record in EEPROM (NULL:
- * erased) and the boot section (NULL: blank, else this image, the rest 0xFF). */
-void sim_board_set_memories(sim_board *b, const char *eeprom_serial, const uint8_t *boot_image,
-                            uint32_t boot_image_len);
 
 double board_now(void);
 uint32_t stamp_in(uint32_t us);

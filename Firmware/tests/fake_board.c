@@ -180,3 +180,21 @@ uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value)
     }
     return n;
 }
+
+uint8_t fake_last_nak_reason(const fake_board *b)
+{
+    const fake_frame *f = fake_last(b, HB_T_NAK);
+    return f ? f->payload[HB_NAK_OFF_REASON] : 0;
+}
+
+uint8_t fake_last_stop_reason(const fake_board *b)
+{
+    const fake_frame *f = fake_last(b, HB_T_EVENT_STOPPED);
+    return f ? f->payload[HB_STOPPED_OFF_REASON] : 0;
+}
+
+bool fake_chip_stopped(const fake_board *b)
+{
+    return b->regs[DRV2605_REG_RTP_INPUT] == 0 && !(b->regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
+           (b->regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
+}

@@ -58,6 +58,11 @@ void fake_rtp(fake_board *b, uint32_t at, uint8_t amplitude);
 /* Last frame of this type sent to the host, or NULL. */
 const fake_frame *fake_last(const fake_board *b, uint8_t type);
 uint32_t fake_count(const fake_board *b, uint8_t type);
+/* Reason of the last NAK / EVENT_STOPPED sent, 0 when none. */
+uint8_t fake_last_nak_reason(const fake_board *b);
+uint8_t fake_last_stop_reason(const fake_board *b);
+/* The chip is in the stop policy's state: RTP_INPUT 0, GO clear, standby. */
+bool fake_chip_stopped(const fake_board *b);
 /* Writes to the chip's reg with first data byte value. */
 uint32_t fake_writes_of(const fake_board *b, uint8_t reg, uint8_t value);
 

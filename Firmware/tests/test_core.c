@@ -8,12 +8,6 @@
 
 static fake_board b;
 
-static uint8_t last_nak_reason(void)
-{
-    const fake_frame *f = fake_last(&b, HB_T_NAK);
-    return f ? f->payload[HB_NAK_OFF_REASON] : 0;
-}
-
 static bool open_session(void)
 {
     fake_init(&b);
@@ -39,7 +33,7 @@ static bool hello_with_another_major_is_refused(void)
     fake_init(&b);
     uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR + 1};
     fake_send(&b, HB_T_HELLO, p, sizeof p);
-    CHECK(last_nak_reason() == HB_NAK_VERSION && !b.core.open);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_VERSION && !b.core.open);
     return true;
 }
 
@@ -47,7 +41,7 @@ static bool stamped_command_before_hello_is_refused(void)
 {
     fake_init(&b);
     fake_rtp(&b, b.now_us + 100, 0x20);
-    CHECK(last_nak_reason() == HB_NAK_NOT_OPEN && hb_queue_count(&b.core.queue) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_NOT_OPEN && hb_queue_count(&b.core.queue) == 0);
     return true;
 }
 
@@ -117,7 +111,7 @@ static bool out_of_order_stamp_is_refused(void)
     CHECK(open_session());
     fake_rtp(&b, b.now_us + 2000, 1);
     fake_rtp(&b, b.now_us + 1000, 2);
-    CHECK(last_nak_reason() == HB_NAK_OUT_OF_ORDER && hb_queue_count(&b.core.queue) == 1);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_OUT_OF_ORDER && hb_queue_count(&b.core.queue) == 1);
     return true;
 }
 
@@ -129,7 +123,7 @@ static bool full_queue_is_reported(void)
     }
     CHECK(fake_count(&b, HB_T_NAK) == 0);
     fake_rtp(&b, b.now_us + 5000, 1);
-    CHECK(last_nak_reason() == HB_NAK_QUEUE_FULL);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_QUEUE_FULL);
     return true;
 }
 
@@ -140,7 +134,7 @@ static bool bad_crc_is_reported_and_not_queued(void)
     uint8_t n = hb_frame_encode(frame, b.host_seq++, HB_T_CMD_RTP, p, sizeof p);
     frame[n - 2] ^= 0xFF;
     hb_core_receive(&b.core, frame, n);
-    CHECK(last_nak_reason() == HB_NAK_CRC && hb_queue_count(&b.core.queue) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_CRC && hb_queue_count(&b.core.queue) == 0);
     return true;
 }
 
@@ -163,7 +157,7 @@ static bool wrong_length_for_type_is_reported(void)
     CHECK(open_session());
     uint8_t p[HB_CMD_RTP_LEN - 1] = {0};
     fake_send(&b, HB_T_CMD_RTP, p, sizeof p);
-    CHECK(last_nak_reason() == HB_NAK_LENGTH && hb_queue_count(&b.core.queue) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_LENGTH && hb_queue_count(&b.core.queue) == 0);
     return true;
 }
 
@@ -171,7 +165,7 @@ static bool unknown_type_is_reported(void)
 {
     CHECK(open_session());
     fake_send(&b, 0x55, NULL, 0);
-    CHECK(last_nak_reason() == HB_NAK_UNKNOWN_TYPE);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_UNKNOWN_TYPE);
     return true;
 }
 
@@ -182,7 +176,7 @@ static bool write_to_read_only_register_is_refused(void)
     hb_put_u32(p, b.now_us + 100);
     p[HB_CMD_REG_OFF_REG] = DRV2605_REG_STATUS;
     fake_send(&b, HB_T_CMD_REG_WRITE, p, sizeof p);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG && hb_queue_count(&b.core.queue) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG && hb_queue_count(&b.core.queue) == 0);
     return true;
 }
 
@@ -194,7 +188,7 @@ static bool rom_effect_out_of_range_is_refused(void)
     p[HB_CMD_ROM_OFF_ENTRIES] = 1;
     p[HB_CMD_ROM_OFF_ENTRIES + 1] = DRV2605_EFFECT_ID_MAX + 1;
     fake_send(&b, HB_T_CMD_ROM_SEQ, p, sizeof p);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG);
     p[HB_CMD_ROM_OFF_ENTRIES + 1] = DRV2605_WAV_FRM_SEQ_WAIT | 0x7F; /* a pause is fine */
     fake_send(&b, HB_T_CMD_ROM_SEQ, p, sizeof p);
     CHECK(hb_queue_count(&b.core.queue) == 1);

@@ -14,12 +14,6 @@ static void replace_from(uint32_t at)
     fake_send(&b, HB_T_REPLACE_FROM, p, sizeof p);
 }
 
-static uint8_t last_nak_reason(void)
-{
-    const fake_frame *f = fake_last(&b, HB_T_NAK);
-    return f ? f->payload[HB_NAK_OFF_REASON] : 0;
-}
-
 /* Amplitudes 1..5 stamped t0+1000 .. t0+5000. */
 static uint32_t stream_five(void)
 {
@@ -54,7 +48,7 @@ static bool the_order_check_restarts_from_the_last_command_left(void)
     uint32_t t0 = stream_five();
     replace_from(t0 + 3000);
     fake_rtp(&b, t0 + 1500, 0x15); /* before the last one left (t0+2000) */
-    CHECK(last_nak_reason() == HB_NAK_OUT_OF_ORDER);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_OUT_OF_ORDER);
     b.frame_count = 0;
     fake_rtp(&b, t0 + 2500, 0x25); /* before the discarded ones: fine now */
     CHECK(fake_count(&b, HB_T_NAK) == 0 && hb_queue_count(&b.core.queue) == 3);
@@ -100,7 +94,7 @@ static bool replace_from_needs_a_session(void)
 {
     fake_init(&b);
     replace_from(0);
-    CHECK(last_nak_reason() == HB_NAK_NOT_OPEN && fake_count(&b, HB_T_REPLACED) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_NOT_OPEN && fake_count(&b, HB_T_REPLACED) == 0);
     return true;
 }
 

@@ -6,18 +6,6 @@
 
 static fake_board b;
 
-static bool chip_stopped(void)
-{
-    return b.regs[DRV2605_REG_RTP_INPUT] == 0 && !(b.regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
-           (b.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
-}
-
-static uint8_t stop_reason(void)
-{
-    const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
-    return f ? f->payload[HB_STOPPED_OFF_REASON] : 0;
-}
-
 static void drive(uint16_t keepalive_ms, uint16_t max_drive_ms, uint8_t amplitude)
 {
     fake_init(&b);
@@ -31,9 +19,9 @@ static bool host_silence_stops_the_actuator_and_ends_the_session(void)
     drive(50, 0, 0x50);
     CHECK(b.regs[DRV2605_REG_RTP_INPUT] == 0x50);
     fake_advance(&b, 49000);
-    CHECK(stop_reason() == 0);
+    CHECK(fake_last_stop_reason(&b) == 0);
     fake_advance(&b, 2000);
-    CHECK(stop_reason() == HB_STOP_HOST_SILENT && chip_stopped() && !b.core.open);
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_HOST_SILENT && fake_chip_stopped(&b) && !b.core.open);
     fake_rtp(&b, b.now_us + 100, 0x51);
     CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_NOT_OPEN);
     return true;
@@ -47,7 +35,7 @@ static bool hello_of_another_major_ends_the_session_and_the_drive(void)
     uint8_t p[HB_HELLO_LEN] = {HB_PROTO_VERSION_MAJOR + 1};
     fake_send(&b, HB_T_HELLO, p, sizeof p);
     CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_VERSION && !b.core.open);
-    CHECK(stop_reason() == HB_STOP_HOST_REQUEST && chip_stopped());
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_HOST_REQUEST && fake_chip_stopped(&b));
     return true;
 }
 
@@ -58,7 +46,7 @@ static bool any_valid_frame_keeps_the_host_alive(void)
         fake_advance(&b, 40000);
         fake_send(&b, HB_T_KEEPALIVE, NULL, 0);
     }
-    CHECK(stop_reason() == 0 && b.regs[DRV2605_REG_RTP_INPUT] == 0x50);
+    CHECK(fake_last_stop_reason(&b) == 0 && b.regs[DRV2605_REG_RTP_INPUT] == 0x50);
     return true;
 }
 
@@ -70,7 +58,7 @@ static bool drive_longer_than_the_limit_is_stopped(void)
     fake_rtp(&b, b.now_us + 10, 0x61); /* a new amplitude continues the same drive */
     fake_advance(&b, 10000);
     const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
-    CHECK(f && f->payload[HB_STOPPED_OFF_REASON] == HB_STOP_MAX_DRIVE && chip_stopped());
+    CHECK(f && f->payload[HB_STOPPED_OFF_REASON] == HB_STOP_MAX_DRIVE && fake_chip_stopped(&b));
     uint32_t at = hb_get_u32(&f->payload[HB_STOPPED_OFF_AT_US]);
     CHECK(at - started >= 29800 && at - started <= 30100);
     return true;
@@ -82,7 +70,7 @@ static bool zero_amplitude_ends_a_drive(void)
     fake_rtp(&b, b.now_us + 20000, 0);
     fake_rtp(&b, b.now_us + 21000, 0x62); /* a new drive starts its own clock */
     fake_advance(&b, 40000);
-    CHECK(stop_reason() == 0);
+    CHECK(fake_last_stop_reason(&b) == 0);
     return true;
 }
 
@@ -91,7 +79,7 @@ static bool over_current_latches_a_fault_and_refuses_drive_until_cleared(void)
     drive(1000, 0, 0x70);
     b.regs[DRV2605_REG_STATUS] |= DRV2605_STATUS_OC_DETECT;
     fake_advance(&b, HB_STATUS_POLL_US + 100);
-    CHECK(stop_reason() == HB_STOP_FAULT && chip_stopped());
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT && fake_chip_stopped(&b));
     CHECK(b.core.faults & HB_FAULT_OVER_CURRENT);
     fake_rtp(&b, b.now_us + 100, 0x71);
     CHECK(fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_FAULT);
@@ -113,7 +101,7 @@ static bool chip_nack_during_a_command_latches_an_i2c_fault(void)
     fake_advance(&b, 150);
     b.nack = false;
     fake_advance(&b, 200);
-    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_I2C));
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT && (b.core.faults & HB_FAULT_I2C));
     CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x74) == 0); /* flushed, never run */
     return true;
 }
@@ -123,7 +111,7 @@ static bool stop_all_flushes_the_queue_and_stops_at_once(void)
     drive(1000, 0, 0x70);
     fake_rtp(&b, b.now_us + 1000, 0x75);
     fake_send(&b, HB_T_STOP_ALL, NULL, 0);
-    CHECK(chip_stopped() && hb_queue_count(&b.core.queue) == 0 && fake_last(&b, HB_T_ACK));
+    CHECK(fake_chip_stopped(&b) && hb_queue_count(&b.core.queue) == 0 && fake_last(&b, HB_T_ACK));
     fake_advance(&b, 2000);
     CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x75) == 0);
     return true;
@@ -138,7 +126,7 @@ static bool bootloader_entry_needs_the_magic_and_stops_first(void)
     CHECK(b.bootloader_calls == 0 && fake_last(&b, HB_T_NAK)->payload[HB_NAK_OFF_REASON] == HB_NAK_BAD_ARG);
     hb_put_u32(p, HB_BOOT_MAGIC);
     fake_send(&b, HB_T_ENTER_BOOTLOADER, p, sizeof p);
-    CHECK(b.bootloader_calls == 1 && chip_stopped() && fake_last(&b, HB_T_ACK));
+    CHECK(b.bootloader_calls == 1 && fake_chip_stopped(&b) && fake_last(&b, HB_T_ACK));
     return true;
 }
 
@@ -167,11 +155,11 @@ static bool status_poll_is_not_starved_by_a_dense_stream(void)
     for (int i = 0; i < 10; i++) {
         fake_rtp(&b, at += 200, 0x30);
     }
-    for (uint32_t t = 0; t < 3u * HB_STATUS_POLL_US && stop_reason() == 0; t += 200) {
+    for (uint32_t t = 0; t < 3u * HB_STATUS_POLL_US && fake_last_stop_reason(&b) == 0; t += 200) {
         fake_rtp(&b, at += 200, 0x30);
         fake_advance(&b, 200);
     }
-    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_OVER_TEMP));
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT && (b.core.faults & HB_FAULT_OVER_TEMP));
     return true;
 }
 
@@ -189,7 +177,7 @@ static bool rom_sequence_drive_ends_when_the_chip_clears_go(void)
     fake_advance(&b, HB_GO_POLL_US + 100);
     CHECK(b.core.drive == HB_DRIVE_IDLE);
     fake_advance(&b, 50000);
-    CHECK(stop_reason() == 0);
+    CHECK(fake_last_stop_reason(&b) == 0);
     return true;
 }
 

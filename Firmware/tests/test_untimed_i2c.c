@@ -22,24 +22,6 @@ static void i2c_write(uint8_t addr, uint8_t reg, const uint8_t *data, uint8_t n)
     fake_send(&b, HB_T_I2C_WRITE, p, (uint8_t)(HB_I2C_WRITE_OFF_DATA + n));
 }
 
-static uint8_t last_nak_reason(void)
-{
-    const fake_frame *f = fake_last(&b, HB_T_NAK);
-    return f ? f->payload[HB_NAK_OFF_REASON] : 0;
-}
-
-static uint8_t stop_reason(void)
-{
-    const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
-    return f ? f->payload[HB_STOPPED_OFF_REASON] : 0;
-}
-
-static bool chip_stopped(void)
-{
-    return b.regs[DRV2605_REG_RTP_INPUT] == 0 && !(b.regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
-           (b.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
-}
-
 static bool read_works_without_a_session_and_returns_the_registers(void)
 {
     fake_init(&b);
@@ -84,13 +66,13 @@ static bool counts_and_addresses_out_of_range_are_refused(void)
 {
     fake_init(&b);
     i2c_read(DRV2605_I2C_ADDR, 0, 0);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG);
     b.frame_count = 0;
     i2c_read(DRV2605_I2C_ADDR, 0, HB_I2C_MAX_DATA + 1);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG);
     b.frame_count = 0;
     i2c_read(0x80, 0, 1);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG && fake_count(&b, HB_T_I2C_RESULT) == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG && fake_count(&b, HB_T_I2C_RESULT) == 0);
     return true;
 }
 
@@ -99,7 +81,7 @@ static bool write_needs_a_session(void)
     fake_init(&b);
     uint8_t v = 0x42;
     i2c_write(FAKE_OTHER_ADDR, 0x20, &v, 1);
-    CHECK(last_nak_reason() == HB_NAK_NOT_OPEN && b.other_regs[0x20] != 0x42);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_NOT_OPEN && b.other_regs[0x20] != 0x42);
     return true;
 }
 
@@ -125,10 +107,10 @@ static bool write_to_read_only_chip_registers_is_refused(void)
     uint8_t v[2] = {0xFF, 0xFF};
     b.write_count = 0;
     i2c_write(DRV2605_I2C_ADDR, DRV2605_REG_STATUS, v, 1);
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG);
     b.frame_count = 0;
     i2c_write(DRV2605_I2C_ADDR, DRV2605_REG_OL_LRA_PERIOD, v, 2); /* runs on into VBAT */
-    CHECK(last_nak_reason() == HB_NAK_BAD_ARG && b.write_count == 0);
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_BAD_ARG && b.write_count == 0);
     return true;
 }
 
@@ -138,10 +120,10 @@ static bool write_is_refused_while_a_fault_is_latched(void)
     fake_hello(&b, 500, 0);
     b.regs[DRV2605_REG_STATUS] |= DRV2605_STATUS_OVER_TEMP;
     fake_advance(&b, 25000);
-    CHECK(stop_reason() == HB_STOP_FAULT);
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT);
     uint8_t v = DRV2605_MODE_RTP;
     i2c_write(DRV2605_I2C_ADDR, DRV2605_REG_MODE, &v, 1);
-    CHECK(last_nak_reason() == HB_NAK_FAULT && (b.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY));
+    CHECK(fake_last_nak_reason(&b) == HB_NAK_FAULT && (b.regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY));
     return true;
 }
 
@@ -164,7 +146,7 @@ static bool a_drive_started_by_raw_writes_is_stopped_at_the_drive_limit(void)
         fake_send(&b, HB_T_KEEPALIVE, NULL, 0);
     }
     const fake_frame *f = fake_last(&b, HB_T_EVENT_STOPPED);
-    CHECK(f && f->payload[HB_STOPPED_OFF_REASON] == HB_STOP_MAX_DRIVE && chip_stopped());
+    CHECK(f && f->payload[HB_STOPPED_OFF_REASON] == HB_STOP_MAX_DRIVE && fake_chip_stopped(&b));
     int32_t after = (int32_t)(hb_get_u32(&f->payload[HB_STOPPED_OFF_AT_US]) - started);
     CHECK(after > 30000 && after <= 30010);
     return true;
@@ -174,7 +156,7 @@ static bool a_drive_started_by_raw_writes_is_stopped_when_the_host_goes_silent(v
 {
     raw_rtp_drive(50, 0, 0x71);
     fake_advance(&b, 51000);
-    CHECK(stop_reason() == HB_STOP_HOST_SILENT && chip_stopped());
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_HOST_SILENT && fake_chip_stopped(&b));
     return true;
 }
 
@@ -192,7 +174,7 @@ static bool a_raw_go_counts_as_drive_until_the_chip_clears_it(void)
     fake_advance(&b, 5000);
     b.regs[DRV2605_REG_GO] = 0; /* the sequencer finished */
     fake_advance(&b, HB_GO_POLL_US + 1000);
-    CHECK(b.core.drive == HB_DRIVE_IDLE && stop_reason() == 0);
+    CHECK(b.core.drive == HB_DRIVE_IDLE && fake_last_stop_reason(&b) == 0);
     return true;
 }
 
@@ -204,7 +186,7 @@ static bool an_external_input_mode_counts_as_drive(void)
     i2c_write(DRV2605_I2C_ADDR, DRV2605_REG_MODE, &pwm, 1);
     CHECK(b.core.drive == HB_DRIVE_EXTERNAL);
     fake_advance(&b, 21000);
-    CHECK(stop_reason() == HB_STOP_MAX_DRIVE && chip_stopped());
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_MAX_DRIVE && fake_chip_stopped(&b));
     return true;
 }
 
@@ -230,7 +212,7 @@ static bool a_nack_from_the_chip_on_a_raw_write_latches_an_i2c_fault(void)
     const fake_frame *r = fake_last(&b, HB_T_I2C_RESULT);
     CHECK(r && r->payload[HB_I2C_RESULT_OFF_STATUS] == HB_I2C_STATUS_NACK);
     fake_advance(&b, 100);
-    CHECK(stop_reason() == HB_STOP_FAULT && (b.core.faults & HB_FAULT_I2C));
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT && (b.core.faults & HB_FAULT_I2C));
     return true;
 }
 
@@ -249,7 +231,7 @@ static bool a_stamped_register_write_that_starts_a_drive_counts_too(void)
     fake_advance(&b, 200);
     CHECK(b.core.drive == HB_DRIVE_RTP);
     fake_advance(&b, 21000);
-    CHECK(stop_reason() == HB_STOP_MAX_DRIVE && chip_stopped());
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_MAX_DRIVE && fake_chip_stopped(&b));
     return true;
 }
 
