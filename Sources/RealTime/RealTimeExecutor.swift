@@ -59,10 +59,17 @@ public final class RealTimeExecutor: SerialExecutor, @unchecked Sendable {
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 
     /// Suspends the caller until CLOCK_MONOTONIC reaches `microseconds` (or at once if
-    /// it has); it resumes on whatever executor it is isolated to, this one for an
-    /// actor that uses it.
-    public func sleep(untilMicroseconds deadline: UInt64) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in core.addTimer(deadline, c) }
+    /// it has). It stays isolated to the caller (`isolation`), so for an actor on this
+    /// executor the wake-up is one job straight onto this thread: a nonisolated sleep
+    /// would resume on the global pool first and hop back, paying its latency.
+    public func sleep(untilMicroseconds deadline: UInt64, isolation: isolated (any Actor)? = #isolation) async {
+        await withCheckedContinuation(isolation: isolation) { (c: CheckedContinuation<Void, Never>) in core.addTimer(deadline) { c.resume() } }
+    }
+
+    /// Runs `body` on this thread once CLOCK_MONOTONIC reaches `deadline` (what a
+    /// sleep's wake-up is made of).
+    func schedule(atMicroseconds deadline: UInt64, _ body: @escaping @Sendable () -> Void) {
+        core.addTimer(deadline, body)
     }
 
     /// Ends the thread once the jobs queued so far have run.
@@ -112,7 +119,7 @@ extension RealTimeExecutor {
         private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         private var jobs: [UnownedJob] = []
         private var jobsHead = 0
-        private var timers: [(deadline: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        private var timers: [(deadline: UInt64, fire: @Sendable () -> Void)] = []
         private var running = true
         private var threadAlive = true
         private var ownExecutor: UnownedSerialExecutor?
@@ -148,16 +155,16 @@ extension RealTimeExecutor {
             }
         }
 
-        func addTimer(_ deadline: UInt64, _ continuation: CheckedContinuation<Void, Never>) {
+        func addTimer(_ deadline: UInt64, _ fire: @escaping @Sendable () -> Void) {
             pthread_mutex_lock(mutex)
             guard threadAlive else {
                 pthread_mutex_unlock(mutex)
-                let delay = deadline > RealTimeExecutor.monotonicMicroseconds() ? deadline - RealTimeExecutor.monotonicMicroseconds() : 0
-                fallback.asyncAfter(deadline: .now() + .microseconds(Int(clamping: delay))) { continuation.resume() }
+                let now = RealTimeExecutor.monotonicMicroseconds()
+                fallback.asyncAfter(deadline: .now() + .microseconds(Int(clamping: deadline > now ? deadline - now : 0)), execute: fire)
                 return
             }
             let i = timers.firstIndex { $0.deadline > deadline } ?? timers.endIndex
-            timers.insert((deadline, continuation), at: i)
+            timers.insert((deadline, fire), at: i)
             pthread_cond_signal(condition)
             pthread_mutex_unlock(mutex)
         }
@@ -197,7 +204,7 @@ extension RealTimeExecutor {
                 if let first = timers.first, first.deadline <= now {
                     timers.removeFirst()
                     pthread_mutex_unlock(mutex)
-                    first.continuation.resume()  // enqueues the sleeper's job: runs next round
+                    first.fire()  // a sleeper's resume enqueues its job: it runs next round
                     pthread_mutex_lock(mutex)
                     continue
                 }
@@ -217,7 +224,7 @@ extension RealTimeExecutor {
             for t in left {
                 let now = RealTimeExecutor.monotonicMicroseconds()
                 let delay = t.deadline > now ? t.deadline - now : 0
-                fallback.asyncAfter(deadline: .now() + .microseconds(Int(clamping: delay))) { t.continuation.resume() }
+                fallback.asyncAfter(deadline: .now() + .microseconds(Int(clamping: delay)), execute: t.fire)
             }
         }
     }

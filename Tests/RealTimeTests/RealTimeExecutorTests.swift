@@ -1,5 +1,15 @@
-import RealTime
+import Dispatch
+import Foundation
+@testable import RealTime
 import Testing
+
+/// Tags in the order timers fired (on the executor's thread; read by the test).
+private final class Fired: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+    func append(_ v: Int) { lock.withLock { values.append(v) } }
+    var tags: [Int] { lock.withLock { values } }
+}
 
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +22,12 @@ private actor Pinned {
     init(_ executor: RealTimeExecutor) { self.executor = executor }
 
     func threadID() -> pthread_t { pthread_self() }
+
+    /// Blocks the executor's thread until `release` is signalled.
+    func block(signalling started: DispatchSemaphore, until release: DispatchSemaphore) {
+        started.signal()
+        release.wait()
+    }
 
     /// Sleeps on the executor's own timer; returns when it woke (monotonic µs).
     func sleep(microseconds: UInt64) async -> (asked: UInt64, woke: UInt64, thread: pthread_t) {
@@ -37,17 +53,25 @@ struct RealTimeExecutorTests {
         executor.shutdown()
     }
 
-    @Test("sleepers wake in deadline order whatever order they went to sleep in")
+    @Test("due timers fire in deadline order whatever order they were set in")
     func timersFireInDeadlineOrder() async {
         let executor = RealTimeExecutor(name: "test", priority: nil)
+        let fired = Fired()
+        let busy = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        // Hold the thread in a job, set three timers out of order that are all due by
+        // the time it is free, then let it go: it must take them earliest first.
         let actor = Pinned(executor)
-        let order = await withTaskGroup(of: (Int, UInt64).self) { group in
-            for (i, us) in [3000, 1000, 2000].enumerated() {
-                group.addTask { (i, await actor.sleep(microseconds: UInt64(us)).woke) }
-            }
-            return await group.reduce(into: []) { $0.append($1) }.sorted { $0.1 < $1.1 }.map(\.0)
+        let hold = Task { await actor.block(signalling: holding, until: busy) }
+        holding.wait()
+        let past = RealTimeExecutor.monotonicMicroseconds()
+        for (tag, offset) in [(0, 3), (1, 1), (2, 2)] {
+            executor.schedule(atMicroseconds: past - 10 + UInt64(offset)) { fired.append(tag) }
         }
-        #expect(order == [1, 2, 0])
+        busy.signal()
+        await hold.value
+        _ = await actor.sleep(microseconds: 0)  // its timer is due after the three: they fire first
+        #expect(fired.tags == [1, 2, 0])
         executor.shutdown()
     }
 

@@ -1,3 +1,4 @@
+import HapticCompilation
 import Haptics
 
 /// The engine side of the players: every operation lands here, on the engine's
@@ -18,6 +19,13 @@ extension HapticEngine {
         do { timeline = try Renderer.render(pattern, options: RenderOptions(sampleRate: 1e6 / Double(options.controlStepMicroseconds))) } catch {
             throw .patternRender(error)
         }
+        // Refused here, before anything plays, rather than mid-stream: more transients
+        // in one control step than the chip's bus can start, or more players than a
+        // step mixes (every registered player is stepped at every step).
+        do {
+            try DriveCompiler.checkWork(for: timeline, stepMicroseconds: options.controlStepMicroseconds)
+            try CompilationLimits.standard.check(contributions: players.count + 1)
+        } catch { throw .compilation(error) }
         let id = nextPlayerID
         nextPlayerID += 1
         players[id] = PlayerPlayback(id: id, advanced: advanced, timeline: timeline)
@@ -180,12 +188,27 @@ extension HapticEngine {
 
     func playerSetRate(_ id: Int, _ rate: Double) throws(HapticEngineError) {
         guard rate.isFinite, rate >= 0.01, rate <= 100 else { throw .invalidPlaybackRate(rate) }
+        let p = try player(id, requireRunning: false)
+        try checkWork(p, rate: rate, loopLength: p.loopLength)
         try update(id, requireRunning: false, { p, t in p.schedule(.rate(rate), at: t) })
     }
 
     func playerSetLoop(_ id: Int, enabled: Bool, end: Double) throws(HapticEngineError) {
         _ = try Self.microseconds(end)
+        var looped = try player(id, requireRunning: false)
+        looped.loopEnabled = enabled
+        looped.loopEnd = end
+        try checkWork(looped, rate: looped.rate, loopLength: looped.loopLength)
         try update(id, requireRunning: false, { p, t in p.schedule(.loop(enabled: enabled, end: end), at: t) })
+    }
+
+    /// A faster rate or a short loop packs more transients into a step: the same bound
+    /// as when the player was made.
+    func checkWork(_ p: PlayerPlayback, rate: Double, loopLength: Double?) throws(HapticEngineError) {
+        do {
+            try DriveCompiler.checkWork(
+                for: p.timeline, stepMicroseconds: options.controlStepMicroseconds, playbackRate: rate, loopLength: loopLength.map { $0 / 1e6 })
+        } catch { throw .compilation(error) }
     }
 
     /// The client let go of a player: forget it now if it is silent, else once it is.

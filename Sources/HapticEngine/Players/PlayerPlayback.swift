@@ -78,6 +78,7 @@ struct PlayerPlayback: Sendable {
         self.id = id
         self.advanced = advanced
         self.timeline = timeline
+        // The renderer lists transients in time order; the binary search relies on it.
         transientTimes = timeline.transients.map { $0.time * 1e6 }
         duration = timeline.duration * 1e6
     }
@@ -227,17 +228,31 @@ struct PlayerPlayback: Sendable {
         let length = loop ?? .infinity
         var base = loop.map { (from / $0).rounded(.down) * $0 } ?? 0
         while base <= to {
-            for (index, p) in transientTimes.enumerated() where p < length {
+            // transientTimes is in time order: start at the first one after `from`
+            // (a step looks at a millisecond of a pattern that may hold 100,000 taps).
+            var index = firstTransient(after: from - base)
+            while index < transientTimes.count {
+                let p = transientTimes[index]
                 let unfolded = base + p
-                if unfolded > from && unfolded <= to {
-                    let engineTime = t - Int64(((tauNow - unfolded) / rate).rounded())
-                    let tr = timeline.transients[index]
-                    out.append((engineTime, tr.intensity, tr.sharpness))
-                }
+                guard p < length, unfolded <= to else { break }
+                let engineTime = t - Int64(((tauNow - unfolded) / rate).rounded())
+                let tr = timeline.transients[index]
+                out.append((engineTime, tr.intensity, tr.sharpness))
+                index += 1
             }
             guard let l = loop else { break }
             base += l
         }
+    }
+
+    /// Index of the first transient strictly after pattern µs `p` (binary search).
+    private func firstTransient(after p: Double) -> Int {
+        var lo = 0, hi = transientTimes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if transientTimes[mid] > p { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 
     private mutating func apply(_ action: Action, order: Int, at t: Int64, notices: inout [Notice]) {
