@@ -37,6 +37,8 @@ public struct HostFrameEncoder: Sendable {
     /// The protocol minor this host speaks (`protocol.h`). A board answers HELLO at
     /// min(this, its own) and lays its reply out for that minor.
     public static let protocolMinor = UInt8(HB_PROTO_VERSION_MINOR)
+    /// The protocol major this host speaks; a board of another major refuses HELLO.
+    public static let protocolMajor = UInt8(HB_PROTO_VERSION_MAJOR)
 
     /// HELLO: opens (or reopens) a session. 0 means the board's default for either limit.
     /// `protocolMinor` below this host's asks for an older reply layout (tests of 1.0 hosts).

@@ -155,6 +155,10 @@ public final class USBBridgeTransport: FrameTransport {
     }
 }
 
+extension USBBridgeTransport: LinkDiagnostics {
+    public var discardedBytes: Int { shared.state.withLock { $0.decoder.skippedBytes } }
+}
+
 extension USBBridgeTransport {
     /// What the event thread and the owner share, behind one lock.
     final class Shared: Sendable {
