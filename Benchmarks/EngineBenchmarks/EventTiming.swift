@@ -16,12 +16,14 @@ struct TimingRun {
 /// checks the scheduler (every command in the queue before its stamp gives 0); in
 /// real time the host's wake-ups and work are real and a command that misses its
 /// stamp shows as error.
-func simulatedBoardEventTiming(count: Int, timing: SimulatedTiming) async throws -> TimingRun {
+func simulatedBoardEventTiming(count: Int, timing: SimulatedTiming, realTimePriority: Bool = true) async throws -> TimingRun {
     let sim = SimulatedBridgeDevice(board: try benchmarkBoard(), link: .init(latencyMicroseconds: 500), timing: timing)
     let device = StampRecorder(sim)
-    let engine = HapticEngine(
-        device: device, actuator: try actuatorProfile(), options: .init(driving: timing == .virtual ? .manual : .automatic))
+    var options = HapticEngine.Options(driving: timing == .virtual ? .manual : .automatic)
+    if !realTimePriority { options.serviceThreadPriority = nil }
+    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: options)
     try await engine.start()
+    if timing == .realTime { print("   engine service thread: \(engine.serviceThreadScheduling)") }
     let player = try await engine.makePlayer(with: alternatingSteps(count: count))
     let begin = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6
     try await player.start(atTime: begin)

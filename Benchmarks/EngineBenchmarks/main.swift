@@ -40,6 +40,7 @@ func report(_ run: TimingRun, _ name: String, expected: Int) {
 }
 
 func run() async throws {
+    if CommandLine.arguments.contains("--burn-cpu") { burnCPU() }
     let quick = CommandLine.arguments.contains("--quick")
     let events = quick ? 1000 : 10_000
     let defaultMargin = HapticEngine.Options().leadMarginMicroseconds
@@ -54,6 +55,16 @@ func run() async throws {
             .line("start latency to 1st I2C write, real time, 300 µs margin"))
         report(try await simulatedBoardEventTiming(count: events, timing: .virtual), "event timing |write − stamp|, virtual time", expected: events)
         report(try await simulatedBoardEventTiming(count: events, timing: .realTime), "event timing |write − stamp|, real time", expected: events)
+        print("== the same under load: \(ProcessInfo.processInfo.activeProcessorCount) busy-looping processes, one per core")
+        let load = try CPULoad()
+        print(await baseline(count: quick ? 500 : 2000).line("baseline under load: Task.sleep lateness, 1 ms period"))
+        report(try await simulatedBoardEventTiming(count: events, timing: .realTime), "event timing |write − stamp|, real time, loaded", expected: events)
+        report(
+            try await simulatedBoardEventTiming(count: events, timing: .realTime, realTimePriority: false),
+            "same, service thread at normal priority", expected: events)
+        print(try await realTimeStartLatency(count: quick ? 100 : 300, margin: nil)
+            .line("start latency to 1st I2C write, real time, loaded"))
+        load.stop()
     }
     print("== engine on the firmware ELF under simavr (\(events) events, virtual time)")
     if let root = SimavrBridgeDevice.packageRoot(), SimavrBridgeDevice.locate(packageRoot: root) != nil {

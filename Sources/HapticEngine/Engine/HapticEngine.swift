@@ -63,8 +63,8 @@ public actor HapticEngine {
         public var protocolMinor: UInt8 = HostFrameEncoder.protocolMinor
         /// SCHED_FIFO priority asked for the service thread on a real clock (granted to
         /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
-        /// once in `serviceThreadScheduling`).
-        public var serviceThreadPriority: Int32 = 20
+        /// once in `serviceThreadScheduling`); nil never asks.
+        public var serviceThreadPriority: Int32? = 20
         /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the
         /// drive shows on any device. Off by default (it grows with the pattern).
         public var keepsSentCommandLog = false
@@ -182,6 +182,7 @@ public actor HapticEngine {
         // service loop runs flat out, which a SCHED_FIFO thread must never do.
         let realTime = device.isRealTime && options.driving == .automatic
         executor = RealTimeExecutor(name: "hapbridge.engine", priority: realTime ? options.serviceThreadPriority : nil)
+
         self.device = device
         self.deviceAtTeardown = device
         self.profile = actuator
