@@ -24,6 +24,7 @@
 #include "suite.h"
 #include "timing.h"
 #include "usb_host.h"
+#include "usb_serve.h"
 
 #include <avr_usb.h>
 
@@ -758,6 +759,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } modes[] = {
     {"--serve", serve_command},
+    {"--usb", usb_serve_command},
 };
 
 int main(int argc, char **argv)
