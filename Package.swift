@@ -101,6 +101,12 @@ let package = Package(
         // The real firmware ELF under simavr as a BridgeDevice: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
+        // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
+        // ioctl handlers the USB emulations answer libusb with.
+        .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+        // What Swift cannot reach of umockdev's GObject API and <linux/usbdevice_fs.h>:
+        // signal connection, usbdevfs request numbers, the URB's layout. No logic.
+        .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
