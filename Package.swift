@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "HapticEngine", targets: ["HapticEngine"]),
         .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
         .library(name: "SimavrBridgeDevice", targets: ["SimavrBridgeDevice"]),
+        .library(name: "USBEmulation", targets: ["USBEmulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -107,12 +108,19 @@ let package = Package(
         // What Swift cannot reach of umockdev's GObject API and <linux/usbdevice_fs.h>:
         // signal connection, usbdevfs request numbers, the URB's layout. No logic.
         .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
+        // `hapbridge emulate`: emulated USB devices behind real libusb (umockdev + our
+        // usbdevfs handler); the bridge board backed by the firmware core in real time or
+        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
+        .target(
+            name: "USBEmulation",
+            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "Actuators"],
+            exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
                 "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
-                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices",
+                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBEmulation", "SimavrBridgeDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
