@@ -36,8 +36,10 @@
  *                             simulated time while polling); "in EP stall" for a STALL
  *   i2c BOARD_US STOP_BOARD_US HOST_US w|r ADDR HEX
  *                             one transaction at the DRV2605 model (HEX: register
- *                             pointer, then data); HOST_US is read when the slice it
- *                             ran in ended, minus the simulated time since its START
+ *                             pointer, then data); HOST_US is when its START was due
+ *                             on the host's clock under the pacing, plus how far the
+ *                             simulation was behind the clock when it was reported
+ *                             (0 while it keeps up, which it does at ~2x real time)
  *   detach SIM_US             the firmware left the bus (UDCON.DETACH: bootloader jump)
  *   reboot SIM_US EPOCH_US    the firmware restarted (watchdog) and is on the bus again,
  *                             bus-reset, waiting to be enumerated
@@ -100,6 +102,17 @@ static void line(const char *fmt, ...)
 }
 
 static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
+
+/* The host clock at a simulated cycle: when the pacing has it due, plus the
+ * simulation's current lag behind the wall clock.  Monotonic in the cycle. */
+static uint64_t host_at(avr_cycle_count_t c)
+{
+    double due = (double)anchor_host_us + ((double)c - (double)anchor_cycle) / SIM_CYCLES_PER_US;
+    double due_now = (double)anchor_host_us + us(board.avr->cycle - anchor_cycle);
+    double t = (double)rt_host_us();
+    double at = due + (t > due_now ? t - due_now : 0.0);
+    return at > 0 ? (uint64_t)at : 0u;
+}
 static double now(void) { return us(board.avr->cycle); }
 
 /* Board time of a logged cycle; transactions from before a reboot keep the
@@ -146,7 +159,6 @@ static int unhex(const char *text, uint8_t *out, size_t cap)
 
 static void emit_i2c(void)
 {
-    uint64_t host_now = rt_host_us();
     for (uint32_t i = 0; i < chip.count; i++) {
         const drv_txn *t = &chip.log[i];
         uint8_t bytes[1 + DRV_TXN_MAX_BYTES];
@@ -154,10 +166,8 @@ static void emit_i2c(void)
         memcpy(&bytes[1], t->bytes, t->n);
         char text[2 * sizeof bytes + 1];
         hex(text, bytes, 1u + t->n);
-        double since = us(board.avr->cycle - t->start_cycle);
-        uint64_t at = host_now > (uint64_t)since ? host_now - (uint64_t)since : 0;
         line("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
-             (unsigned long long)at, t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
+             (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
     }
     chip.count = 0;
     chip.log_full = false;
@@ -311,7 +321,7 @@ static void service_outs(void)
             if (o->sent < o->len) {
                 continue;
             }
-            line("out %s ok %.4f %llu", o->id, board_us_at(board.avr->cycle), (unsigned long long)rt_host_us());
+            line("out %s ok %.4f %llu", o->id, board_us_at(board.avr->cycle), (unsigned long long)host_at(board.avr->cycle));
         } else {
             line("out %s %s", o->id, r == USB_HOST_STALL ? "stall" : "gone");
         }
@@ -427,9 +437,9 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us)
     usb_host_bus_reset(&board);
     seen_boots = board.boots;
     epoch = board.timer1_start;
-    emit_i2c();
     anchor_cycle = board.avr->cycle;
     anchor_host_us = rt_host_us();
+    emit_i2c(); /* the boot's transactions, due before the anchor */
     next_poll = anchor_cycle;
     line("ready %.4f %.4f", now(), us(epoch));
 
