@@ -125,6 +125,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        // A minimal libusb client of the bridge board: what USBEmulationTests runs as
+        // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
+        .executableTarget(
+            name: "usb-emulation-probe", dependencies: ["CHapbridgeProtocol"], path: "Tests/USBEmulationProbe",
+            linkerSettings: [.linkedLibrary("usb-1.0")]),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
@@ -150,6 +155,10 @@ let package = Package(
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
+        .testTarget(
+            name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
+            swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
