@@ -113,7 +113,7 @@ let package = Package(
         // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
         .target(
             name: "USBEmulation",
-            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "Actuators"],
+            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators"],
             exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(

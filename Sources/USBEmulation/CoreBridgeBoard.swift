@@ -1,6 +1,7 @@
 import Actuators
 import BridgeProtocol
 import Foundation
+import RealTime
 import SimulatedBoard
 import Synchronization
 
@@ -136,7 +137,7 @@ final class CoreBridgeBoard: USBDeviceModel {
 
     private func run() {
         var board = SimulatedBoard(configuration: boardConfiguration)
-        var origin = HostClock.microseconds()
+        var origin = RealTimeExecutor.monotonicMicroseconds()
         defer { finished.signal() }
         while true {
             let taken = state.withLock { s -> [(bytes: [UInt8], completion: @Sendable (USBPipeResult) -> Void)]? in
@@ -148,7 +149,7 @@ final class CoreBridgeBoard: USBDeviceModel {
                 return s.inbox
             }
             guard let taken else { return }
-            let now = HostClock.microseconds()
+            let now = RealTimeExecutor.monotonicMicroseconds()
             do {
                 try board.advance(to: max(board.time, now - origin))
             } catch {
@@ -170,7 +171,7 @@ final class CoreBridgeBoard: USBDeviceModel {
                     s.outbound = []
                 }
                 board = SimulatedBoard(configuration: boardConfiguration)
-                origin = HostClock.microseconds()
+                origin = RealTimeExecutor.monotonicMicroseconds()
                 events(.returned(reason: "bootloader"))
                 continue
             }

@@ -1,10 +1,11 @@
 import Foundation
+import RealTime
 import Synchronization
 
 /// `--log FILE`: one JSON object per line, written as things happen, so a test (or a
 /// person) can check what the boards did and when. Every line has `event`, `host_us`
-/// (CLOCK_MONOTONIC µs, `HostClock`) and, for a board's events, `board` (its bus-port
-/// name) and `serial`:
+/// (CLOCK_MONOTONIC µs, `RealTimeExecutor.monotonicMicroseconds`) and, for a board's
+/// events, `board` (its bus-port name) and `serial`:
 ///
 ///   {"event":"plug","board":"1-1","serial":"0001","node":"/dev/bus/usb/001/002","host_us":…}
 ///   {"event":"unplug",…}
@@ -33,7 +34,7 @@ public final class EmulationLog: Sendable {
         public var reason: String?
         public var message: String?
 
-        public init(event: String, board: String? = nil, serial: String? = nil, hostMicroseconds: UInt64 = HostClock.microseconds()) {
+        public init(event: String, board: String? = nil, serial: String? = nil, hostMicroseconds: UInt64 = RealTimeExecutor.monotonicMicroseconds()) {
             self.event = event
             self.board = board
             self.serial = serial
