@@ -165,6 +165,7 @@ final class CoreBridgeBoard: USBDeviceModel {
             }
             report(board, origin: origin)
             if board.bootloaderEntries > 0 {
+                flushBeforeDetach()
                 events(.left(reason: "bootloader"))
                 state.withLock { s in
                     s.usb.reset()
@@ -179,6 +180,19 @@ final class CoreBridgeBoard: USBDeviceModel {
             wakeup.wait(microseconds: Self.tickMicroseconds)
         }
     }
+
+    /// The port's usb_flush before the bootloader jump detaches it: the host gets the
+    /// ACK if it takes it within the bound.
+    private func flushBeforeDetach() {
+        let deadline = RealTimeExecutor.monotonicMicroseconds() + Self.flushBoundMicroseconds
+        while !state.withLock({ $0.outbound.isEmpty }) && RealTimeExecutor.monotonicMicroseconds() < deadline {
+            deliver()
+            wakeup.wait(microseconds: Self.tickMicroseconds)
+        }
+    }
+
+    /// How long the ATmega32U4 port's usb_flush waits for the host (usb.c, FLUSH_ROUNDS).
+    static let flushBoundMicroseconds: UInt64 = 25_000
 
     /// Frames to the IN ring, I2C transactions to the log.
     private func report(_ board: SimulatedBoard, origin: UInt64) {

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// `hapbridge emulate bridge ... -- COMMAND`: the whole run. Re-executes under
 /// umockdev's preload if needed, makes the testbed, plugs the boards, opens the
@@ -51,32 +51,34 @@ public enum EmulationSession {
     }
 
     private static func runCommand(_ command: [String], emulation: BridgeEmulation) -> Int32 {
-        let child: ChildProcess
-        switch ChildProcess.spawn(command) {
-        case .success(let c): child = c
-        case .failure(let f):
-            FileHandle.standardError.write(Data("hapbridge emulate: \(f.message)\n".utf8))
-            return f.status
-        }
-        let queue = DispatchQueue(label: "hapbridge.emulate.signals")
-        var sources: [any DispatchSourceSignal] = []
-        func on(_ signal: Int32, _ action: @escaping @Sendable () -> Void) {
-            Glibc.signal(signal, SIG_IGN)  // dispatch delivers it; COMMAND gets the default back at spawn
-            let s = DispatchSource.makeSignalSource(signal: signal, queue: queue)
-            s.setEventHandler(handler: action)
-            s.resume()
-            sources.append(s)
-        }
+        // COMMAND once it runs; until then, what it is to be sent when it does.
+        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
         let report: @Sendable ([String]) -> Void = { lines in
             FileHandle.standardError.write(Data(lines.map { "hapbridge emulate: \($0)\n" }.joined().utf8))
         }
-        on(SIGUSR1) { report(emulation.execute("unplug")) }
-        on(SIGUSR2) { report(emulation.execute("replug")) }
-        on(SIGTERM) { child.send(SIGTERM) }
-        on(SIGHUP) { child.send(SIGHUP) }
-        on(SIGINT) {}
-        let status = child.wait()
-        sources.forEach { $0.cancel() }
-        return status
+        // In place before COMMAND exists: it may signal at once.
+        let signals = SignalRelay(ChildProcess.emulationSignals) { signal in
+            switch signal {
+            case SIGUSR1: report(emulation.execute("unplug"))
+            case SIGUSR2: report(emulation.execute("replug"))
+            case SIGTERM, SIGHUP:
+                child.withLock { c in
+                    if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
+                }
+            default: break  // SIGINT: COMMAND gets it from the terminal as we do
+            }
+        }
+        defer { signals.stop() }
+        switch ChildProcess.spawn(command) {
+        case .success(let c):
+            child.withLock { state in
+                state.process = c
+                state.pending.forEach(c.send)
+            }
+            return c.wait()
+        case .failure(let f):
+            report([f.message])
+            return f.status
+        }
     }
 }
