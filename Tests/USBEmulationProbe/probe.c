@@ -15,6 +15,9 @@
  *                                 board, then a replug, then HELLO again
  *   signal-replug                 the same through SIGUSR1 / SIGUSR2 to the emulation
  *                                 (this program's parent when it is COMMAND)
+ *   bootloader                    ENTER_BOOTLOADER: its ACK, the board leaving the bus
+ *                                 and coming back (a board without a bootloader to stay
+ *                                 in restarts), then HELLO again
  *   silence KEEPALIVE_MS          HELLO with that keep-alive, then silence until the
  *                                 board reports its stop (EVENT_STOPPED)
  *   idle SECONDS                  a bulk IN pending and the event loop running for that
@@ -430,6 +433,40 @@ static int cmd_unplug_replug(libusb_context *ctx, void (*unplug)(void), void (*r
     return 0;
 }
 
+static int cmd_bootloader(libusb_context *ctx)
+{
+    hotplug_state hp = {0};
+    libusb_hotplug_callback_handle cb;
+    check(libusb_hotplug_register_callback(ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT, 0,
+                                           HB_USB_VID, HB_USB_PID, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, &hp, &cb),
+          "libusb_hotplug_register_callback");
+    libusb_device_handle *h = open_board(ctx, NULL);
+    print_board(h);
+    rx r = {.len = 0};
+    uint8_t reply[HB_FRAME_MAX_PAYLOAD], len;
+    print_hello(reply, hello(h, &r, 0, reply));
+    uint8_t p[HB_ENTER_BOOTLOADER_LEN];
+    hb_put_u32(&p[HB_BOOT_OFF_MAGIC], HB_BOOT_MAGIC);
+    send_frame(h, HB_T_ENTER_BOOTLOADER, p, sizeof p);
+    wait_frame(h, &r, HB_T_ACK, reply, &len);
+    printf("ack type=0x%02x\n", reply[HB_ACK_OFF_TYPE]);
+    wait_for(ctx, &hp.left, "the hotplug 'left' event");
+    printf("hotplug event=left count=%d\n", hp.left);
+    libusb_close(h);
+    wait_for(ctx, &hp.arrived, "the hotplug 'arrived' event");
+    printf("hotplug event=arrived count=%d\n", hp.arrived);
+    libusb_device_handle *again;
+    check(libusb_open(hp.device, &again), "libusb_open after the reboot");
+    check(libusb_claim_interface(again, HB_USB_INTERFACE_NUMBER), "libusb_claim_interface after the reboot");
+    print_board(again);
+    rx r2 = {.len = 0};
+    print_hello(reply, hello(again, &r2, 0, reply));
+    libusb_close(again);
+    libusb_unref_device(hp.device);
+    libusb_hotplug_deregister_callback(ctx, cb);
+    return 0;
+}
+
 static int cmd_silence(libusb_context *ctx, uint16_t keepalive_ms)
 {
     libusb_device_handle *h = open_board(ctx, NULL);
@@ -470,7 +507,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
-            "silence KEEPALIVE_MS | idle SECONDS",
+            "bootloader | silence KEEPALIVE_MS | idle SECONDS",
             argv[0]);
     }
     const char *serial = NULL;
@@ -496,6 +533,8 @@ int main(int argc, char **argv)
         status = cmd_unplug_replug(ctx, control_unplug, control_replug);
     } else if (strcmp(argv[1], "signal-replug") == 0) {
         status = cmd_unplug_replug(ctx, signal_unplug, signal_replug);
+    } else if (strcmp(argv[1], "bootloader") == 0) {
+        status = cmd_bootloader(ctx);
     } else if (strcmp(argv[1], "idle") == 0 && argc == 3) {
         status = cmd_idle(ctx, atof(argv[2]));
     } else if (strcmp(argv[1], "silence") == 0 && argc == 3) {

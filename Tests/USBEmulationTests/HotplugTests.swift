@@ -31,6 +31,20 @@ struct HotplugTests {
         #expect(run.record("hello-reply")["protocol"] != nil)
     }
 
+    @Test("ENTER_BOOTLOADER: the ACK reaches the host, the board leaves the bus and comes back rebooted", arguments: Emulate.backings)
+    func bootloaderJump(_ backing: Emulate.Backing) throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("emulate-boot-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let run = try Emulate.bridge(backing, ["--log", log], [Emulate.probe, "bootloader"])
+        #expect(run.status == 0, "\(run)")
+        // PROTOCOL.md: ENTER_BOOTLOADER is acknowledged before the board leaves.
+        #expect(run.record("ack")["type"] == "0x08")
+        #expect(run.records("hotplug").map { $0["event"] } == ["left", "arrived"])
+        #expect(run.records("hello-reply").count == 2)
+        let events = try LogFile(path: log).events.map(\.event).filter { ["plug", "unplug", "reboot"].contains($0) }
+        #expect(events.prefix(4) == ["plug", "unplug", "reboot", "plug"])
+    }
+
     @Test("hapbridge emulate control lists, adds and unplugs boards; a bad command fails with the list of commands")
     func controlClient() throws {
         let script = """

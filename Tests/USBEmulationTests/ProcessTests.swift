@@ -16,6 +16,22 @@ struct ProcessTests {
         #expect(try Emulate.bridge(.core, [], ["sh", "-c", "kill -TERM $$"]).status == 128 + SIGTERM)
     }
 
+    @Test("SIGTERM to the emulation is passed on to COMMAND, and its death by it is the exit status")
+    func termIsForwarded() throws {
+        // COMMAND's parent is the emulation; exec keeps the pid the signal goes to.
+        let run = try Emulate.bridge(.core, [], ["sh", "-c", "kill -TERM $PPID; exec sleep 60"])
+        #expect(run.status == 128 + SIGTERM, "\(run)")
+    }
+
+    @Test("Without umockdev's preload library the emulation stops with one line naming the Debian package")
+    func preloadMissing() throws {
+        let run = try Emulate.run(
+            ["/usr/bin/env", "LD_PRELOAD=/nonexistent/libumockdev-preload.so.0", Emulate.hapbridge, "emulate", "bridge", "--", "true"])
+        #expect(run.status == 125)
+        #expect(run.errors.contains("hapbridge emulate: umockdev's preload library libumockdev-preload.so.0"), "\(run)")
+        #expect(run.errors.contains("Debian package umockdev"))
+    }
+
     @Test("A COMMAND that does not exist gives 127 and names it")
     func commandNotFound() throws {
         let run = try Emulate.bridge(.core, [], ["/nonexistent/program"])
