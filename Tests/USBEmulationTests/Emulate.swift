@@ -123,3 +123,7 @@ final class Drain: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Every suite that runs `hapbridge emulate`, one test at a time: a board on the ELF
+/// needs about half a core to keep up with real time, and the machine is shared.
+@Suite(.serialized) enum EmulatedBoards {}
