@@ -55,7 +55,8 @@ struct EmulateCommand: ParsableCommand {
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the program to run after --, e.g. `hapbridge emulate bridge -- lsusb -d 1209:0001`") }
-            if let boards, !(1...20).contains(boards) { throw ValidationError("--boards must be 1...20, not \(boards)") }
+            // A USB bus addresses 127 devices, one of them its root hub.
+            if let boards, !(1...126).contains(boards) { throw ValidationError("--boards must be 1...126, not \(boards)") }
             if let boards, boards < serials.count { throw ValidationError("--boards \(boards) is fewer than the \(serials.count) --serial given") }
             for s in serials {
                 do { try BridgeEmulation.validate(serial: s) } catch { throw ValidationError("--serial: \(error.description)") }

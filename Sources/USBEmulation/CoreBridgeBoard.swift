@@ -24,7 +24,6 @@ final class CoreBridgeBoard: USBDeviceModel {
     /// Longest time between two advances of the board (µs).
     static let tickMicroseconds: UInt64 = 500
 
-    let serial: String
     private let boardConfiguration: SimulatedBoard.Configuration
     private let events: @Sendable (BoardEvent) -> Void
     private let wakeup = Wakeup()
@@ -61,7 +60,6 @@ final class CoreBridgeBoard: USBDeviceModel {
         } catch {
             throw .enumeration(board: serial, step: "usb_identity.h descriptors", detail: error.description)
         }
-        self.serial = serial
         var configuration = boardConfiguration
         // HELLO_REPLY carries the same serial as the string descriptor, as on the board.
         configuration.serialNumber = serialNumber

@@ -20,7 +20,6 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     private let child: ChildProcess
     private let socket: Int32
-    private let serial: String
     private let events: @Sendable (BoardEvent) -> Void
     private let state: Mutex<State>
     private let ready = DispatchSemaphore(value: 0)
@@ -71,7 +70,6 @@ final class ELFBridgeBoard: USBDeviceModel {
             throw .harness("cannot start \(artifacts.harness): \(f.message)")
         }
         socket = fds[0]
-        self.serial = serial
         self.events = events
         state = Mutex(State())
         let thread = Thread { [self] in readLines() }

@@ -14,8 +14,6 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchBoard(String)
     /// The board is already in the state asked for.
     case boardState(String)
-    /// COMMAND could not be started.
-    case command(String)
     /// The control socket could not be set up or reached.
     case controlSocket(String)
     /// The log file could not be opened.
@@ -23,7 +21,7 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .preload(let s), .testbed(let s), .harness(let s), .command(let s), .controlSocket(let s), .log(let s),
+        case .preload(let s), .testbed(let s), .harness(let s), .controlSocket(let s), .log(let s),
             .boardState(let s), .invalidSerial(let s):
             s
         case .enumeration(let board, let step, let detail): "board \(board) did not enumerate: \(step): \(detail)"

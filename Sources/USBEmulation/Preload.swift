@@ -6,6 +6,7 @@ import Glibc
 /// `hapbridge emulate` therefore re-executes itself with the library preloaded.
 public enum Preload {
     public static let library = "libumockdev-preload.so.0"
+    /// The Debian package that has it.
     public static let package = "umockdev"
 
     /// Returns when the library is loaded in this process; otherwise re-executes the

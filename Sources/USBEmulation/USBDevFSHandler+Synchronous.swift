@@ -61,17 +61,7 @@ extension USBDevFSHandler {
     }
 
     func timeOut(_ key: URBKey) {
-        let idle = state.withLock { s -> UInt8? in
-            guard let t = s.transfers[key] else { return nil }
-            var idle: UInt8?
-            if case .bulkIn(let ep, _) = t.kind {
-                s.inQueues[ep]?.removeAll { $0 == key }
-                if s.inQueues[ep]?.isEmpty ?? true { idle = ep }
-            }
-            s.finish(key) { $0.finished(status: -ETIMEDOUT) }
-            return idle
-        }
-        if let idle { device.setPolling(endpoint: idle, active: false) }
+        _ = state.withLock { s in end(key, status: -ETIMEDOUT, in: &s) }
         service()
     }
 

@@ -56,16 +56,16 @@ extension USBDevFSHandler {
             let t = Transfer(
                 urb: urb, buffer: buffer, kind: .bulkIn(endpoint: endpoint, maxPacket: max(1, ep.maxPacketSize)), owner: owner,
                 length: bufferLength, dataOffset: 0, shortNotOK: shortNotOK)
-            let startPolling = state.withLock { s -> Bool? in
-                guard !s.gone else { return nil }
+            let accepted = state.withLock { s -> Bool in
+                guard !s.gone else { return false }
                 s.transfers[key] = t
                 s.inQueues[endpoint, default: []].append(key)
                 let held = s.held.removeValue(forKey: endpoint) ?? []
                 for event in held { Self.deliver(event, endpoint: endpoint, in: &s) }
-                return s.inQueues[endpoint]?.isEmpty == false
+                pollingFollowsQueue(endpoint, in: &s)
+                return true
             }
-            guard let startPolling else { return ENODEV }
-            if startPolling { device.setPolling(endpoint: endpoint, active: true) }
+            guard accepted else { return ENODEV }
             scheduleService()
             return 0
         }
@@ -125,11 +125,10 @@ extension USBDevFSHandler {
 
     /// USBHostPort: a packet from a polled IN endpoint (the device's thread).
     func received(_ event: USBInEvent, endpoint: UInt8) {
-        let idle = state.withLock { s -> Bool in
+        state.withLock { s in
             Self.deliver(event, endpoint: endpoint, in: &s)
-            return s.inQueues[endpoint]?.isEmpty ?? true
+            pollingFollowsQueue(endpoint, in: &s)
         }
-        if idle { device.setPolling(endpoint: endpoint, active: false) }
         scheduleService()
     }
 
@@ -137,19 +136,21 @@ extension USBDevFSHandler {
     /// had); one already completed cannot be discarded (EINVAL), as in usbfs.
     func discard(_ client: Client) {
         let key = URBKey(client: Self.key(client), address: hb_ioctl_raw_argument(client))
-        let (found, idleEndpoint) = state.withLock { s -> (Bool, UInt8?) in
-            guard let t = s.transfers[key] else { return (false, nil) }
-            var idle: UInt8?
-            if case .bulkIn(let ep, _) = t.kind {
-                s.inQueues[ep]?.removeAll { $0 == key }
-                if s.inQueues[ep]?.isEmpty ?? true { idle = ep }
-            }
-            s.finish(key) { $0.finished(status: -ENOENT) }
-            return (true, idle)
-        }
-        if let idleEndpoint { device.setPolling(endpoint: idleEndpoint, active: false) }
+        let found = state.withLock { s in end(key, status: -ENOENT, in: &s) }
         complete(client, errno: found ? 0 : EINVAL)
         scheduleService()
+    }
+
+    /// Ends a transfer still in flight with `status` (an IN one keeps the data it got
+    /// and leaves its endpoint's queue); false when it is not in flight.
+    func end(_ key: URBKey, status: Int32, in s: inout State) -> Bool {
+        guard let t = s.transfers[key] else { return false }
+        if case .bulkIn(let ep, _) = t.kind {
+            s.inQueues[ep]?.removeAll { $0 == key }
+            pollingFollowsQueue(ep, in: &s)
+        }
+        s.finish(key) { $0.finished(status: status) }
+        return true
     }
 
     /// Copies a finished URB's result into the client's memory and returns it from the

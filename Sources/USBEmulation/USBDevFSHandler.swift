@@ -147,6 +147,8 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         var inQueues: [UInt8: [URBKey]] = [:]
         /// Packets that arrived while no transfer was queued (polling had just stopped).
         var held: [UInt8: [USBInEvent]] = [:]
+        /// IN endpoints the device has been told to poll.
+        var polled: Set<UInt8> = []
         var synchronousDone: [Finished] = []
         var serviceScheduled = false
         var nextToken: UInt64 = 1
@@ -298,6 +300,7 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             for k in Array(s.transfers.keys) { s.finish(k) { $0.finished(status: -ENOENT) } }
             s.inQueues = [:]
             s.held = [:]
+            for ep in s.polled { pollingFollowsQueue(ep, in: &s) }
             return s.configuration
         }
         scheduleService()
@@ -357,28 +360,35 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     /// release).
     func clientClosed(_ client: Client) {
         let k = Self.key(client)
-        let (dropped, idle) = state.withLock { s -> ([Transfer], [UInt8]) in
+        let dropped = state.withLock { s -> [Transfer] in
             var dropped: [Transfer] = []
             for key in s.transfers.keys where key.client == k {
                 if let t = s.transfers.removeValue(forKey: key) { dropped.append(t) }
             }
-            var idle: [UInt8] = []
-            for (ep, queue) in s.inQueues {
-                let kept = queue.filter { $0.client != k }
-                s.inQueues[ep] = kept
-                if kept.isEmpty && !queue.isEmpty { idle.append(ep) }
+            for ep in Array(s.inQueues.keys) {
+                s.inQueues[ep]?.removeAll { $0.client == k }
+                pollingFollowsQueue(ep, in: &s)
             }
             let closed = s.clients.removeValue(forKey: k)
             closed?.parked?.client.release()
             dropped += (closed?.done ?? []).map(\.transfer)
             s.claims = s.claims.filter { $0.value != k }
-            return (dropped, idle)
+            return dropped
         }
         for t in dropped {
             t.urb.release()
             t.buffer?.release()
         }
-        for ep in idle { device.setPolling(endpoint: ep, active: false) }
+    }
+
+    /// Polls an IN endpoint exactly while transfers are queued on it. Called with the
+    /// lock held, so the device hears "on" and "off" in the order the queue changed
+    /// (`setPolling` never calls back: USBDeviceModel's contract).
+    func pollingFollowsQueue(_ endpoint: UInt8, in s: inout State) {
+        let want = !(s.inQueues[endpoint]?.isEmpty ?? true)
+        guard want != s.polled.contains(endpoint) else { return }
+        if want { s.polled.insert(endpoint) } else { s.polled.remove(endpoint) }
+        device.setPolling(endpoint: endpoint, active: want)
     }
 
     /// Whether a client holds the node open.

@@ -24,6 +24,8 @@ public protocol USBDeviceModel: AnyObject, Sendable {
     /// Whether the host polls an IN endpoint: it does while it has a transfer queued
     /// there. A device that has data hands it over as packets while polled; unpolled,
     /// it keeps the data (on the wire, a device that is not asked sends nothing).
+    /// It must return without calling back into the host port: the host calls it with
+    /// its own lock held, so that "on" and "off" arrive in the order its queue changed.
     func setPolling(endpoint: UInt8, active: Bool)
     /// The device lost its bus (unplugged): it stops, and every transfer still in
     /// progress completes with `.gone`.
