@@ -20,10 +20,12 @@ extension USBDevFSHandler {
             let setup = withUnsafeBytes(of: t.setup) { Array($0) }
             let data = bufferRef?.bytes(0..<Int(t.length)) ?? []
             e = startSynchronousControl(key: key, setup: setup, data: data, arg: argRef, buffer: bufferRef, owner: owner)
-        } else {
+        } else if let endpoint = UInt8(exactly: t.endpoint) {
             e = start(
-                key: key, type: hb_usbdevfs_urb_type_bulk(), endpoint: UInt8(truncatingIfNeeded: t.endpoint), flags: 0,
+                key: key, type: hb_usbdevfs_urb_type_bulk(), endpoint: endpoint, flags: 0,
                 bufferLength: Int(t.length), urb: argRef, buffer: bufferRef, owner: owner, client: client)
+        } else {
+            e = ENOENT  // no such endpoint
         }
         if e != 0 {
             if case .synchronous(let c) = owner { c.release() }
@@ -34,7 +36,7 @@ extension USBDevFSHandler {
         if t.timeout_ms > 0, let context = state.withLock({ $0.mainContext }) {
             let box = Unmanaged.passRetained(SynchronousTimeout(handler: self, key: key)).toOpaque()
             hb_main_context_after(
-                context.raw, t.timeout_ms &* 1000,
+                context.raw, t.timeout_ms.multipliedReportingOverflow(by: 1000).overflow ? .max : t.timeout_ms * 1000,
                 { p in p.map { Unmanaged<SynchronousTimeout>.fromOpaque($0).takeUnretainedValue().fire() } },
                 box, { p in p.map { Unmanaged<SynchronousTimeout>.fromOpaque($0).release() } })
         }

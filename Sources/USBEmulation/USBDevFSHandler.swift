@@ -197,18 +197,26 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             complete(client, errno: hb_ioctl_write_u32(client, caps, nil) ? 0 : EFAULT)
         case HB_USBDEVFS_CLAIM_INTERFACE, HB_USBDEVFS_DISCONNECT_CLAIM:
             // No kernel driver is ever bound, so DISCONNECT_CLAIM has nothing to disconnect.
-            withU32(client) { complete(client, errno: claim(UInt8(truncatingIfNeeded: $0), for: client)) }
+            // An interface number past 255 names no interface (ENOENT), as in usbfs.
+            withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { claim($0, for: client) } ?? ENOENT) }
         case HB_USBDEVFS_RELEASE_INTERFACE:
-            withU32(client) { complete(client, errno: release(UInt8(truncatingIfNeeded: $0), for: client)) }
+            withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { release($0, for: client) } ?? EINVAL) }
         case HB_USBDEVFS_SET_CONFIGURATION:
-            withU32(client) { setConfiguration(UInt8(truncatingIfNeeded: $0), client) }
+            withU32(client) { n in
+                guard let value = UInt8(exactly: n) else { return complete(client, errno: EINVAL) }
+                setConfiguration(value, client)
+            }
         case HB_USBDEVFS_SET_INTERFACE:
             var interface: UInt32 = 0
             var alternate: UInt32 = 0
             guard hb_ioctl_read_u32_pair(client, &interface, &alternate, nil) else { return complete(client, errno: EFAULT) }
-            setInterface(UInt8(truncatingIfNeeded: interface), alternate: UInt8(truncatingIfNeeded: alternate), client)
+            guard let i = UInt8(exactly: interface), let a = UInt8(exactly: alternate) else { return complete(client, errno: EINVAL) }
+            setInterface(i, alternate: a, client)
         case HB_USBDEVFS_CLEAR_HALT:
-            withU32(client) { clearHalt(UInt8(truncatingIfNeeded: $0), client) }
+            withU32(client) { n in
+                guard let endpoint = UInt8(exactly: n) else { return complete(client, errno: ENOENT) }
+                clearHalt(endpoint, client)
+            }
         case HB_USBDEVFS_RESET_EP:
             // Only the host's data toggle; nothing to do on the device.
             complete(client, errno: 0)
