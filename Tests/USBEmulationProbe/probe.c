@@ -385,16 +385,40 @@ static void signal_replug(void)
     printf("signal sent=SIGUSR2\n");
 }
 
-static int cmd_unplug_replug(libusb_context *ctx, void (*unplug)(void), void (*replug)(void))
+/* Hotplug events for the board's VID:PID, counted in *hp. */
+static libusb_hotplug_callback_handle watch_hotplug(libusb_context *ctx, hotplug_state *hp)
 {
     if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
         die("this libusb has no hotplug support");
     }
-    hotplug_state hp = {0};
     libusb_hotplug_callback_handle cb;
     check(libusb_hotplug_register_callback(ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT, 0,
-                                           HB_USB_VID, HB_USB_PID, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, &hp, &cb),
+                                           HB_USB_VID, HB_USB_PID, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, hp, &cb),
           "libusb_hotplug_register_callback");
+    return cb;
+}
+
+/* Waits for the board to arrive again, opens it and says HELLO. */
+static void hello_after_arrival(libusb_context *ctx, hotplug_state *hp, libusb_hotplug_callback_handle cb)
+{
+    wait_for(ctx, &hp->arrived, "the hotplug 'arrived' event");
+    printf("hotplug event=arrived count=%d\n", hp->arrived);
+    libusb_device_handle *again;
+    check(libusb_open(hp->device, &again), "libusb_open after the board came back");
+    check(libusb_claim_interface(again, HB_USB_INTERFACE_NUMBER), "libusb_claim_interface after the board came back");
+    print_board(again);
+    rx r = {.len = 0};
+    uint8_t reply[HB_FRAME_MAX_PAYLOAD];
+    print_hello(reply, hello(again, &r, 0, reply));
+    libusb_close(again);
+    libusb_unref_device(hp->device);
+    libusb_hotplug_deregister_callback(ctx, cb);
+}
+
+static int cmd_unplug_replug(libusb_context *ctx, void (*unplug)(void), void (*replug)(void))
+{
+    hotplug_state hp = {0};
+    libusb_hotplug_callback_handle cb = watch_hotplug(ctx, &hp);
     libusb_device_handle *h = open_board(ctx, NULL);
     print_board(h);
 
@@ -418,28 +442,14 @@ static int cmd_unplug_replug(libusb_context *ctx, void (*unplug)(void), void (*r
     libusb_close(h);
 
     replug();
-    wait_for(ctx, &hp.arrived, "the hotplug 'arrived' event");
-    printf("hotplug event=arrived count=%d\n", hp.arrived);
-    libusb_device_handle *again;
-    check(libusb_open(hp.device, &again), "libusb_open after replug");
-    check(libusb_claim_interface(again, HB_USB_INTERFACE_NUMBER), "libusb_claim_interface after replug");
-    print_board(again);
-    rx r = {.len = 0};
-    uint8_t reply[HB_FRAME_MAX_PAYLOAD];
-    print_hello(reply, hello(again, &r, 0, reply));
-    libusb_close(again);
-    libusb_unref_device(hp.device);
-    libusb_hotplug_deregister_callback(ctx, cb);
+    hello_after_arrival(ctx, &hp, cb);
     return 0;
 }
 
 static int cmd_bootloader(libusb_context *ctx)
 {
     hotplug_state hp = {0};
-    libusb_hotplug_callback_handle cb;
-    check(libusb_hotplug_register_callback(ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT, 0,
-                                           HB_USB_VID, HB_USB_PID, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, &hp, &cb),
-          "libusb_hotplug_register_callback");
+    libusb_hotplug_callback_handle cb = watch_hotplug(ctx, &hp);
     libusb_device_handle *h = open_board(ctx, NULL);
     print_board(h);
     rx r = {.len = 0};
@@ -453,17 +463,7 @@ static int cmd_bootloader(libusb_context *ctx)
     wait_for(ctx, &hp.left, "the hotplug 'left' event");
     printf("hotplug event=left count=%d\n", hp.left);
     libusb_close(h);
-    wait_for(ctx, &hp.arrived, "the hotplug 'arrived' event");
-    printf("hotplug event=arrived count=%d\n", hp.arrived);
-    libusb_device_handle *again;
-    check(libusb_open(hp.device, &again), "libusb_open after the reboot");
-    check(libusb_claim_interface(again, HB_USB_INTERFACE_NUMBER), "libusb_claim_interface after the reboot");
-    print_board(again);
-    rx r2 = {.len = 0};
-    print_hello(reply, hello(again, &r2, 0, reply));
-    libusb_close(again);
-    libusb_unref_device(hp.device);
-    libusb_hotplug_deregister_callback(ctx, cb);
+    hello_after_arrival(ctx, &hp, cb);
     return 0;
 }
 
