@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "HapticEngine", targets: ["HapticEngine"]),
         .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
         .library(name: "SimavrBridgeDevice", targets: ["SimavrBridgeDevice"]),
+        .library(name: "USBEmulation", targets: ["USBEmulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -104,16 +105,34 @@ let package = Package(
         // The real firmware ELF under simavr as a BridgeDevice: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
+        // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
+        // ioctl handlers the USB emulations answer libusb with.
+        .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+        // What Swift cannot reach of umockdev's GObject API and <linux/usbdevice_fs.h>:
+        // signal connection, usbdevfs request numbers, the URB's layout. No logic.
+        .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
+        // `hapbridge emulate`: emulated USB devices behind real libusb (umockdev + our
+        // usbdevfs handler); the bridge board backed by the firmware core in real time or
+        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
+        .target(
+            name: "USBEmulation",
+            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators"],
+            exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
                 "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
-                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices",
+                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBEmulation", "SimavrBridgeDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        // A minimal libusb client of the bridge board: what USBEmulationTests runs as
+        // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
+        .executableTarget(
+            name: "usb-emulation-probe", dependencies: ["CHapbridgeProtocol"], path: "Tests/USBEmulationProbe",
+            linkerSettings: [.linkedLibrary("usb-1.0")]),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
@@ -140,6 +159,10 @@ let package = Package(
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
+        .testTarget(
+            name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
+            swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),

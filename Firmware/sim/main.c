@@ -24,6 +24,7 @@
 #include "suite.h"
 #include "timing.h"
 #include "usb_host.h"
+#include "usb_serve.h"
 
 #include <avr_usb.h>
 
@@ -739,6 +740,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } modes[] = {
     {"--serve", serve_command},
+    {"--usb", usb_serve_command},
 };
 
 int main(int argc, char **argv)

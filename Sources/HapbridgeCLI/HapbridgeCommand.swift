@@ -12,6 +12,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             CalibrateCommand.self,
             DiagnoseCommand.self,
             ROMCommand.self,
+            EmulateCommand.self,
         ])
 
     public init() {}

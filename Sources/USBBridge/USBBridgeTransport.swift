@@ -1,3 +1,4 @@
+import RealTime
 import BridgeProtocol
 import DeviceInterface
 import Dispatch
@@ -50,7 +51,7 @@ public final class USBBridgeTransport: FrameTransport {
 
     public var summary: String { "\(board) over libusb \(USBContext.version)" }
 
-    public var hostMicroseconds: UInt64 { HostClock.microseconds() }
+    public var hostMicroseconds: UInt64 { RealTimeExecutor.monotonicMicroseconds() }
     public var isRealTime: Bool { true }
 
     public func send(_ bytes: [UInt8]) throws(DeviceError) {
@@ -216,7 +217,7 @@ extension USBBridgeTransport {
 
         /// On the event thread: stamp, decode, resubmit.
         func readCompleted(_ t: USBTransfer) {
-            let now = HostClock.microseconds()
+            let now = RealTimeExecutor.monotonicMicroseconds()
             switch t.status {
             case .completed:
                 let resubmit = state.withLock { s -> Bool in

@@ -1,3 +1,4 @@
+import RealTime
 import BridgeProtocol
 import HapticEngine
 import SimulatedBoard

@@ -1,0 +1,21 @@
+/* The host side of sim-harness --usb: its monotonic clock, the host's command
+ * lines on stdin read without blocking the simulation, and waiting for the
+ * wall clock to catch up with simulated time.  Apart from usb_serve.c because
+ * <unistd.h> and the suite's names (link) cannot meet in one file. */
+#ifndef REALTIME_IO_H
+#define REALTIME_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in microseconds (what the host's log compares against). */
+uint64_t rt_host_us(void);
+/* Makes stdin non-blocking (the simulation runs on between commands). */
+void rt_stdin_nonblocking(void);
+/* Calls handle() for each complete line that arrived on stdin since the last
+ * call; false at end of input or when handle() returns false. */
+bool rt_read_lines(bool (*handle)(char *line));
+/* Returns once the wall clock reads host_us, or earlier when stdin has input. */
+void rt_wait_until(uint64_t host_us);
+
+#endif

@@ -1,0 +1,495 @@
+/*
+ * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N]
+ *
+ * The firmware ELF under simavr as a USB device on a real-time bus: simulated
+ * time is paced to the host's monotonic clock (the simulation runs ahead in
+ * slices of SLICE_US and waits for the wall clock to catch up), and the host on
+ * the other end of stdin/stdout is the emulated host controller of
+ * `hapbridge emulate bridge --firmware elf` (Sources/USBEmulation,
+ * ELFBridgeBoard).  Nothing here interprets the hapbridge protocol: control
+ * transfers, bulk packets and resets go to the firmware's own USB stack, and
+ * its answers come back as they are.  What the kernel does at enumeration
+ * (SET_ADDRESS, GET_DESCRIPTOR, SET_CONFIGURATION) the host sends as control
+ * transfers.
+ *
+ * The board is the suite's (suite.h, boot_board): the serial number in the
+ * EEPROM record the firmware reads its identity from (board_identity.h), a
+ * Caterina image in its boot section.
+ *
+ * One command per line on stdin; every reply and event is one line on stdout,
+ * flushed at once.  IDs are the host's, echoed back.  Times: SIM_US simulated
+ * µs, BOARD_US the firmware's own clock (Timer1 since its boot), HOST_US the
+ * host's CLOCK_MONOTONIC in µs.
+ *
+ *   control ID SETUP [DATA]   control transfer: 8-byte setup packet, OUT data stage
+ *                             -> control ID ok [IN DATA] | control ID stall | control ID gone
+ *   out ID EP HEX             bulk OUT transfer, sent in 64-byte packets; NAKed packets
+ *                             are retried every slice  -> out ID ok BOARD_US HOST_US | out ID stall | out ID gone
+ *   poll EP on|off            whether the host polls bulk IN endpoint EP (it does while
+ *                             it has a transfer queued there)
+ *   busreset ID               USB bus reset                -> busreset ID ok
+ *   quit                                                   -> bye
+ *
+ * Events:
+ *   ready SIM_US EPOCH_US     booted and bus-reset: waiting at address 0 to be enumerated
+ *   in EP HEX                 one bulk IN packet, read at a poll (every --poll-us of
+ *                             simulated time while polling); "in EP stall" for a STALL
+ *   i2c BOARD_US STOP_BOARD_US HOST_US w|r ADDR HEX
+ *                             one transaction at the DRV2605 model (HEX: register
+ *                             pointer, then data); HOST_US is when its START was due
+ *                             on the host's clock under the pacing, plus how far the
+ *                             simulation was behind the clock when it was reported
+ *                             (0 while it keeps up, which it does at ~2x real time)
+ *   detach SIM_US             the firmware left the bus (UDCON.DETACH: bootloader jump)
+ *   reboot SIM_US EPOCH_US    the firmware restarted (watchdog) and is on the bus again,
+ *                             bus-reset, waiting to be enumerated
+ *   err MESSAGE               a command could not be carried out
+ */
+#include "usb_serve.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <avr_usb.h>
+#include <sim_io.h>
+
+#include "hapbridge/drv2605_regs.h"
+#include "hapbridge/protocol.h"
+#include "realtime_io.h"
+#include "suite.h"
+#include "usb_host.h"
+
+#define BOOT_MAX_US 100000u /* identity read, clock, USB attach, chip probe */
+#define SLICE_US 100u  /* simulated time run between two looks at the host */
+#define BULK_PACKET 64u
+#define MAX_OUT 16u     /* bulk OUT transfers in flight */
+#define MAX_BYTES 4096u /* largest transfer accepted */
+#define MAX_PACKETS_PER_POLL 4 /* the port's ring holds 2 packets: a bound only */
+#define HOST_ENDPOINTS 16u
+
+/* The board and its DRV2605 are the suite's (suite.h: board, chip). */
+static avr_cycle_count_t slice_cycles, poll_cycles, next_poll;
+static avr_cycle_count_t epoch;     /* Timer1 start of the boot the host knows */
+static avr_cycle_count_t anchor_cycle;
+static uint64_t anchor_host_us;     /* wall clock at anchor_cycle: the pacing */
+static uint32_t seen_boots;
+static bool detached;
+static bool polling[HOST_ENDPOINTS];
+
+typedef struct out_transfer {
+    char id[32];
+    uint8_t ep;
+    uint8_t bytes[MAX_BYTES];
+    uint32_t len, sent;
+} out_transfer;
+
+/* Bulk OUT transfers in submission order: one goes out only after the one
+ * before it, as on the wire. */
+static out_transfer outs[MAX_OUT];
+static unsigned outs_head, outs_count;
+
+static void line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout); /* the host reads line by line: never leave one in a buffer */
+}
+
+static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
+
+/* The host clock at a simulated cycle: when the pacing has it due, plus the
+ * simulation's current lag behind the wall clock.  Monotonic in the cycle. */
+static uint64_t host_at(avr_cycle_count_t c)
+{
+    double due = (double)anchor_host_us + ((double)c - (double)anchor_cycle) / SIM_CYCLES_PER_US;
+    double due_now = (double)anchor_host_us + us(board.avr->cycle - anchor_cycle);
+    double t = (double)rt_host_us();
+    double at = due + (t > due_now ? t - due_now : 0.0);
+    return at > 0 ? (uint64_t)at : 0u;
+}
+static double now(void) { return us(board.avr->cycle); }
+
+/* Board time of a logged cycle; transactions from before a reboot keep the
+ * epoch they ran under. */
+static double board_us_at(avr_cycle_count_t c)
+{
+    avr_cycle_count_t e = c >= board.timer1_start ? board.timer1_start : epoch;
+    return ((double)c - (double)e) / SIM_CYCLES_PER_US;
+}
+
+static void hex(char *out, const uint8_t *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15u];
+    }
+    out[2 * n] = 0;
+}
+
+static int nibble(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Hex text to bytes: the count, or -1 when it is not whole bytes of hex. */
+static int unhex(const char *text, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (; text[0] && text[0] != ' '; text += 2) {
+        int hi = nibble(text[0]), lo = text[1] ? nibble(text[1]) : -1;
+        if (hi < 0 || lo < 0 || n == cap) {
+            return -1;
+        }
+        out[n++] = (uint8_t)(hi << 4 | lo);
+    }
+    return (int)n;
+}
+
+/* ---- what the host learns ------------------------------------------------ */
+
+static void emit_i2c(void)
+{
+    for (uint32_t i = 0; i < chip.count; i++) {
+        const drv_txn *t = &chip.log[i];
+        uint8_t bytes[1 + DRV_TXN_MAX_BYTES];
+        bytes[0] = t->reg;
+        memcpy(&bytes[1], t->bytes, t->n);
+        char text[2 * sizeof bytes + 1];
+        hex(text, bytes, 1u + t->n);
+        line("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
+             (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
+    }
+    chip.count = 0;
+    chip.log_full = false;
+}
+
+/* A detached device answers nothing: transfers in flight fail, polling stops. */
+static void drop_transfers(void)
+{
+    for (; outs_count; outs_count--, outs_head = (outs_head + 1) % MAX_OUT) {
+        line("out %s gone", outs[outs_head].id);
+    }
+    memset(polling, 0, sizeof polling);
+}
+
+/* Detach (bootloader jump) and reboots (watchdog), as a host sees them: the
+ * device goes, then a new one is on the bus, reset, at address 0. */
+static bool check_link(void)
+{
+    if (!detached && board.usb_detached) {
+        detached = true;
+        drop_transfers();
+        line("detach %.4f", us(board.detach_cycle));
+    }
+    if (board.boots == seen_boots) {
+        return true;
+    }
+    seen_boots = board.boots;
+    if (!detached) { /* detached and re-attached within one slice: still a detach */
+        drop_transfers();
+        line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
+    }
+    bool ran = sim_board_boot(&board, BOOT_MAX_US);
+    emit_i2c();
+    epoch = board.timer1_start;
+    if (!ran) {
+        return false;
+    }
+    usb_host_bus_reset(&board);
+    detached = false;
+    line("reboot %.4f %.4f", now(), us(epoch));
+    return true;
+}
+
+/* ---- commands -------------------------------------------------------------------- */
+
+/* A control transfer with an OUT data stage: SETUP, the data in packets of the
+ * control endpoint's size, then the status stage (an empty IN).  NAKs are
+ * retried while the CPU runs, as usb_host does for the other directions. */
+static int control_out(const uint8_t *setup, const uint8_t *data, uint16_t len)
+{
+    usb_setup s = {setup[0], setup[1], hb_get_u16(&setup[2]), hb_get_u16(&setup[4]), hb_get_u16(&setup[6])};
+    if (len == 0) {
+        uint8_t none[1];
+        return usb_host_control(&board, &s, none);
+    }
+    struct avr_io_usb req = {.pipe = 0, .sz = 8, .buf = (uint8_t *)setup};
+    if (board.usb_detached) {
+        return USB_HOST_DETACHED;
+    }
+    int r = avr_ioctl(board.avr, AVR_IOCTL_USB_SETUP, &req);
+    if (r < 0) {
+        return r;
+    }
+    for (uint16_t off = 0; off < len;) {
+        uint16_t left = (uint16_t)(len - off);
+        uint8_t n = (uint8_t)(left > BULK_PACKET ? BULK_PACKET : left);
+        for (unsigned tries = 0;; tries++) {
+            req = (struct avr_io_usb){.pipe = 0, .sz = n, .buf = (uint8_t *)&data[off]};
+            r = avr_ioctl(board.avr, AVR_IOCTL_USB_WRITE, &req);
+            if (r != AVR_IOCTL_USB_NAK) {
+                break;
+            }
+            if (tries == 20000u || !sim_run_us(&board, 5)) {
+                return USB_HOST_TIMEOUT;
+            }
+        }
+        if (r < 0) {
+            return r;
+        }
+        off = (uint16_t)(off + n);
+    }
+    for (unsigned tries = 0;; tries++) {
+        uint8_t zlp[BULK_PACKET];
+        req = (struct avr_io_usb){.pipe = 0x80, .sz = sizeof zlp, .buf = zlp};
+        r = avr_ioctl(board.avr, AVR_IOCTL_USB_READ, &req);
+        if (r != AVR_IOCTL_USB_NAK) {
+            return r < 0 ? r : 0;
+        }
+        if (tries == 20000u || !sim_run_us(&board, 5)) {
+            return USB_HOST_TIMEOUT;
+        }
+    }
+}
+
+static void cmd_control(char *args)
+{
+    char *id = strtok(args, " ");
+    char *setup_hex = strtok(NULL, " ");
+    char *data_hex = strtok(NULL, " ");
+    uint8_t setup[8];
+    static uint8_t data[MAX_BYTES];
+    int data_len = data_hex ? unhex(data_hex, data, sizeof data) : 0;
+    if (!id || !setup_hex || unhex(setup_hex, setup, sizeof setup) != 8 || data_len < 0) {
+        line("err control: expected ID, an 8-byte setup packet and optional data, as hex");
+        return;
+    }
+    if (detached || board.usb_detached) {
+        line("control %s gone", id);
+        return;
+    }
+    uint16_t w_length = hb_get_u16(&setup[6]);
+    int r;
+    static uint8_t in[MAX_BYTES + BULK_PACKET];
+    if (setup[0] & 0x80u) {
+        usb_setup s = {setup[0], setup[1], hb_get_u16(&setup[2]), hb_get_u16(&setup[4]),
+                       w_length > MAX_BYTES ? (uint16_t)MAX_BYTES : w_length};
+        r = usb_host_control(&board, &s, in);
+    } else {
+        r = control_out(setup, data, (uint16_t)(data_len < w_length ? data_len : w_length));
+    }
+    emit_i2c();
+    if (r == USB_HOST_STALL) {
+        line("control %s stall", id);
+    } else if (r == USB_HOST_DETACHED || board.usb_detached) {
+        line("control %s gone", id);
+    } else if (r < 0) {
+        line("control %s gone", id); /* the device stopped answering: as good as gone */
+        line("err control %s: no answer (%d)", id, r);
+    } else if (setup[0] & 0x80u) {
+        static char text[2 * sizeof in + 1];
+        hex(text, in, (size_t)r);
+        line("control %s ok %s", id, text);
+    } else {
+        line("control %s ok", id);
+    }
+}
+
+/* Offers the oldest bulk OUT transfer's next packet; a full bank NAKs it and it
+ * is offered again next slice, as a host controller retries. */
+static void service_outs(void)
+{
+    while (outs_count) {
+        out_transfer *o = &outs[outs_head];
+        uint8_t n = (uint8_t)(o->len - o->sent > BULK_PACKET ? BULK_PACKET : o->len - o->sent);
+        int r = usb_host_bulk_out_once(&board, o->ep, &o->bytes[o->sent], n);
+        if (r == AVR_IOCTL_USB_NAK || r == -1) { /* bank busy, or not configured yet */
+            return;
+        }
+        if (r >= 0) {
+            o->sent += n;
+            if (o->sent < o->len) {
+                continue;
+            }
+            line("out %s ok %.4f %llu", o->id, board_us_at(board.avr->cycle), (unsigned long long)host_at(board.avr->cycle));
+        } else {
+            line("out %s %s", o->id, r == USB_HOST_STALL ? "stall" : "gone");
+        }
+        outs_head = (outs_head + 1) % MAX_OUT;
+        outs_count--;
+    }
+}
+
+static void cmd_out(char *args)
+{
+    char *id = strtok(args, " ");
+    char *ep = strtok(NULL, " ");
+    char *data = strtok(NULL, " ");
+    out_transfer *o = outs_count < MAX_OUT ? &outs[(outs_head + outs_count) % MAX_OUT] : NULL;
+    int n = data && o ? unhex(data, o->bytes, MAX_BYTES) : -1;
+    if (!id || !ep || !o || strlen(id) >= sizeof o->id || n <= 0) {
+        line("err out: expected ID EP and 1..%u bytes as hex, at most %u transfers in flight", MAX_BYTES, MAX_OUT);
+        if (id && strlen(id) < 32) {
+            line("out %s gone", id);
+        }
+        return;
+    }
+    if (detached || board.usb_detached) {
+        line("out %s gone", id);
+        return;
+    }
+    snprintf(o->id, sizeof o->id, "%s", id);
+    o->ep = (uint8_t)(strtoul(ep, NULL, 0) & 0x0Fu);
+    o->len = (uint32_t)n;
+    o->sent = 0;
+    outs_count++;
+    service_outs();
+    emit_i2c();
+}
+
+/* One host poll of each polled bulk IN endpoint. */
+static void poll_in(void)
+{
+    for (uint8_t ep = 1; ep < HOST_ENDPOINTS; ep++) {
+        for (int p = 0; polling[ep] && p < MAX_PACKETS_PER_POLL; p++) {
+            uint8_t buf[BULK_PACKET];
+            int n = usb_host_bulk_in(&board, ep, buf);
+            if (n == USB_HOST_STALL) {
+                line("in %u stall", 0x80u | ep);
+                break;
+            }
+            if (n <= 0) {
+                break; /* nothing (simavr answers an empty bulk IN with a ZLP, the port never sends one) */
+            }
+            char text[2 * BULK_PACKET + 1];
+            hex(text, buf, (size_t)n);
+            line("in %u %s", 0x80u | ep, text);
+            if (n < (int)BULK_PACKET) {
+                break;
+            }
+        }
+    }
+}
+
+static void cmd_poll(char *args)
+{
+    char *ep = strtok(args, " ");
+    char *state = strtok(NULL, " ");
+    if (!ep || !state || (strcmp(state, "on") && strcmp(state, "off"))) {
+        line("err poll: expected EP on|off");
+        return;
+    }
+    uint8_t n = (uint8_t)(strtoul(ep, NULL, 0) & 0x0Fu);
+    bool on = strcmp(state, "on") == 0;
+    if (on && !polling[n]) {
+        next_poll = board.avr->cycle; /* the first poll at once, then on the grid */
+    }
+    polling[n] = on;
+}
+
+static bool handle(char *cmd)
+{
+    if (strncmp(cmd, "control ", 8) == 0) {
+        cmd_control(cmd + 8);
+    } else if (strncmp(cmd, "out ", 4) == 0) {
+        cmd_out(cmd + 4);
+    } else if (strncmp(cmd, "poll ", 5) == 0) {
+        cmd_poll(cmd + 5);
+    } else if (strncmp(cmd, "busreset ", 9) == 0) {
+        usb_host_bus_reset(&board);
+        emit_i2c();
+        line("busreset %s ok", cmd + 9);
+    } else if (strcmp(cmd, "quit") == 0) {
+        line("bye");
+        return false;
+    } else if (cmd[0]) {
+        line("err unknown command: %.40s", cmd);
+    }
+    return true;
+}
+
+/* Sleeps until the wall clock reaches simulated time (or the host writes). */
+static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
+
+static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us)
+{
+    if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
+        line("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
+        return 2;
+    }
+    if (!boot_board(elf_path, serial, caterina_image, caterina_image_len)) {
+        line("err cannot boot firmware %s", elf_path);
+        return 1;
+    }
+    rt_stdin_nonblocking();
+    slice_cycles = (avr_cycle_count_t)SLICE_US * SIM_CYCLES_PER_US;
+    poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
+    usb_host_bus_reset(&board);
+    seen_boots = board.boots;
+    epoch = board.timer1_start;
+    anchor_cycle = board.avr->cycle;
+    anchor_host_us = rt_host_us();
+    emit_i2c(); /* the boot's transactions, due before the anchor */
+    next_poll = anchor_cycle;
+    line("ready %.4f %.4f", now(), us(epoch));
+
+    while (rt_read_lines(handle)) {
+        service_outs();
+        bool any_polling = false;
+        for (unsigned i = 0; i < HOST_ENDPOINTS; i++) {
+            any_polling |= polling[i];
+        }
+        avr_cycle_count_t end = board.avr->cycle + slice_cycles;
+        if (any_polling && next_poll < end) {
+            end = next_poll > board.avr->cycle ? next_poll : board.avr->cycle;
+        }
+        if (end > board.avr->cycle && !sim_run_cycles(&board, end - board.avr->cycle)) {
+            emit_i2c();
+            line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+            return 1;
+        }
+        emit_i2c();
+        if (any_polling && board.avr->cycle >= next_poll && !detached) {
+            poll_in();
+            while (next_poll <= board.avr->cycle) {
+                next_poll += poll_cycles;
+            }
+        }
+        if (!check_link()) {
+            line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+            return 1;
+        }
+        pace();
+    }
+    return 0;
+}
+
+int usb_serve_command(int argc, char **argv)
+{
+    const char *serial = NULL;
+    uint32_t poll_us = USB_SERVE_DEFAULT_POLL_US;
+    for (int i = 3; i < argc; i += 2) {
+        if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
+            serial = argv[i + 1];
+        } else if (i + 1 < argc && strcmp(argv[i], "--poll-us") == 0) {
+            poll_us = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        } else {
+            argc = 0; /* usage */
+        }
+    }
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N]\n", argv[0]);
+        return 2;
+    }
+    return usb_serve(argv[2], serial, poll_us);
+}

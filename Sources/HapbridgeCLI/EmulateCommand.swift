@@ -1,0 +1,117 @@
+import Actuators
+import ArgumentParser
+import Devices
+import Foundation
+import SimavrBridgeDevice
+import SimulatedBoard
+import USBEmulation
+
+/// `hapbridge emulate`: run any program with emulated hardware plugged in, through
+/// umockdev and our own device emulations (Sources/USBEmulation, README there).
+struct EmulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulate",
+        abstract: "Run a program with emulated hardware plugged in (umockdev + live device emulations).",
+        subcommands: [Bridge.self, Control.self])
+
+    struct Bridge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run COMMAND with emulated bridge boards on USB, seen by libusb (and lsusb) as real ones.",
+            discussion: """
+                Each board is a USB device 1209:0001 on bus 1, port N (hardware address usb:1-N), answered \
+                live by the firmware core in real time (--firmware core) or by the firmware ELF under simavr \
+                (--firmware elf). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
+                `hapbridge emulate control list|unplug [BOARD]|replug [BOARD]|add [--serial S]`; \
+                SIGUSR1 / SIGUSR2 to this process unplug / replug the first board.
+                Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation failed; \
+                126 / 127 if COMMAND could not be run / was not found.
+                """)
+
+        enum FirmwareKind: String, ExpressibleByArgument, CaseIterable, Sendable { case core, elf }
+
+        @Option(help: "What runs the firmware: core (the firmware core in process, real time) or elf (the ELF under simavr, paced to real time).")
+        var firmware: FirmwareKind = .core
+
+        @Option(help: "How many boards to plug in (default: one, or one per --serial).")
+        var boards: Int?
+
+        @Option(name: .customLong("serial"), help: ArgumentHelp("A board's serial number (repeat for several boards; default 0001, 0002, ...).", valueName: "S"))
+        var serials: [String] = []
+
+        @Option(help: ArgumentHelp("Write events as JSON lines: plug/unplug, every I2C transaction with board and host time, reboots.", valueName: "FILE"))
+        var log: String?
+
+        @Option(help: ArgumentHelp("--firmware core: the actuator profile on the simulated chip (a name from Hardware/actuators or a .json path).", valueName: "PROFILE"))
+        var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
+
+        @Option(help: ArgumentHelp("--firmware elf: the firmware ELF (default Firmware/build/hapbridge-32u4.elf).", valueName: "PATH"))
+        var elf: String?
+
+        @Option(help: ArgumentHelp("--firmware elf: the simavr harness (default Firmware/build/host/sim-harness).", valueName: "PATH"))
+        var harness: String?
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
+        var command: [String] = []
+
+        func validate() throws {
+            guard !command.isEmpty else { throw ValidationError("give the program to run after --, e.g. `hapbridge emulate bridge -- lsusb -d 1209:0001`") }
+            // A USB bus addresses 127 devices, one of them its root hub.
+            if let boards, !(1...126).contains(boards) { throw ValidationError("--boards must be 1...126, not \(boards)") }
+            if let boards, boards < serials.count { throw ValidationError("--boards \(boards) is fewer than the \(serials.count) --serial given") }
+            for s in serials {
+                do { try BridgeEmulation.validate(serial: s) } catch { throw ValidationError("--serial: \(error.description)") }
+            }
+            if Set(serials).count != serials.count { throw ValidationError("--serial: each board needs its own serial number") }
+        }
+
+        func run() throws {
+            let all = BridgeEmulation.serials(given: serials, count: max(boards ?? 1, serials.count))
+            let status = EmulationSession.run(.init(firmware: try makeFirmware(), serials: all, logPath: log, command: command))
+            throw ExitCode(status)
+        }
+
+        private func makeFirmware() throws -> BridgeEmulation.Firmware {
+            switch firmware {
+            case .core:
+                let profile: ActuatorProfile
+                do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw ValidationError("--actuator: \(error)") }
+                return .core(SimulatedBoard.Configuration(profile: profile))
+            case .elf:
+                let root = SimavrBridgeDevice.packageRoot() ?? "."
+                let built = SimavrBridgeDevice.locate(packageRoot: root)
+                let artifacts = SimavrBridgeDevice.Artifacts(
+                    harness: harness ?? built?.harness ?? root + "/Firmware/build/host/sim-harness",
+                    firmware: elf ?? built?.firmware ?? root + "/Firmware/build/hapbridge-32u4.elf")
+                let fm = FileManager.default
+                guard fm.isExecutableFile(atPath: artifacts.harness), fm.fileExists(atPath: artifacts.firmware) else {
+                    throw ValidationError(
+                        "--firmware elf needs \(artifacts.harness) and \(artifacts.firmware): \(SimavrBridgeDevice.buildHint)")
+                }
+                return .elf(artifacts)
+            }
+        }
+    }
+
+    struct Control: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a command to a running emulation: list, unplug [BOARD], replug [BOARD], add [--serial S], help.",
+            discussion: "BOARD is a bus-port name (1-2) or a serial number. Exits 0 when the emulation answered ok.")
+
+        @Option(help: ArgumentHelp("The control socket (default: $HAPBRIDGE_EMULATE_CONTROL, set for COMMAND).", valueName: "PATH"))
+        var socket: String?
+
+        @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command and its arguments.", valueName: "CMD"))
+        var words: [String] = []
+
+        func run() throws {
+            guard let path = socket ?? ProcessInfo.processInfo.environment["HAPBRIDGE_EMULATE_CONTROL"] else {
+                throw ValidationError("no control socket: run under `hapbridge emulate bridge` or give --socket")
+            }
+            guard !words.isEmpty else { throw ValidationError("give a command: list, unplug [BOARD], replug [BOARD], add [--serial S]") }
+            let reply: (ok: Bool, lines: [String])
+            do { reply = try ControlClient.send(words.joined(separator: " "), to: path) } catch { throw CLIError(error.description) }
+            for line in reply.lines { print(line) }
+            if !reply.ok { throw ExitCode.failure }
+        }
+    }
+}

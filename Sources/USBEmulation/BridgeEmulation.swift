@@ -1,0 +1,365 @@
+import BridgeProtocol
+import CUMockdev
+import Foundation
+import SimavrBridgeDevice
+import SimulatedBoard
+import Synchronization
+
+/// Emulated bridge boards plugged into a umockdev testbed: each board is a device on
+/// bus 1, port N (`1-N`), enumerated from its own answers and served to clients by a
+/// `USBDevFSHandler`. Boards can be unplugged, plugged back and added while clients run.
+///
+/// Plugging is what a powered USB port does: power the board up (it boots), let the
+/// kernel enumerate it (`KernelEnumeration`), then publish the node and sysfs entry
+/// (the "add" uevents libusb's hotplug hears). Unplugging cuts power: transfers in
+/// flight fail with -ESHUTDOWN, the entries go ("remove" uevents), and the board's
+/// state is lost; plugged back, it boots afresh.
+///
+/// Every plug operation runs on one serial queue (control socket, signals and the
+/// boards' own events all funnel through it), so the testbed changes in order.
+public final class BridgeEmulation: Sendable {
+    /// What runs the firmware.
+    public enum Firmware: Sendable {
+        /// The firmware core in process, in real time, on this board configuration.
+        case core(SimulatedBoard.Configuration)
+        /// The firmware ELF under simavr (`sim-harness --usb`), paced to real time.
+        case elf(SimavrBridgeDevice.Artifacts)
+    }
+
+    /// One board as `list` shows it.
+    public struct Board: Sendable, Equatable, CustomStringConvertible {
+        /// "1-2": bus 1, port 2 (the `usb:1-2` hardware address).
+        public var busPort: String
+        /// The serial number the board was given (the one its EEPROM holds).
+        public var serial: String
+        /// Its device node while plugged in.
+        public var node: String?
+        /// What it reported in its serial-number string descriptor (an older firmware
+        /// may not serve the EEPROM's).
+        public var reportedSerial: String?
+
+        public var isPlugged: Bool { node != nil }
+
+        public var description: String {
+            var s = "\(busPort) serial=\(serial) " + (node.map { "plugged node=\($0)" } ?? "unplugged")
+            if let r = reportedSerial, r != serial { s += " reported-serial=\(r)" }
+            return s
+        }
+    }
+
+    public let testbed: Testbed
+    public let log: EmulationLog
+    private let firmware: Firmware
+    private let queue = DispatchQueue(label: "hapbridge.emulation")
+    private let state: Mutex<State>
+
+    /// USB addresses are 1...127; the root hub has 1.
+    static let addresses: ClosedRange<UInt8> = 2...127
+    static let bus = 1
+
+    private struct Slot {
+        var port: Int
+        var serial: String
+        var model: (any USBDeviceModel)?
+        var plugged: Plugged?
+    }
+
+    private struct Plugged {
+        var record: USBDeviceRecord
+        var handler: USBDevFSHandler
+    }
+
+    private struct State {
+        var slots: [Slot] = []
+        /// Handlers stay attached to their node while a client may hold it open
+        /// (detaching under an open file makes umockdev abort the client).
+        var attached: [UInt8: USBDevFSHandler] = [:]
+        var nextAddress: UInt8 = BridgeEmulation.addresses.lowerBound
+        var closed = false
+    }
+
+    /// The testbed must be made first (it needs the preload, see `Preload`).
+    public init(testbed: Testbed, firmware: Firmware, log: EmulationLog) {
+        self.testbed = testbed
+        self.firmware = firmware
+        self.log = log
+        state = Mutex(State())
+    }
+
+    // MARK: commands (any thread; each runs on the emulation's queue)
+
+    /// Adds a board on the next free port and plugs it in.
+    @discardableResult
+    public func add(serial: String) throws(EmulationError) -> Board {
+        try Self.validate(serial: serial)
+        return try onQueue { () throws(EmulationError) -> Board in
+            let index = state.withLock { s -> Int in
+                s.slots.append(Slot(port: (s.slots.map(\.port).max() ?? 0) + 1, serial: serial))
+                return s.slots.count - 1
+            }
+            do throws(EmulationError) { return try plug(index) } catch {
+                state.withLock { _ = $0.slots.remove(at: index) }
+                throw error
+            }
+        }
+    }
+
+    /// Cuts a board's power and takes it off the bus. `selector`: its bus-port name or
+    /// serial number; nil for the first board.
+    @discardableResult
+    public func unplug(_ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            guard state.withLock({ $0.slots[index].plugged != nil }) else {
+                throw .boardState("board \(board(index).busPort) is not plugged in")
+            }
+            removeFromBus(index, reason: "unplugged")
+            powerOff(index)
+            return board(index)
+        }
+    }
+
+    /// Plugs an unplugged board back in: it boots afresh and enumerates.
+    @discardableResult
+    public func replug(_ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            guard state.withLock({ $0.slots[index].plugged == nil }) else {
+                throw .boardState("board \(board(index).busPort) is already plugged in")
+            }
+            return try plug(index)
+        }
+    }
+
+    public func list() -> [Board] {
+        queue.sync { state.withLock { s in s.slots.indices.map { board($0, in: s) } } }
+    }
+
+    /// Unplugs every board and stops them (harness children end). The testbed itself
+    /// goes when the emulation is released.
+    public func close() {
+        queue.sync {
+            let count = state.withLock { s in
+                s.closed = true
+                return s.slots.count
+            }
+            for i in 0..<count {
+                if state.withLock({ $0.slots[i].plugged != nil }) { removeFromBus(i, reason: "emulation ended") }
+                powerOff(i)
+            }
+        }
+    }
+
+    // MARK: plugging (on the queue)
+
+    private func onQueue<T>(_ body: () throws(EmulationError) -> T) throws(EmulationError) -> T {
+        let result: Result<T, EmulationError> = queue.sync {
+            guard !state.withLock({ $0.closed }) else { return .failure(.boardState("the emulation is shutting down")) }
+            do throws(EmulationError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func find(_ selector: String?) throws(EmulationError) -> Int {
+        let index = state.withLock { s -> Int? in
+            guard let selector else { return s.slots.isEmpty ? nil : 0 }
+            return s.slots.firstIndex { "\(Self.bus)-\($0.port)" == selector || $0.serial == selector }
+        }
+        guard let index else { throw .noSuchBoard(selector ?? "(first)") }
+        return index
+    }
+
+    private func board(_ index: Int) -> Board { state.withLock { board(index, in: $0) } }
+
+    private func board(_ index: Int, in s: State) -> Board {
+        let slot = s.slots[index]
+        return Board(
+            busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: slot.plugged?.record.node,
+            reportedSerial: slot.plugged?.record.description.serial)
+    }
+
+    /// Powers the board up (unless it runs already: a firmware that rebooted) and
+    /// enumerates it onto the bus.
+    private func plug(_ index: Int) throws(EmulationError) -> Board {
+        let (port, serial, existing) = state.withLock { s in (s.slots[index].port, s.slots[index].serial, s.slots[index].model) }
+        let name = "\(Self.bus)-\(port)"
+        let model: any USBDeviceModel
+        if let existing { model = existing } else { model = try powerOn(port: port, serial: serial, name: name) }
+        state.withLock { $0.slots[index].model = model }
+        let address = try allocateAddress()
+        let description: USBDeviceDescription
+        let configuration: UInt8
+        do throws(EmulationError) {
+            (description, configuration) = try KernelEnumeration.enumerate(model, address: address, board: name)
+        } catch {
+            powerOff(index)
+            throw error
+        }
+        let record = USBDeviceRecord(bus: Self.bus, port: port, address: Int(address), description: description, configuration: configuration)
+        let testbed = testbed
+        let handler = USBDevFSHandler(
+            device: model, description: description, address: address, configuration: configuration,
+            configurationChanged: { value in
+                testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
+            })
+        model.connect(to: handler)
+        let ioctl = handler.makeIoctlHandler()
+        defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
+        do throws(EmulationError) {
+            try testbed.attach(ioctl, to: record.node)
+            state.withLock { $0.attached[address] = handler }
+            try testbed.add(record: record.text)
+        } catch {
+            handler.disconnect()
+            powerOff(index)
+            throw error
+        }
+        state.withLock { $0.slots[index].plugged = Plugged(record: record, handler: handler) }
+        var entry = EmulationLog.Entry(event: "plug", board: name, serial: serial)
+        entry.node = record.node
+        log.record(entry)
+        return board(index)
+    }
+
+    /// The next USB address, round robin as Linux hands them out, skipping those whose
+    /// node a client may still hold open.
+    private func allocateAddress() throws(EmulationError) -> UInt8 {
+        let reused = state.withLock { s -> (UInt8, USBDevFSHandler?)? in
+            let count = Self.addresses.count
+            // First an address never used, then one whose handler has no client left.
+            for pass in 0..<2 {
+                for step in 0..<count {
+                    let candidate = Self.addresses.lowerBound + UInt8((Int(s.nextAddress - Self.addresses.lowerBound) + step) % count)
+                    let old = s.attached[candidate]
+                    guard old == nil || (pass == 1 && !(old?.hasClients ?? false)) else { continue }
+                    if s.slots.contains(where: { $0.plugged?.record.address == Int(candidate) }) { continue }
+                    s.nextAddress = candidate == Self.addresses.upperBound ? Self.addresses.lowerBound : candidate + 1
+                    s.attached[candidate] = nil
+                    return (candidate, old)
+                }
+            }
+            return nil
+        }
+        guard let (address, old) = reused else { throw .boardState("all 126 USB addresses are held open by clients") }
+        if old != nil { testbed.detach(node: "/dev/bus/usb/\(String(format: "%03d", Self.bus))/\(String(format: "%03d", Int(address)))") }
+        return address
+    }
+
+    private func powerOn(port: Int, serial: String, name: String) throws(EmulationError) -> any USBDeviceModel {
+        let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
+        switch firmware {
+        case .core(let configuration):
+            return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, events: events)
+        case .elf(let artifacts):
+            return try ELFBridgeBoard(artifacts: artifacts, serial: serial, name: name, events: events)
+        }
+    }
+
+    private func powerOff(_ index: Int) {
+        let model = state.withLock { s -> (any USBDeviceModel)? in
+            defer { s.slots[index].model = nil }
+            return s.slots[index].model
+        }
+        model?.powerOff()
+    }
+
+    /// The device leaves the bus: its transfers end with -ESHUTDOWN, its interfaces and
+    /// then itself are removed with "remove" uevents (children first, as the kernel
+    /// does; umockdev also needs that order to take the links away).
+    private func removeFromBus(_ index: Int, reason: String) {
+        let (plugged, name, serial) = state.withLock { s in
+            defer { s.slots[index].plugged = nil }
+            return (s.slots[index].plugged, "\(Self.bus)-\(s.slots[index].port)", s.slots[index].serial)
+        }
+        guard let plugged else { return }
+        plugged.handler.disconnect()
+        for path in plugged.record.interfaceSyspaths.reversed() {
+            testbed.uevent(path, "remove")
+            testbed.remove(path)
+        }
+        testbed.uevent(plugged.record.syspath, "remove")
+        testbed.remove(plugged.record.syspath)
+        var entry = EmulationLog.Entry(event: "unplug", board: name, serial: serial)
+        entry.node = plugged.record.node
+        entry.reason = reason
+        log.record(entry)
+    }
+
+    // MARK: what the boards report
+
+    private func boardEvent(_ event: BoardEvent, port: Int) {
+        let name = "\(Self.bus)-\(port)"
+        let serial = state.withLock { s in s.slots.first { $0.port == port }?.serial }
+        switch event {
+        case .i2c(let boardUS, let stopUS, let hostUS, let isWrite, let address, let bytes, let ack):
+            guard log.isEnabled else { return }
+            var e = EmulationLog.Entry(event: "i2c", board: name, serial: serial, hostMicroseconds: hostUS)
+            e.board_us = boardUS
+            e.board_stop_us = stopUS
+            e.op = isWrite ? "w" : "r"
+            e.address = Int(address)
+            e.bytes = Hex.encode(bytes)
+            e.ack = ack
+            log.record(e)
+        case .bulkOut(let boardUS, let hostUS, let bytes):
+            guard log.isEnabled else { return }
+            var e = EmulationLog.Entry(event: "bulk_out", board: name, serial: serial, hostMicroseconds: hostUS)
+            e.board_us = boardUS
+            e.bytes = Hex.encode(bytes)
+            log.record(e)
+        case .left(let reason):
+            queue.async { [self] in
+                guard let i = index(port: port) else { return }
+                removeFromBus(i, reason: reason)
+            }
+        case .returned(let reason):
+            queue.async { [self] in
+                guard let i = index(port: port), !state.withLock({ $0.closed }) else { return }
+                var e = EmulationLog.Entry(event: "reboot", board: name, serial: serial)
+                e.reason = reason
+                log.record(e)
+                if state.withLock({ $0.slots[i].plugged != nil }) { removeFromBus(i, reason: reason) }
+                do throws(EmulationError) { _ = try plug(i) } catch { report(error.description, board: name, serial: serial) }
+            }
+        case .failed(let message):
+            report(message, board: name, serial: serial)
+            queue.async { [self] in
+                guard let i = index(port: port) else { return }
+                removeFromBus(i, reason: "failed")
+                powerOff(i)
+            }
+        }
+    }
+
+    private func index(port: Int) -> Int? { state.withLock { s in s.slots.firstIndex { $0.port == port } } }
+
+    private func report(_ message: String, board: String, serial: String?) {
+        var e = EmulationLog.Entry(event: "error", board: board, serial: serial)
+        e.message = message
+        log.record(e)
+        FileHandle.standardError.write(Data("hapbridge emulate: board \(board): \(message)\n".utf8))
+    }
+
+    // MARK: serial numbers
+
+    /// The rule the firmware holds a serial number to (`BoardSerialNumber`,
+    /// `hb_serial_char_ok`): the EEPROM record takes 1 to 20 of [0-9A-Za-z._-].
+    public static func validate(serial: String) throws(EmulationError) {
+        do { _ = try BoardSerialNumber(serial) } catch { throw .invalidSerial(error.description) }
+    }
+
+    /// The serial a board on port n gets when none is given: "0001", "0002", ...,
+    /// or the next number free when that one is taken.
+    public static func defaultSerial(port n: Int, taken: Set<String>) -> String {
+        var n = n
+        while taken.contains(String(format: "%04d", n)) { n += 1 }
+        return String(format: "%04d", n)
+    }
+
+    /// One serial per board, ports 1...count: those given, then defaults.
+    public static func serials(given: [String], count: Int) -> [String] {
+        var all = given
+        while all.count < count { all.append(defaultSerial(port: all.count + 1, taken: Set(all))) }
+        return all
+    }
+}

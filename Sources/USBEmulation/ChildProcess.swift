@@ -1,0 +1,77 @@
+import Glibc
+
+/// A child of the emulation: COMMAND, started with the emulation's environment
+/// (UMOCKDEV_DIR, LD_PRELOAD, HAPBRIDGE_EMULATE_CONTROL) and the terminal, in our
+/// process group (so Ctrl-C reaches it); or a board's simulator, on a socket, in a
+/// group of its own (the emulation ends it). Either way with default signal
+/// dispositions and an empty signal mask, whatever this process set up for itself.
+struct ChildProcess {
+    let pid: pid_t
+
+    /// The exit status `hapbridge emulate` reports when the emulation itself failed
+    /// before or around COMMAND (the convention of env, timeout and container runners).
+    static let emulationFailed: Int32 = 125
+    /// COMMAND was found but could not be executed, or was not found (the shell's codes).
+    static let notExecutable: Int32 = 126
+    static let notFound: Int32 = 127
+
+    /// The signals the emulation handles itself; COMMAND gets their defaults back.
+    static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT]
+
+    /// Why COMMAND did not start, and the exit status that reports it.
+    struct SpawnFailure: Error {
+        var status: Int32
+        var message: String
+    }
+
+    /// `stdio`: a descriptor to use as the child's stdin, stdout and stderr (nil: ours).
+    /// `ownGroup`: a process group of its own, out of the terminal's reach.
+    static func spawn(_ command: [String], stdio: Int32? = nil, ownGroup: Bool = false) -> Result<ChildProcess, SpawnFailure> {
+        guard let program = command.first else { return .failure(SpawnFailure(status: emulationFailed, message: "no COMMAND given")) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in emulationSignals { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdio {
+            for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { posix_spawn_file_actions_adddup2(&actions, stdio, target) }
+        }
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let e = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
+        guard e == 0 else {
+            let why = String(cString: strerror(e))
+            return .failure(SpawnFailure(status: e == ENOENT ? notFound : notExecutable, message: "cannot run \(program): \(why)"))
+        }
+        return .success(ChildProcess(pid: pid))
+    }
+
+    /// Waits for it to end: its exit status, or 128 + the signal that killed it.
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return Self.emulationFailed }
+        }
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
+    func send(_ signal: Int32) { kill(pid, signal) }
+
+    /// Whether it has exited (reaping it if so), without waiting.
+    func hasExited() -> Bool {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == pid
+    }
+}

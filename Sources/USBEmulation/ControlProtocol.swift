@@ -1,0 +1,64 @@
+/// The emulation's control protocol: one command per line on the control socket
+/// (`HAPBRIDGE_EMULATE_CONTROL`), answered with zero or more lines and then one line
+/// starting with `ok` or `error`.
+///
+///   list                  one line per board: "1-1 serial=0001 plugged node=/dev/bus/usb/001/002"
+///   unplug [BOARD]        cut a board's power and take it off the bus (default: the first board)
+///   replug [BOARD]        plug it back in: it boots afresh and enumerates
+///   add [--serial S]      a new board on the next port
+///   help
+///
+/// BOARD is a bus-port name ("1-2") or a serial number.
+public enum ControlCommand: Sendable, Equatable {
+    case list
+    case unplug(String?)
+    case replug(String?)
+    case add(serial: String?)
+    case help
+
+    public static let usage = [
+        "list", "unplug [BOARD]", "replug [BOARD]", "add [--serial S]", "help",
+        "BOARD: a bus-port name (1-2) or a serial number; the first board when left out",
+    ]
+
+    public init(parsing line: String) throws(EmulationError) {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        func one(_ name: String) throws(EmulationError) -> String? {
+            guard words.count <= 2 else { throw .controlSocket("\(name) takes at most one BOARD, got: \(line)") }
+            return words.count == 2 ? words[1] : nil
+        }
+        switch words.first {
+        case "list" where words.count == 1: self = .list
+        case "help" where words.count == 1: self = .help
+        case "unplug": self = .unplug(try one("unplug"))
+        case "replug": self = .replug(try one("replug"))
+        case "add" where words.count == 1: self = .add(serial: nil)
+        case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
+        default: throw .controlSocket("unknown command \"\(line)\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
+        }
+    }
+}
+
+extension BridgeEmulation {
+    /// Runs one control command: the reply lines, the last one "ok ..." or "error ...".
+    public func execute(_ line: String) -> [String] {
+        do throws(EmulationError) {
+            switch try ControlCommand(parsing: line) {
+            case .list: return list().map(\.description) + ["ok"]
+            case .help: return ControlCommand.usage + ["ok"]
+            case .unplug(let board): return ["ok unplugged \(try unplug(board))"]
+            case .replug(let board): return ["ok plugged \(try replug(board))"]
+            case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
+            }
+        } catch {
+            return ["error \(error.description)"]
+        }
+    }
+
+    /// The default serial of the board `add` plugs into the next port.
+    public func nextDefaultSerial() -> String {
+        let boards = list()
+        let nextPort = (boards.compactMap { Int($0.busPort.split(separator: "-").last ?? "") }.max() ?? 0) + 1
+        return Self.defaultSerial(port: nextPort, taken: Set(boards.map(\.serial)))
+    }
+}

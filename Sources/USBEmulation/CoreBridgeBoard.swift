@@ -1,0 +1,224 @@
+import Actuators
+import BridgeProtocol
+import Foundation
+import RealTime
+import SimulatedBoard
+import Synchronization
+
+/// The bridge board backed by the firmware core in process (`SimulatedBoard`: the core
+/// compiled for the host, the DRV2605 model, actuator physics), in real time: the board
+/// clock is the host's monotonic clock since power-up. A thread of its own advances
+/// the board to "now" every `tickMicroseconds` (and at once when the host sends), so
+/// the core's timer runs each command at its exact stamp in board time; in host time
+/// a command runs up to one tick late.
+///
+/// Its USB side is the ATmega32U4 port's, answered in Swift: the descriptors of
+/// `USBIdentity` (usb_identity.h, the firmware's own) with this board's serial number,
+/// standard requests only, bulk OUT into `hb_core_receive`, bulk IN in 64-byte packets
+/// of the frames the core sends. Nothing moves on the bulk endpoints before
+/// SET_CONFIGURATION, as on the board.
+///
+/// The port's bootloader jump (ENTER_BOOTLOADER) detaches the board; as under simavr,
+/// where there is no bootloader to stay in, it comes back as a freshly booted board.
+final class CoreBridgeBoard: USBDeviceModel {
+    /// Longest time between two advances of the board (µs).
+    static let tickMicroseconds: UInt64 = 500
+
+    private let boardConfiguration: SimulatedBoard.Configuration
+    private let events: @Sendable (BoardEvent) -> Void
+    private let wakeup = Wakeup()
+    private let state: Mutex<State>
+    private let finished = Wakeup()
+
+    private struct State {
+        var host: (any USBHostPort)?
+        var usb: StandardRequests
+        var inbox: [(bytes: [UInt8], completion: @Sendable (USBPipeResult) -> Void)] = []
+        var outbound: [UInt8] = []
+        var polling: Set<UInt8> = []
+        var running = true
+    }
+
+    init(
+        serial: String, boardConfiguration: SimulatedBoard.Configuration, events: @escaping @Sendable (BoardEvent) -> Void
+    ) throws(EmulationError) {
+        let serialNumber: BoardSerialNumber
+        do { serialNumber = try BoardSerialNumber(serial) } catch { throw .invalidSerial(error.description) }
+        guard let serialDescriptor = USBIdentity.stringDescriptor(serialNumber.text) else {
+            throw .invalidSerial("serial number \"\(serial)\" does not fit a USB string descriptor")
+        }
+        let strings: [[UInt8]] = [
+            [4, 3, UInt8(USBIdentity.languageID & 0xFF), UInt8(USBIdentity.languageID >> 8)],
+            USBIdentity.stringDescriptor(USBIdentity.manufacturer) ?? [],
+            USBIdentity.stringDescriptor(USBIdentity.product) ?? [],
+            serialDescriptor,
+        ]
+        let usb: StandardRequests
+        do {
+            usb = try StandardRequests(
+                deviceDescriptor: USBIdentity.deviceDescriptor, configurationDescriptor: USBIdentity.configurationDescriptor, strings: strings)
+        } catch {
+            throw .enumeration(board: serial, step: "usb_identity.h descriptors", detail: error.description)
+        }
+        var configuration = boardConfiguration
+        // HELLO_REPLY carries the same serial as the string descriptor, as on the board.
+        configuration.serialNumber = serialNumber
+        // Hours of real time: no acceleration trace, and the I2C log is drained each tick.
+        configuration.recordsAcceleration = false
+        self.boardConfiguration = configuration
+        self.events = events
+        state = Mutex(State(usb: usb))
+        let thread = Thread { [self] in run() }
+        thread.name = "hapbridge core board \(serial)"
+        thread.start()
+    }
+
+    // MARK: USBDeviceModel (any thread)
+
+    func connect(to host: any USBHostPort) {
+        state.withLock { $0.host = host }
+    }
+
+    func busReset(completion: @escaping @Sendable () -> Void) {
+        state.withLock { s in
+            s.usb.reset()
+            s.outbound = []  // the port clears its ring when configured again
+        }
+        completion()
+    }
+
+    func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
+        let result = state.withLock { s -> USBPipeResult in
+            guard s.running else { return .gone }
+            let wasConfigured = s.usb.isConfigured
+            let r = s.usb.handle(setup, data: data)
+            // SET_CONFIGURATION resets the bulk endpoints: the port empties its IN ring.
+            if setup.request == StandardRequest.setConfiguration && r != .stall && (s.usb.isConfigured || wasConfigured) {
+                s.outbound = []
+            }
+            return r
+        }
+        completion(result)
+        wakeup.signal()
+    }
+
+    func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
+        let accepted = state.withLock { s -> USBPipeResult? in
+            guard s.running else { return .gone }
+            guard endpoint == USBIdentity.bulkOut else { return .stall }
+            s.inbox.append((data, completion))
+            return nil
+        }
+        if let accepted { return completion(accepted) }
+        wakeup.signal()
+    }
+
+    func setPolling(endpoint: UInt8, active: Bool) {
+        state.withLock { s in
+            if active { s.polling.insert(endpoint) } else { s.polling.remove(endpoint) }
+        }
+        if active { wakeup.signal() }
+    }
+
+    func powerOff() {
+        let pending = state.withLock { s in
+            s.running = false
+            defer { s.inbox = [] }
+            return s.inbox.map(\.completion)
+        }
+        wakeup.signal()
+        for c in pending { c(.gone) }
+        finished.wait(microseconds: 2_000_000)  // the thread's last tick
+    }
+
+    // MARK: the board's thread
+
+    private func run() {
+        var board = SimulatedBoard(configuration: boardConfiguration)
+        var origin = RealTimeExecutor.monotonicMicroseconds()
+        defer { finished.signal() }
+        while true {
+            let taken = state.withLock { s -> [(bytes: [UInt8], completion: @Sendable (USBPipeResult) -> Void)]? in
+                guard s.running else { return nil }
+                // Host bytes wait in the bank (NAKed) until the board is configured; a
+                // halted endpoint STALLs them.
+                guard s.usb.isConfigured else { return [] }
+                defer { s.inbox = [] }
+                return s.inbox
+            }
+            guard let taken else { return }
+            let now = RealTimeExecutor.monotonicMicroseconds()
+            do {
+                try board.advance(to: max(board.time, now - origin))
+            } catch {
+                events(.failed("the firmware core stopped: \(error)"))
+                return
+            }
+            for (bytes, completion) in taken {
+                let halted = state.withLock { $0.usb.halted.contains(USBIdentity.bulkOut) }
+                if halted { completion(.stall); continue }
+                board.send(bytes)
+                events(.bulkOut(boardMicroseconds: Double(board.boardTime), hostMicroseconds: origin + board.time, bytes: bytes))
+                completion(.done([]))
+            }
+            report(board, origin: origin)
+            if board.bootloaderEntries > 0 {
+                flushBeforeDetach()
+                events(.left(reason: "bootloader"))
+                state.withLock { s in
+                    s.usb.reset()
+                    s.outbound = []
+                }
+                board = SimulatedBoard(configuration: boardConfiguration)
+                origin = RealTimeExecutor.monotonicMicroseconds()
+                events(.returned(reason: "bootloader"))
+                continue
+            }
+            deliver()
+            wakeup.wait(microseconds: Self.tickMicroseconds)
+        }
+    }
+
+    /// The port's usb_flush before the bootloader jump detaches it: the host gets the
+    /// ACK if it takes it within the bound.
+    private func flushBeforeDetach() {
+        let deadline = RealTimeExecutor.monotonicMicroseconds() + Self.flushBoundMicroseconds
+        while !state.withLock({ $0.outbound.isEmpty }) && RealTimeExecutor.monotonicMicroseconds() < deadline {
+            deliver()
+            wakeup.wait(microseconds: Self.tickMicroseconds)
+        }
+    }
+
+    /// How long the ATmega32U4 port's usb_flush waits for the host (usb.c, FLUSH_ROUNDS).
+    static let flushBoundMicroseconds: UInt64 = 25_000
+
+    /// Frames to the IN ring, I2C transactions to the log.
+    private func report(_ board: SimulatedBoard, origin: UInt64) {
+        let frames = board.receivedFrames()
+        if !frames.isEmpty { state.withLock { $0.outbound += frames.joined() } }
+        for t in board.i2cLog {
+            events(
+                .i2c(
+                    boardMicroseconds: Double(t.boardTime), stopBoardMicroseconds: nil, hostMicroseconds: origin + t.time,
+                    isWrite: t.kind == .write, address: t.address, bytes: t.bytes, acknowledged: t.acknowledged))
+        }
+        board.clearI2CLog()
+    }
+
+    /// The host polls bulk IN: the ring's bytes go out in full-speed packets.
+    private func deliver() {
+        let (host, packets) = state.withLock { s -> ((any USBHostPort)?, [USBInEvent]) in
+            guard s.usb.isConfigured, s.polling.contains(USBIdentity.bulkIn) else { return (nil, []) }
+            if s.usb.halted.contains(USBIdentity.bulkIn) { return (s.host, [.stall]) }
+            var packets: [USBInEvent] = []
+            while !s.outbound.isEmpty {
+                let n = min(USBIdentity.bulkPacketSize, s.outbound.count)
+                packets.append(.packet(Array(s.outbound.prefix(n))))
+                s.outbound.removeFirst(n)
+            }
+            return (s.host, packets)
+        }
+        guard let host else { return }
+        for p in packets { host.received(p, endpoint: USBIdentity.bulkIn) }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Glibc
+import SimavrBridgeDevice
+import Synchronization
+
+/// The bridge board backed by the real firmware ELF under simavr: a `sim-harness
+/// --usb` child (Firmware/sim/usb_serve.c) runs the ATmega32U4 cycle by cycle, paced
+/// to the host's clock, with this board's serial number in its EEPROM. Every
+/// transfer is forwarded as it is — control transfers to the firmware's own USB stack
+/// (so the descriptors libusb reads are the ones the firmware returns), bulk OUT as
+/// 64-byte packets its endpoint may NAK, bulk IN as the packets the harness reads
+/// while the host polls — and the firmware's I2C traffic and reboots come back as
+/// events.
+///
+/// Bulk OUT transfers go to the harness one at a time per endpoint, in order, as
+/// they go over the wire.
+final class ELFBridgeBoard: USBDeviceModel {
+    /// The longest wait for the harness to boot the firmware.
+    static let readySeconds: Double = 30
+
+    private let child: ChildProcess
+    private let socket: Int32
+    private let events: @Sendable (BoardEvent) -> Void
+    private let state: Mutex<State>
+    private let ready = DispatchSemaphore(value: 0)
+    private let readerDone = DispatchSemaphore(value: 0)
+
+    private struct PendingOut {
+        var id: Int
+        var endpoint: UInt8
+        var data: [UInt8]
+        var completion: @Sendable (USBPipeResult) -> Void
+    }
+
+    private struct State {
+        var host: (any USBHostPort)?
+        var nextID = 1
+        var controls: [Int: @Sendable (USBPipeResult) -> Void] = [:]
+        var resets: [Int: @Sendable () -> Void] = [:]
+        /// Bulk OUT transfers per endpoint, the first one at the harness.
+        var outs: [UInt8: [PendingOut]] = [:]
+        var polling: Set<UInt8> = []
+        var isReady = false
+        var stopping = false
+        var closed = false
+        /// Lines that were not protocol lines (simavr's own messages), for errors.
+        var diagnostics: [String] = []
+
+        mutating func id() -> Int {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    init(
+        artifacts: SimavrBridgeDevice.Artifacts, serial: String, name: String, events: @escaping @Sendable (BoardEvent) -> Void
+    ) throws(EmulationError) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw .harness("socketpair failed: \(String(cString: strerror(errno)))")
+        }
+        // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
+        let spawned = ChildProcess.spawn(
+            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial], stdio: fds[1], ownGroup: true)
+        close(fds[1])
+        switch spawned {
+        case .success(let c): child = c
+        case .failure(let f):
+            close(fds[0])
+            throw .harness("cannot start \(artifacts.harness): \(f.message)")
+        }
+        socket = fds[0]
+        self.events = events
+        state = Mutex(State())
+        let thread = Thread { [self] in readLines() }
+        thread.name = "hapbridge sim-harness \(name)"
+        thread.start()
+        guard ready.wait(timeout: .now() + Self.readySeconds) == .success, state.withLock({ $0.isReady }) else {
+            let said = state.withLock { $0.diagnostics.suffix(4).joined(separator: " | ") }
+            powerOff()
+            throw .harness("sim-harness --usb \(artifacts.firmware) did not boot the firmware\(said.isEmpty ? "" : ": it said: " + said)")
+        }
+    }
+
+    // MARK: USBDeviceModel
+
+    func connect(to host: any USBHostPort) {
+        state.withLock { $0.host = host }
+    }
+
+    func busReset(completion: @escaping @Sendable () -> Void) {
+        let id = state.withLock { s -> Int? in
+            guard !s.closed else { return nil }
+            let id = s.id()
+            s.resets[id] = completion
+            return id
+        }
+        guard let id else { return completion() }
+        send("busreset \(id)")
+    }
+
+    func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
+        let id = state.withLock { s -> Int? in
+            guard !s.closed else { return nil }
+            let id = s.id()
+            s.controls[id] = completion
+            return id
+        }
+        guard let id else { return completion(.gone) }
+        send("control \(id) \(Hex.encode(setup.bytes))" + (data.isEmpty ? "" : " \(Hex.encode(data))"))
+    }
+
+    func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
+        guard !data.isEmpty else { return completion(.done([])) }  // a zero-length packet carries nothing to the firmware
+        let first = state.withLock { s -> PendingOut?? in
+            guard !s.closed else { return .none }
+            let out = PendingOut(id: s.id(), endpoint: endpoint, data: data, completion: completion)
+            s.outs[endpoint, default: []].append(out)
+            return .some(s.outs[endpoint]?.count == 1 ? out : nil)
+        }
+        switch first {
+        case .none: completion(.gone)
+        case .some(let out?): sendOut(out)
+        case .some(nil): break  // queued behind the transfer at the harness
+        }
+    }
+
+    func setPolling(endpoint: UInt8, active: Bool) {
+        let changed = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
+            return active ? s.polling.insert(endpoint).inserted : s.polling.remove(endpoint) != nil
+        }
+        if changed { send("poll \(endpoint & 0x0F) \(active ? "on" : "off")") }
+    }
+
+    func powerOff() {
+        let first = state.withLock { s -> Bool in
+            defer { s.stopping = true }
+            return !s.stopping
+        }
+        if first {
+            send("quit")
+            shutdown(socket, Int32(SHUT_WR))
+        }
+        if readerDone.wait(timeout: .now() + 2) != .success {
+            child.send(SIGKILL)
+            _ = readerDone.wait(timeout: .now() + 2)
+        }
+        readerDone.signal()  // for a second caller
+        for _ in 0..<200 where !child.hasExited() { usleep(5000) }
+        if !child.hasExited() {
+            child.send(SIGKILL)
+            _ = child.wait()
+        }
+    }
+
+    // MARK: the harness's lines
+
+    private func send(_ line: String) {
+        _ = writeAll(socket, line + "\n")
+    }
+
+    private func sendOut(_ out: PendingOut) {
+        send("out \(out.id) \(out.endpoint & 0x0F) \(Hex.encode(out.data))")
+    }
+
+    private func readLines() {
+        var reader = LineReader(fd: socket)
+        while let line = reader.next() { handle(line) }
+        close(socket)
+        closeAll()
+        readerDone.signal()
+    }
+
+    /// The harness is gone (it quit or died): everything still waiting fails as a
+    /// vanished device would; an unexpected exit is reported.
+    private func closeAll() {
+        let (controls, resets, outs, stopping, said) = state.withLock { s in
+            s.closed = true
+            defer {
+                s.controls = [:]
+                s.resets = [:]
+                s.outs = [:]
+            }
+            return (Array(s.controls.values), Array(s.resets.values), s.outs.values.flatMap { $0 }, s.stopping, s.diagnostics.suffix(4))
+        }
+        controls.forEach { $0(.gone) }
+        resets.forEach { $0() }
+        outs.forEach { $0.completion(.gone) }
+        ready.signal()
+        if !stopping {
+            events(.failed("sim-harness exited" + (said.isEmpty ? "" : "; it said: " + said.joined(separator: " | "))))
+        }
+    }
+
+    private func handle(_ line: String) {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let kind = words.first else { return }
+        switch kind {
+        case "control" where words.count >= 3:
+            guard let id = Int(words[1]), let completion = state.withLock({ $0.controls.removeValue(forKey: id) }) else { return note(line) }
+            switch words[2] {
+            case "ok": completion(.done(words.count > 3 ? Hex.decode(words[3]) ?? [] : []))
+            case "stall": completion(.stall)
+            default: completion(.gone)
+            }
+        case "out" where words.count >= 3:
+            guard let id = Int(words[1]) else { return note(line) }
+            outFinished(id: id, result: words[2] == "ok" ? .done([]) : words[2] == "stall" ? .stall : .gone, words: words)
+        case "busreset" where words.count >= 3:
+            guard let id = Int(words[1]), let completion = state.withLock({ $0.resets.removeValue(forKey: id) }) else { return note(line) }
+            completion()
+        case "in" where words.count == 3:
+            guard let ep = UInt8(words[1]), let host = state.withLock({ $0.host }) else { return note(line) }
+            if words[2] == "stall" {
+                host.received(.stall, endpoint: ep)
+            } else if let bytes = Hex.decode(words[2]) {
+                host.received(.packet(bytes), endpoint: ep)
+            }
+        case "i2c" where words.count == 7:
+            guard let start = Double(words[1]), let stop = Double(words[2]), let hostUS = UInt64(words[3]),
+                let address = UInt8(words[5], radix: 16), let bytes = Hex.decode(words[6])
+            else { return note(line) }
+            events(
+                .i2c(
+                    boardMicroseconds: start, stopBoardMicroseconds: stop, hostMicroseconds: hostUS, isWrite: words[4] == "w",
+                    address: address, bytes: bytes, acknowledged: true))
+        case "ready":
+            state.withLock { $0.isReady = true }
+            ready.signal()
+        case "detach":
+            state.withLock { $0.polling = [] }
+            events(.left(reason: "detached"))
+        case "reboot":
+            state.withLock { $0.polling = [] }
+            events(.returned(reason: "watchdog reset"))
+        case "bye":
+            break
+        default:
+            note(line)
+        }
+    }
+
+    /// A bulk OUT transfer ended: report it, then start the next one on its endpoint.
+    private func outFinished(id: Int, result: USBPipeResult, words: [Substring]) {
+        let (done, next) = state.withLock { s -> (PendingOut?, PendingOut?) in
+            for (ep, queue) in s.outs {
+                guard let first = queue.first, first.id == id else { continue }
+                s.outs[ep]?.removeFirst()
+                return (first, s.outs[ep]?.first)
+            }
+            return (nil, nil)
+        }
+        guard let done else { return }
+        if result == .done([]), words.count >= 5, let boardUS = Double(words[3]), let hostUS = UInt64(words[4]) {
+            events(.bulkOut(boardMicroseconds: boardUS, hostMicroseconds: hostUS, bytes: done.data))
+        }
+        done.completion(result)
+        if let next { sendOut(next) }
+    }
+
+    private func note(_ line: String) {
+        state.withLock { s in
+            s.diagnostics.append(line)
+            if s.diagnostics.count > 16 { s.diagnostics.removeFirst() }
+        }
+    }
+}

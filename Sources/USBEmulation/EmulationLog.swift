@@ -1,0 +1,75 @@
+import Foundation
+import RealTime
+import Synchronization
+
+/// `--log FILE`: one JSON object per line, written as things happen, so a test (or a
+/// person) can check what the boards did and when. Every line has `event`, `host_us`
+/// (CLOCK_MONOTONIC µs, `RealTimeExecutor.monotonicMicroseconds`) and, for a board's
+/// events, `board` (its bus-port name) and `serial`:
+///
+///   {"event":"plug","board":"1-1","serial":"0001","node":"/dev/bus/usb/001/002","host_us":…}
+///   {"event":"unplug",…}
+///   {"event":"i2c","board":"1-1","serial":"0001","board_us":12500,"host_us":…,"op":"w","address":90,"bytes":"1d7f","ack":true}
+///   {"event":"reboot",…,"reason":"watchdog"}      the firmware restarted (new board clock)
+///   {"event":"bulk_out","board":"1-1","serial":"0001","board_us":…,"host_us":…,"bytes":"a506…"}
+///   {"event":"error",…,"message":"…"}
+///
+/// `board_us` is the firmware's own clock (what a stamp means). For the ELF under
+/// simavr it is the firmware's Timer1 clock at the START condition, and `board_stop_us`
+/// adds the clock at STOP; `host_us` is then read when the harness reported it (within
+/// one simulation slice, ~100 µs of simulated time, of the bus transaction).
+public final class EmulationLog: Sendable {
+    public struct Entry: Encodable, Sendable {
+        public var event: String
+        public var board: String?
+        public var serial: String?
+        public var host_us: UInt64
+        public var board_us: Double?
+        public var board_stop_us: Double?
+        public var op: String?
+        public var address: Int?
+        public var bytes: String?
+        public var ack: Bool?
+        public var node: String?
+        public var reason: String?
+        public var message: String?
+
+        public init(event: String, board: String? = nil, serial: String? = nil, hostMicroseconds: UInt64 = RealTimeExecutor.monotonicMicroseconds()) {
+            self.event = event
+            self.board = board
+            self.serial = serial
+            self.host_us = hostMicroseconds
+        }
+    }
+
+    private let file: Mutex<FileHandleBox?>
+
+    /// nil path: a log that drops everything (no `--log`).
+    public init(path: String?) throws(EmulationError) {
+        guard let path else {
+            file = Mutex(nil)
+            return
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw .log("cannot write the log file \(path)")
+        }
+        file = Mutex(FileHandleBox(handle: handle))
+    }
+
+    public var isEnabled: Bool { file.withLock { $0 != nil } }
+
+    public func record(_ entry: Entry) {
+        file.withLock { f in
+            guard let f else { return }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard var line = try? encoder.encode(entry) else { return }
+            line.append(UInt8(ascii: "\n"))
+            f.handle.write(line)
+        }
+    }
+}
+
+struct FileHandleBox: @unchecked Sendable {
+    let handle: FileHandle
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// `hapbridge emulate bridge ... -- COMMAND`: the whole run. Re-executes under
+/// umockdev's preload if needed, makes the testbed, plugs the boards, opens the
+/// control socket, runs COMMAND and returns its exit status, taking everything down
+/// again whatever happened.
+///
+/// Exit status: COMMAND's own; 128 + N when a signal N killed it; 125 when the
+/// emulation could not be set up; 126 when COMMAND could not be executed and 127 when
+/// it was not found (the conventions of env, timeout and the shell).
+///
+/// Signals to this process: SIGUSR1 unplugs the first board, SIGUSR2 plugs it back
+/// in; SIGTERM and SIGHUP are passed on to COMMAND (the emulation ends with it);
+/// SIGINT is left to COMMAND, which gets it from the terminal as this process does.
+public enum EmulationSession {
+    public struct Options: Sendable {
+        public var firmware: BridgeEmulation.Firmware
+        /// One per board, in port order.
+        public var serials: [String]
+        public var logPath: String?
+        public var command: [String]
+
+        public init(firmware: BridgeEmulation.Firmware, serials: [String], logPath: String?, command: [String]) {
+            self.firmware = firmware
+            self.serials = serials
+            self.logPath = logPath
+            self.command = command
+        }
+    }
+
+    public static func run(_ options: Options) -> Int32 {
+        do throws(EmulationError) {
+            try Preload.ensureLoaded()
+            for s in options.serials { try BridgeEmulation.validate(serial: s) }
+            let log = try EmulationLog(path: options.logPath)
+            let testbed = try Testbed()
+            defer { testbed.close() }
+            let emulation = BridgeEmulation(testbed: testbed, firmware: options.firmware, log: log)
+            defer { emulation.close() }
+            for serial in options.serials { try emulation.add(serial: serial) }
+            let server = try ControlServer(path: testbed.root + "/control", execute: { emulation.execute($0) })
+            defer { server.stop() }
+            setenv(ControlServer.environmentVariable, server.path, 1)
+            return runCommand(options.command, emulation: emulation)
+        } catch {
+            FileHandle.standardError.write(Data("hapbridge emulate: \(error.description)\n".utf8))
+            return ChildProcess.emulationFailed
+        }
+    }
+
+    private static func runCommand(_ command: [String], emulation: BridgeEmulation) -> Int32 {
+        // COMMAND once it runs; until then, what it is to be sent when it does.
+        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
+        let report: @Sendable ([String]) -> Void = { lines in
+            FileHandle.standardError.write(Data(lines.map { "hapbridge emulate: \($0)\n" }.joined().utf8))
+        }
+        // In place before COMMAND exists: it may signal at once.
+        let signals = SignalRelay(ChildProcess.emulationSignals) { signal in
+            switch signal {
+            case SIGUSR1: report(emulation.execute("unplug"))
+            case SIGUSR2: report(emulation.execute("replug"))
+            case SIGTERM, SIGHUP:
+                child.withLock { c in
+                    if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
+                }
+            default: break  // SIGINT: COMMAND gets it from the terminal as we do
+            }
+        }
+        defer { signals.stop() }
+        switch ChildProcess.spawn(command) {
+        case .success(let c):
+            child.withLock { state in
+                state.process = c
+                state.pending.forEach(c.send)
+            }
+            return c.wait()
+        case .failure(let f):
+            report([f.message])
+            return f.status
+        }
+    }
+}

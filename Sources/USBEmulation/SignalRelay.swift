@@ -1,0 +1,48 @@
+import Foundation
+import Glibc
+
+/// Signals to the emulation, acted on by a thread of their own. The handlers are
+/// installed with sigaction before this returns, so a signal COMMAND sends the moment
+/// it starts is never met by the default disposition (which would kill the emulation)
+/// nor lost; the handler only writes the signal's number to a pipe the thread reads
+/// (write is async-signal-safe). COMMAND gets the defaults back at spawn
+/// (`ChildProcess`).
+final class SignalRelay: Sendable {
+    private let readEnd: Int32
+    private let writeEnd: Int32
+
+    init(_ signals: [Int32], handle: @escaping @Sendable (Int32) -> Void) {
+        var fds: [Int32] = [-1, -1]
+        pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        readEnd = fds[0]
+        writeEnd = fds[1]
+        signalRelayWriteEnd = fds[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(signalRelayWriteEnd, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for s in signals { sigaction(s, &action, nil) }
+        let readEnd = readEnd
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                guard n == 1 else { break }
+                handle(Int32(byte))
+            }
+            close(readEnd)
+        }
+    }
+
+    /// Ends the thread (the handlers stay: the process is on its way out).
+    func stop() { close(writeEnd) }
+}
+
+/// The pipe the signal handler writes to: a C handler can capture nothing, and it is
+/// set once, before any handler is installed.
+nonisolated(unsafe) private var signalRelayWriteEnd: Int32 = -1

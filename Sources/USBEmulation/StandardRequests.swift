@@ -1,0 +1,102 @@
+/// The chapter-9 part of a USB device (USB 2.0, 9.4): descriptors, address,
+/// configuration, endpoint halt, status. An emulated device whose firmware is not
+/// simulated down to its USB stack answers endpoint 0 with this; it behaves like the
+/// ATmega32U4 port's usb.c: standard requests only, everything else STALLs.
+struct StandardRequests: Sendable {
+    let deviceDescriptor: [UInt8]
+    let configurationDescriptor: [UInt8]
+    /// String descriptors by index; index 0 is the language ID list.
+    let strings: [[UInt8]]
+    let configurationValue: UInt8
+    /// Every endpoint address of the configuration (0x81, 0x02, ...).
+    let endpoints: Set<UInt8>
+    let interfaces: Set<UInt8>
+
+    private(set) var address: UInt8 = 0
+    private(set) var configuration: UInt8 = 0
+    private(set) var halted: Set<UInt8> = []
+
+    init(deviceDescriptor: [UInt8], configurationDescriptor: [UInt8], strings: [[UInt8]]) throws(USBDescriptorError) {
+        let config = try USBDeviceDescription.parse(configuration: configurationDescriptor)
+        self.deviceDescriptor = deviceDescriptor
+        self.configurationDescriptor = configurationDescriptor
+        self.strings = strings
+        configurationValue = config.value
+        endpoints = Set(config.interfaces.flatMap { $0.endpoints.map(\.address) })
+        interfaces = Set(config.interfaces.map(\.number))
+    }
+
+    var isConfigured: Bool { configuration != 0 }
+
+    /// A bus reset: default address, unconfigured, no halts.
+    mutating func reset() {
+        address = 0
+        configuration = 0
+        halted = []
+    }
+
+    mutating func handle(_ s: USBSetupPacket, data: [UInt8]) -> USBPipeResult {
+        guard s.kind == 0 else { return .stall }  // no class or vendor requests
+        switch (s.request, s.recipient) {
+        case (StandardRequest.getDescriptor, 0):
+            return descriptor(type: UInt8(s.value >> 8), index: UInt8(s.value & 0xFF)).map { .done(Array($0.prefix(Int(s.length)))) }
+                ?? .stall
+        case (StandardRequest.setAddress, 0):
+            address = UInt8(s.value & 0x7F)
+            return .done([])
+        case (StandardRequest.setConfiguration, 0):
+            guard s.value == 0 || s.value == UInt16(configurationValue) else { return .stall }
+            configuration = UInt8(s.value)
+            halted = []
+            return .done([])
+        case (StandardRequest.getConfiguration, 0):
+            return .done(Array([configuration].prefix(Int(s.length))))
+        case (StandardRequest.getStatus, 0), (StandardRequest.getStatus, 1):
+            return .done(Array([0, 0].prefix(Int(s.length))))  // bus powered, no remote wakeup
+        case (StandardRequest.getStatus, 2):
+            guard let ep = endpoint(s.index) else { return .stall }
+            return .done(Array([halted.contains(ep) ? 1 : 0, 0].prefix(Int(s.length))))
+        case (StandardRequest.clearFeature, 2), (StandardRequest.setFeature, 2):
+            // ENDPOINT_HALT (feature 0) is the only endpoint feature.
+            guard s.value == 0, let ep = endpoint(s.index) else { return .stall }
+            if s.request == StandardRequest.setFeature { halted.insert(ep) } else { halted.remove(ep) }
+            return .done([])
+        case (StandardRequest.getInterface, 1):
+            guard isConfigured, interfaces.contains(UInt8(truncatingIfNeeded: s.index)) else { return .stall }
+            return .done(Array([0].prefix(Int(s.length))))
+        case (StandardRequest.setInterface, 1):
+            guard isConfigured, s.value == 0, interfaces.contains(UInt8(truncatingIfNeeded: s.index)) else { return .stall }
+            return .done([])
+        default:
+            return .stall
+        }
+    }
+
+    private func descriptor(type: UInt8, index: UInt8) -> [UInt8]? {
+        switch type {
+        case 1: index == 0 ? deviceDescriptor : nil
+        case 2: index == 0 ? configurationDescriptor : nil
+        case 3: Int(index) < strings.count ? strings[Int(index)] : nil
+        default: nil
+        }
+    }
+
+    /// A bulk endpoint of the configuration, by the wIndex of an endpoint request.
+    private func endpoint(_ index: UInt16) -> UInt8? {
+        let ep = UInt8(truncatingIfNeeded: index)
+        return endpoints.contains(ep) ? ep : nil
+    }
+}
+
+/// Standard request codes (USB 2.0, table 9-4).
+enum StandardRequest {
+    static let getStatus: UInt8 = 0x00
+    static let clearFeature: UInt8 = 0x01
+    static let setFeature: UInt8 = 0x03
+    static let setAddress: UInt8 = 0x05
+    static let getDescriptor: UInt8 = 0x06
+    static let getConfiguration: UInt8 = 0x08
+    static let setConfiguration: UInt8 = 0x09
+    static let getInterface: UInt8 = 0x0A
+    static let setInterface: UInt8 = 0x0B
+}

@@ -1,0 +1,422 @@
+import CUMockdev
+import CUSBDevFS
+import Glibc
+import Synchronization
+
+/// The kernel's usbfs and host controller for one emulated device node, answering
+/// the ioctls umockdev forwards from the client (libusb, or any program using
+/// /dev/bus/usb) with transfers on a `USBDeviceModel`.
+///
+/// Semantics follow Linux's usbfs (drivers/usb/core/devio.c) as libusb relies on them:
+/// URBs are submitted at once and reaped in completion order, per open file; a
+/// discarded URB completes with -ENOENT; an IN transfer completes on a short packet
+/// or when full; interfaces are claimed per file (EBUSY for another); after an
+/// unplug, pending URBs complete with -ESHUTDOWN and every later call fails with
+/// ENODEV (reaping stays possible until nothing is left: REAP_AFTER_DISCONNECT).
+///
+/// Threads: ioctls arrive on umockdev's worker thread (one per testbed, with its own
+/// GLib main context); the device answers from its own thread. Everything shared
+/// lives in `state` behind one lock, which is never held while calling the device
+/// (a device may complete inline). Client memory (the URB and its buffer) is only
+/// written on the worker thread, when a reap hands the URB back.
+///
+/// The faked device node is a regular file, so a libusb client's poll() always
+/// reports it ready and its event loop asks REAPURBNDELAY in a tight loop. An empty
+/// reap that follows an empty reap (the client is polling, not draining) is therefore
+/// parked for up to `emptyReapDelayMicroseconds`, answered at once when a transfer
+/// completes meanwhile. The first empty reap after anything else gets its EAGAIN at
+/// once: libusb ends every drain of completed URBs with one, and a transfer's
+/// caller waits for it.
+final class USBDevFSHandler: USBHostPort, Sendable {
+    /// How long an empty REAPURBNDELAY waits for a completion before EAGAIN. It bounds
+    /// the CPU a polling client burns (about one reap per period instead of a spin) and
+    /// is also the longest a submit from a second thread of the same client waits
+    /// (umockdev serialises the calls on one file descriptor).
+    static let emptyReapDelayMicroseconds: UInt32 = 1000
+
+    let device: any USBDeviceModel
+    let description: USBDeviceDescription
+    /// The device's bus address (devnum), restored after a USBDEVFS_RESET.
+    let address: UInt8
+    /// Told when the active configuration changes (sysfs bConfigurationValue follows it).
+    let configurationChanged: @Sendable (UInt8) -> Void
+    let state: Mutex<State>
+
+    init(
+        device: any USBDeviceModel, description: USBDeviceDescription, address: UInt8, configuration: UInt8,
+        configurationChanged: @escaping @Sendable (UInt8) -> Void
+    ) {
+        self.device = device
+        self.description = description
+        self.address = address
+        self.configurationChanged = configurationChanged
+        state = Mutex(State(configuration: configuration))
+    }
+
+    /// A umockdev handler object calling this one; attach it to the device node.
+    func makeIoctlHandler() -> UnsafeMutablePointer<UMockdevIoctlBase> {
+        hb_ioctl_handler_new(
+            { context, client in
+                guard let context, let client else { return false }
+                Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue().handle(client)
+                return true
+            },
+            { context, client, connected in
+                guard let context, let client else { return }
+                let handler = Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue()
+                if connected { handler.clientConnected(client) } else { handler.clientClosed(client) }
+            },
+            Unmanaged.passRetained(self).toOpaque(),
+            { context in context.map { Unmanaged<USBDevFSHandler>.fromOpaque($0).release() } })
+    }
+
+    // MARK: state
+
+    typealias Client = UnsafeMutablePointer<UMockdevIoctlClient>
+    typealias IoctlData = UnsafeMutablePointer<UMockdevIoctlData>
+
+    /// A URB's identity: the file it was submitted on and its address there.
+    struct URBKey: Hashable {
+        var client: UInt
+        var address: UInt64
+    }
+
+    enum Kind {
+        case control
+        case bulkOut
+        case bulkIn(endpoint: UInt8, maxPacket: Int)
+    }
+
+    /// Who is told when a transfer ends: a URB waits in its file's reap queue; a
+    /// synchronous USBDEVFS_CONTROL / USBDEVFS_BULK completes its ioctl.
+    enum Owner {
+        case urb
+        case synchronous(GObjectPointer<UMockdevIoctlClient>)
+    }
+
+    struct Transfer {
+        var urb: GObjectPointer<UMockdevIoctlData>
+        var buffer: GObjectPointer<UMockdevIoctlData>?
+        var kind: Kind
+        var owner: Owner
+        /// Bytes the transfer asks for (IN) or carries (OUT), after any setup packet.
+        var length: Int
+        /// Where the data stage starts in the buffer: 8 for control (after the setup packet).
+        var dataOffset: Int
+        var shortNotOK: Bool
+        var received: [UInt8] = []
+
+        /// IN data defaults to what arrived so far; the actual length to the IN data's
+        /// (an OUT transfer passes the bytes it delivered).
+        func finished(status: Int32, data: [UInt8]? = nil, outLength: Int? = nil) -> Finished {
+            let d = data ?? received
+            return Finished(transfer: self, status: status, data: d, actualLength: Int32(clamping: outLength ?? d.count))
+        }
+    }
+
+    struct Finished {
+        var transfer: Transfer
+        var status: Int32
+        /// IN data to copy into the client's buffer.
+        var data: [UInt8]
+        var actualLength: Int32
+    }
+
+    struct ParkedReap {
+        var client: GObjectPointer<UMockdevIoctlClient>
+        /// REAPURB waits for a completion; REAPURBNDELAY only for a while.
+        var blocking: Bool
+        var token: UInt64
+    }
+
+    struct ClientState {
+        var done: [Finished] = []
+        var parked: ParkedReap?
+        /// The client's last call was a reap that found nothing: it is polling.
+        var polling = false
+    }
+
+    struct State {
+        var configuration: UInt8
+        var mainContext: GMainContextPointer?
+        var gone = false
+        var clients: [UInt: ClientState] = [:]
+        var claims: [UInt8: UInt] = [:]
+        var transfers: [URBKey: Transfer] = [:]
+        /// IN transfers per endpoint, in submission order: packets fill the first.
+        var inQueues: [UInt8: [URBKey]] = [:]
+        /// Packets that arrived while no transfer was queued (polling had just stopped).
+        var held: [UInt8: [USBInEvent]] = [:]
+        /// IN endpoints the device has been told to poll.
+        var polled: Set<UInt8> = []
+        var synchronousDone: [Finished] = []
+        var serviceScheduled = false
+        var nextToken: UInt64 = 1
+
+        mutating func token() -> UInt64 {
+            defer { nextToken += 1 }
+            return nextToken
+        }
+
+        /// Moves a transfer out of flight to whoever waits for it.
+        mutating func finish(_ key: URBKey, _ make: (Transfer) -> Finished) {
+            guard let t = transfers.removeValue(forKey: key) else { return }
+            let f = make(t)
+            switch t.owner {
+            case .urb: clients[key.client, default: ClientState()].done.append(f)
+            case .synchronous: synchronousDone.append(f)
+            }
+        }
+
+        /// A service pass is worth scheduling: someone waits and something is ready.
+        var needsService: Bool {
+            !synchronousDone.isEmpty || clients.values.contains { $0.parked != nil && !$0.done.isEmpty }
+        }
+    }
+
+    static func key(_ client: Client) -> UInt { UInt(bitPattern: client) }
+
+    // MARK: ioctls (umockdev's worker thread)
+
+    func handle(_ client: Client) {
+        state.withLock { s in
+            if s.mainContext == nil { s.mainContext = GMainContextPointer(raw: g_main_context_ref_thread_default()) }
+        }
+        let request = umockdev_ioctl_client_get_request(client)
+        let op = hb_usbdevfs_op_of(request)
+        if op != HB_USBDEVFS_REAP_URB_NDELAY {
+            state.withLock { $0.clients[Self.key(client)]?.polling = false }
+        }
+        let gone = state.withLock { $0.gone }
+        if gone && op != HB_USBDEVFS_REAP_URB && op != HB_USBDEVFS_REAP_URB_NDELAY {
+            return complete(client, errno: ENODEV)
+        }
+        switch op {
+        case HB_USBDEVFS_GET_CAPABILITIES:
+            let caps = hb_usbdevfs_capabilities_no_packet_size_limit() | hb_usbdevfs_capabilities_reap_after_disconnect()
+            complete(client, errno: hb_ioctl_write_u32(client, caps, nil) ? 0 : EFAULT)
+        case HB_USBDEVFS_CLAIM_INTERFACE, HB_USBDEVFS_DISCONNECT_CLAIM:
+            // No kernel driver is ever bound, so DISCONNECT_CLAIM has nothing to disconnect.
+            // An interface number past 255 names no interface (ENOENT), as in usbfs.
+            withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { claim($0, for: client) } ?? ENOENT) }
+        case HB_USBDEVFS_RELEASE_INTERFACE:
+            withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { release($0, for: client) } ?? EINVAL) }
+        case HB_USBDEVFS_SET_CONFIGURATION:
+            withU32(client) { n in
+                guard let value = UInt8(exactly: n) else { return complete(client, errno: EINVAL) }
+                setConfiguration(value, client)
+            }
+        case HB_USBDEVFS_SET_INTERFACE:
+            var interface: UInt32 = 0
+            var alternate: UInt32 = 0
+            guard hb_ioctl_read_u32_pair(client, &interface, &alternate, nil) else { return complete(client, errno: EFAULT) }
+            guard let i = UInt8(exactly: interface), let a = UInt8(exactly: alternate) else { return complete(client, errno: EINVAL) }
+            setInterface(i, alternate: a, client)
+        case HB_USBDEVFS_CLEAR_HALT:
+            withU32(client) { n in
+                guard let endpoint = UInt8(exactly: n) else { return complete(client, errno: ENOENT) }
+                clearHalt(endpoint, client)
+            }
+        case HB_USBDEVFS_RESET_EP:
+            // Only the host's data toggle; nothing to do on the device.
+            complete(client, errno: 0)
+        case HB_USBDEVFS_RESET:
+            reset(client)
+        case HB_USBDEVFS_GET_DRIVER, HB_USBDEVFS_DRIVER_IOCTL:
+            complete(client, errno: ENODATA)  // no kernel driver bound to any interface
+        case HB_USBDEVFS_SUBMIT_URB:
+            submit(client)
+        case HB_USBDEVFS_DISCARD_URB:
+            discard(client)
+        case HB_USBDEVFS_REAP_URB, HB_USBDEVFS_REAP_URB_NDELAY:
+            reap(client, blocking: op == HB_USBDEVFS_REAP_URB)
+        case HB_USBDEVFS_CONTROL, HB_USBDEVFS_BULK:
+            synchronousTransfer(client, op)
+        default:
+            complete(client, errno: ENOTTY)
+        }
+    }
+
+    func complete(_ client: Client, result: Int = 0, errno: Int32) {
+        umockdev_ioctl_client_complete(client, errno == 0 ? result : -1, errno)
+    }
+
+    func withU32(_ client: Client, _ body: (UInt32) -> Void) {
+        var value: UInt32 = 0
+        guard hb_ioctl_read_u32(client, &value, nil) else { return complete(client, errno: EFAULT) }
+        body(value)
+    }
+
+    func interfaceExists(_ number: UInt8) -> Bool {
+        let value = state.withLock { $0.configuration }
+        return description.configuration(value: value)?.interfaces.contains { $0.number == number } ?? false
+    }
+
+    func claim(_ interface: UInt8, for client: Client) -> Int32 {
+        guard interfaceExists(interface) else { return ENOENT }
+        return state.withLock { s in
+            if let owner = s.claims[interface], owner != Self.key(client) { return EBUSY }
+            s.claims[interface] = Self.key(client)
+            return 0
+        }
+    }
+
+    func release(_ interface: UInt8, for client: Client) -> Int32 {
+        state.withLock { s in
+            guard s.claims[interface] == Self.key(client) else { return EINVAL }
+            s.claims[interface] = nil
+            return 0
+        }
+    }
+
+    func setConfiguration(_ value: UInt8, _ client: Client) {
+        guard value == 0 || description.configuration(value: value) != nil else { return complete(client, errno: EINVAL) }
+        let busy = state.withLock { s in s.claims.values.contains { $0 != Self.key(client) } }
+        guard !busy else { return complete(client, errno: EBUSY) }
+        let setup = USBSetupPacket(requestType: 0x00, request: StandardRequest.setConfiguration, value: UInt16(value))
+        answer(client, after: setup) { [self] result in
+            guard case .done = result else { return Self.errnoValue(for: result) }
+            state.withLock { $0.configuration = value }
+            configurationChanged(value)
+            return 0
+        }
+    }
+
+    func setInterface(_ interface: UInt8, alternate: UInt8, _ client: Client) {
+        let value = state.withLock { $0.configuration }
+        let settings = description.configuration(value: value)?.interfaces.filter { $0.number == interface } ?? []
+        guard settings.contains(where: { $0.alternateSetting == alternate }) else { return complete(client, errno: EINVAL) }
+        let setup = USBSetupPacket(requestType: 0x01, request: StandardRequest.setInterface, value: UInt16(alternate), index: UInt16(interface))
+        answer(client, after: setup) { result in
+            // Linux ignores a STALL from an interface with a single setting (usb_set_interface).
+            if result == .stall && settings.count == 1 { return 0 }
+            return Self.errnoValue(for: result)
+        }
+    }
+
+    func clearHalt(_ endpoint: UInt8, _ client: Client) {
+        guard description.endpoint(endpoint) != nil else { return complete(client, errno: ENOENT) }
+        let setup = USBSetupPacket(requestType: 0x02, request: StandardRequest.clearFeature, value: 0, index: UInt16(endpoint))
+        answer(client, after: setup) { Self.errnoValue(for: $0) }
+    }
+
+    /// USBDEVFS_RESET: the port is reset and the device brought back to the state the
+    /// kernel had it in (its address, then its configuration), as usb_reset_device does.
+    /// Transfers in flight are killed (-ENOENT).
+    func reset(_ client: Client) {
+        let configuration = state.withLock { s in
+            for k in Array(s.transfers.keys) { s.finish(k) { $0.finished(status: -ENOENT) } }
+            s.inQueues = [:]
+            s.held = [:]
+            for ep in s.polled { pollingFollowsQueue(ep, in: &s) }
+            return s.configuration
+        }
+        scheduleService()
+        let waiting = GObjectPointer(retaining: client)
+        let address = address
+        let device = device
+        device.busReset {
+            device.control(USBSetupPacket(requestType: 0, request: StandardRequest.setAddress, value: UInt16(address)), data: []) { r in
+                guard r != .gone, configuration != 0 else {
+                    umockdev_ioctl_client_complete(waiting.raw, r == .gone ? -1 : 0, r == .gone ? ENODEV : 0)
+                    return waiting.release()
+                }
+                let set = USBSetupPacket(requestType: 0, request: StandardRequest.setConfiguration, value: UInt16(configuration))
+                device.control(set, data: []) { r in
+                    let e = Self.errnoValue(for: r)
+                    umockdev_ioctl_client_complete(waiting.raw, e == 0 ? 0 : -1, e)
+                    waiting.release()
+                }
+            }
+        }
+    }
+
+    /// Sends a standard request and completes the client's ioctl with what `verdict`
+    /// makes of the device's answer (0 or an errno).
+    func answer(_ client: Client, after setup: USBSetupPacket, verdict: @escaping @Sendable (USBPipeResult) -> Int32) {
+        let waiting = GObjectPointer(retaining: client)
+        device.control(setup, data: []) { result in
+            let e = verdict(result)
+            umockdev_ioctl_client_complete(waiting.raw, e == 0 ? 0 : -1, e)
+            waiting.release()
+        }
+    }
+
+    static func errnoValue(for result: USBPipeResult) -> Int32 {
+        switch result {
+        case .done: 0
+        case .stall: EPIPE
+        case .gone: ENODEV
+        }
+    }
+
+    static func status(for result: USBPipeResult) -> Int32 {
+        switch result {
+        case .done: 0
+        case .stall: -EPIPE
+        case .gone: -ESHUTDOWN
+        }
+    }
+
+    // MARK: clients
+
+    func clientConnected(_ client: Client) {
+        state.withLock { s in _ = s.clients[Self.key(client), default: ClientState()] }
+    }
+
+    /// The file was closed: its URBs are killed and its interfaces released (usbfs's
+    /// release).
+    func clientClosed(_ client: Client) {
+        let k = Self.key(client)
+        let dropped = state.withLock { s -> [Transfer] in
+            var dropped: [Transfer] = []
+            for key in s.transfers.keys where key.client == k {
+                if let t = s.transfers.removeValue(forKey: key) { dropped.append(t) }
+            }
+            for ep in Array(s.inQueues.keys) {
+                s.inQueues[ep]?.removeAll { $0.client == k }
+                pollingFollowsQueue(ep, in: &s)
+            }
+            let closed = s.clients.removeValue(forKey: k)
+            closed?.parked?.client.release()
+            dropped += (closed?.done ?? []).map(\.transfer)
+            s.claims = s.claims.filter { $0.value != k }
+            return dropped
+        }
+        for t in dropped {
+            t.urb.release()
+            t.buffer?.release()
+        }
+    }
+
+    /// Polls an IN endpoint exactly while transfers are queued on it. Called with the
+    /// lock held, so the device hears "on" and "off" in the order the queue changed
+    /// (`setPolling` never calls back: USBDeviceModel's contract).
+    func pollingFollowsQueue(_ endpoint: UInt8, in s: inout State) {
+        let want = !(s.inQueues[endpoint]?.isEmpty ?? true)
+        guard want != s.polled.contains(endpoint) else { return }
+        if want { s.polled.insert(endpoint) } else { s.polled.remove(endpoint) }
+        device.setPolling(endpoint: endpoint, active: want)
+    }
+
+    /// Whether a client holds the node open.
+    var hasClients: Bool { state.withLock { !$0.clients.isEmpty } }
+
+    // MARK: unplug
+
+    /// The device left the bus: every transfer in flight completes with -ESHUTDOWN
+    /// (a synchronous one with ENODEV), and from now on every call but a reap fails
+    /// with ENODEV.
+    func disconnect() {
+        let waiting = state.withLock { s -> [(UInt, UInt64)] in
+            s.gone = true
+            for key in Array(s.transfers.keys) { s.finish(key) { $0.finished(status: -ESHUTDOWN) } }
+            s.inQueues = [:]
+            s.held = [:]
+            return s.clients.compactMap { k, c in c.parked.flatMap { $0.blocking ? (k, $0.token) : nil } }
+        }
+        scheduleService()
+        // A blocking REAPURB with nothing left to return learns of the unplug this way.
+        for (client, token) in waiting { startParkTimer(client: client, token: token) }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import SimavrBridgeDevice
+import Testing
+
+/// Runs `hapbridge emulate bridge` as a user would: the built CLI, a real COMMAND
+/// (lsusb, the libusb probe, a shell), its output and exit status. The only clock is
+/// a generous guard against a hang; nothing waits on time to pass.
+enum Emulate {
+    /// The build's products: the test runner sits beside `hapbridge` and the probe.
+    static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    static let hapbridge = products + "/hapbridge"
+    static let probe = products + "/usb-emulation-probe"
+    static let packageRoot = SimavrBridgeDevice.packageRoot(above: #filePath) ?? "."
+
+    /// HAPBRIDGE_REQUIRE_SIMAVR=1 (scripts/test) turns "ELF not built, skipped" into a failure.
+    static let simavrRequired = ProcessInfo.processInfo.environment["HAPBRIDGE_REQUIRE_SIMAVR"] == "1"
+    static let artifacts = SimavrBridgeDevice.locate(packageRoot: packageRoot)
+    /// The firmware backings the tests run on: the core always, the ELF when built.
+    static let backings: [Backing] = artifacts != nil || simavrRequired ? [.core, .elf] : [.core]
+
+    enum Backing: String, CustomTestStringConvertible, Sendable {
+        case core, elf
+        var testDescription: String { "--firmware \(rawValue)" }
+
+        var arguments: [String] {
+            switch self {
+            case .core: return ["--firmware", "core"]
+            case .elf:
+                let a = Emulate.artifacts
+                return ["--firmware", "elf", "--elf", a?.firmware ?? "missing.elf", "--harness", a?.harness ?? "missing-harness"]
+            }
+        }
+    }
+
+    /// What a run left behind.
+    struct Run: CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+
+        /// The probe's "kind key=value ..." lines of one kind, as dictionaries.
+        func records(_ kind: String) -> [[String: String]] {
+            output.split(separator: "\n").compactMap { line in
+                let words = Emulate.words(String(line))
+                guard words.first == kind else { return nil }
+                var fields: [String: String] = [:]
+                for w in words.dropFirst() {
+                    guard let eq = w.firstIndex(of: "=") else { continue }
+                    fields[String(w[..<eq])] = String(w[w.index(after: eq)...])
+                }
+                return fields
+            }
+        }
+
+        func record(_ kind: String) -> [String: String] { records(kind).first ?? [:] }
+
+        var description: String { "exit \(status)\nstdout:\n\(output)\nstderr:\n\(errors)" }
+    }
+
+    /// `hapbridge emulate bridge OPTIONS -- COMMAND`.
+    static func bridge(_ backing: Backing, _ options: [String] = [], _ command: [String]) throws -> Run {
+        try run([hapbridge, "emulate", "bridge"] + backing.arguments + options + ["--"] + command)
+    }
+
+    /// Longest a run may take before it counts as hung (an ELF board boots in ~1 s).
+    static let hangGuardSeconds: Double = 120
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        try process.run()
+        // Drain both pipes while it runs, so a chatty child never blocks on a full pipe.
+        let outData = Drain(out.fileHandleForReading)
+        let errData = Drain(err.fileHandleForReading)
+        if ended.wait(timeout: .now() + hangGuardSeconds) == .timedOut {
+            process.terminate()
+            Issue.record("hung for \(Int(hangGuardSeconds)) s: \(arguments.joined(separator: " "))")
+            ended.wait()
+        }
+        return Run(status: process.terminationStatus, output: outData.text(), errors: errData.text())
+    }
+
+    /// Words of a line; a value in double quotes keeps its spaces (key="a b").
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false
+        for c in line {
+            if c == "\"" { quoted.toggle(); continue }
+            if c == " " && !quoted {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class Drain: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func text() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Every suite that runs `hapbridge emulate`, one test at a time: a board on the ELF
+/// needs about half a core to keep up with real time, and the machine is shared.
+@Suite(.serialized) enum EmulatedBoards {}
