@@ -60,15 +60,16 @@ enum Console {
         !isClosed(stream.descriptor) && isatty(stream.descriptor) == 1
     }
 
-    /// `text` (one line or several) as lines on standard output, each made safe.
-    static func out(_ text: String) throws(StreamWriteError) { try line(text, to: .output) }
+    /// One line on standard output, made safe: a newline inside it (from input) is
+    /// shown as `\x0A`, so one printed line stays one line.
+    static func out(_ line: String) throws(StreamWriteError) { try lines([line], to: .output) }
 
-    /// `text` (one line or several) as lines on standard error, each made safe.
-    static func err(_ text: String) throws(StreamWriteError) { try line(text, to: .error) }
+    /// One line on standard error, made safe.
+    static func err(_ line: String) throws(StreamWriteError) { try lines([line], to: .error) }
 
-    static func line(_ text: String, to stream: StandardStream) throws(StreamWriteError) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { capped(TerminalText.safe(String($0))) }
-        try write(lines.joined(separator: "\n") + "\n", to: stream)
+    /// Several lines, each made safe and capped.
+    static func lines(_ lines: [String], to stream: StandardStream) throws(StreamWriteError) {
+        try write(lines.map { capped(TerminalText.safe($0)) + "\n" }.joined(), to: stream)
     }
 
     /// Data as it is (a command's output format), or text the caller has made safe.

@@ -9,14 +9,6 @@ struct POSIXFailure: Error {
 /// Whole-buffer reads and writes on a descriptor: retried on EINTR, and on EAGAIN
 /// (a descriptor inherited in non-blocking mode) after waiting for it to be ready.
 enum FileDescriptorIO {
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(POSIXFailure) {
-        var failure: POSIXFailure?
-        bytes.withUnsafeBufferPointer { buffer in
-            do throws(POSIXFailure) { try writeAll(buffer, to: descriptor) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
     static func writeAll(_ text: String, to descriptor: Int32) throws(POSIXFailure) {
         var text = text
         var failure: POSIXFailure?

@@ -61,13 +61,13 @@ extension HapbridgeCommand {
     static func reportParseError(_ error: any Error) -> ExitStatus {
         let message = fullMessage(for: error).trimmingCharacters(in: .newlines)
         if exitCode(for: error) == .success {
-            do { try Console.out(message) } catch {
+            do { try Console.lines(message.components(separatedBy: "\n"), to: .output) } catch {
                 try? Console.err("Error: \(error)")
                 return .failure
             }
             return .success
         }
-        if !message.isEmpty { try? Console.err(message) }
+        if !message.isEmpty { try? Console.lines(message.components(separatedBy: "\n"), to: .error) }
         let code = exitCode(for: error)
         return code == .validationFailure ? .usage : ExitStatus(rawValue: code.rawValue) ?? .usage
     }

@@ -21,7 +21,7 @@ extension HardwareReport {
     /// Prints the report, then writes the plot: what was measured is on screen
     /// before anything can go wrong with the file.
     func finish(plot file: OutputFile?, title: String, subtitle: String) throws {
-        try Console.out(text)
+        try Console.lines(lines, to: .output)
         if let file {
             if let trace = acceleration, let t0 = trace.timeMilliseconds.first {
                 try file.write(AccelerationPlot.plot(

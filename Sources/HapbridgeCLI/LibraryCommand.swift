@@ -24,7 +24,7 @@ struct LibraryCommand: ParsableCommand {
                     if why { lines.append(String(repeating: " ", count: 52) + "shape: \(haptic.shape)") }
                 }
             }
-            try Console.out(lines.joined(separator: "\n"))
+            try Console.lines(lines, to: .output)
         }
 
         /// "2 taps, 100 ms" / "1 tap" / "1 tap + 1 buzz, 60 ms".

@@ -39,10 +39,9 @@ struct OutputFile {
             try Console.write(text, to: .output)
             return
         }
-        let bytes = Array(text.utf8)
         switch try destination(of: path) {
-        case .replace(let existing): try replace(path, with: bytes, keeping: existing)
-        case .writeThrough: try writeThrough(path, bytes)
+        case .replace(let existing): try replace(path, with: text, keeping: existing)
+        case .writeThrough: try writeThrough(path, text)
         }
     }
 
@@ -115,7 +114,7 @@ struct OutputFile {
         return directory.isEmpty ? "/" : directory
     }
 
-    private func replace(_ path: String, with bytes: [UInt8], keeping existing: stat?) throws(CLIError) {
+    private func replace(_ path: String, with text: String, keeping existing: stat?) throws(CLIError) {
         let directory = Self.directory(of: path)
         let baseName = path.split(separator: "/").last.map(String.init) ?? path
         var temporary = ""
@@ -141,7 +140,7 @@ struct OutputFile {
                 // ours already or the call fails harmlessly.
                 if existing.st_uid != geteuid() || existing.st_gid != getegid() { _ = fchown(descriptor, existing.st_uid, existing.st_gid) }
             }
-            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+            try FileDescriptorIO.writeAll(text, to: descriptor)
             guard fsync(descriptor) == 0 else { throw POSIXFailure(code: errno) }
         } catch {
             close(descriptor)
@@ -152,11 +151,11 @@ struct OutputFile {
         renamed = true
     }
 
-    private func writeThrough(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+    private func writeThrough(_ path: String, _ text: String) throws(CLIError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw failure(path, POSIXFailure(code: errno).message) }
         do throws(POSIXFailure) {
-            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+            try FileDescriptorIO.writeAll(text, to: descriptor)
         } catch {
             close(descriptor)
             throw failure(path, error.message)

@@ -96,7 +96,7 @@ public struct PlayCommand: AsyncParsableCommand {
         let outcome = PlayOutcome()
         await engine.setStoppedHandler { outcome.stopped($0) }
 
-        try Console.out("device: \(summary)\nactuator: \(profile.displayName)")
+        try Console.lines(["device: \(summary)", "actuator: \(profile.displayName)"], to: .output)
         do { try await engine.start() } catch { throw CLIError("cannot start the engine: \(error)") }
         let caps = await engine.capabilities
         try Console.out("engine: started on \(caps.chip.map(String.init(describing:)) ?? "?"), sharpness as \(caps.sharpnessShaping.map { $0 == .openLoopFrequency ? "open-loop LRA frequency" : "overdrive/brake emphasis" } ?? "?")")
@@ -141,7 +141,7 @@ public struct PlayCommand: AsyncParsableCommand {
             return PlayTrace(samples: sim.board.acceleration(from: beginBoard), drive: writes.map { ($0.time, Int8(bitPattern: $0.value)) })
         }
         report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (simulated sled)")
-        try Console.out(report.joined(separator: "\n"))
+        try Console.lines(report, to: .output)
 
         if state.endedEarly {
             try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(state.stopReason, engine.options))")

@@ -44,7 +44,7 @@ public struct ROMCommand: AsyncParsableCommand {
 
     public func run() async throws {
         if list {
-            try Console.out(ROMEffect.all.map { "\(String($0.id.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.name)" }.joined(separator: "\n"))
+            try Console.lines(ROMEffect.all.map { "\(String($0.id.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.name)" }, to: .output)
             return
         }
         guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
