@@ -1,9 +1,9 @@
 import Foundation
 
 /// Reading a file the user names (a pattern, a profile) or standard input (`-`),
-/// bounded whatever the file system says: the read stops one byte past the limit, so a
-/// file whose `stat` size is 0 and that grows as it is read (`/proc/self/pagemap`)
-/// costs at most the limit.
+/// bounded whatever the file system says: the read stops once it is past the limit
+/// (by one 64 KiB chunk at most), so a file whose `stat` size is 0 and that never
+/// ends (`/proc/self/pagemap`) costs the limit, not the file.
 enum InputFile {
     /// Why a named input cannot be read, in words that say what the path is.
     enum Failure: Error, Equatable, CustomStringConvertible {
