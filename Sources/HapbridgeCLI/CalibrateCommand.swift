@@ -20,18 +20,14 @@ public struct CalibrateCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if actuator.actuator == nil { throw ValidationError("calibrate needs --actuator PROFILE (a name from Hardware/actuators or a .json path)") }
-        _ = try actuator.load()  // a missing or invalid profile is a usage error, named field and all
     }
 
     public func run() async throws {
+        let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
         let sim = device.makeSimulatedDevice(profile: profile)
-        var report = await Self.calibrate(on: sim, profile: profile)
-        if let line = try savePlot(report.acceleration, to: device.plot, title: "Auto-calibration: \(profile.displayName)", subtitle: sim.summary) {
-            report.add(line)
-        }
-        print(report.text)
-        if !report.passed { throw ExitCode.failure }
+        let report = await Self.calibrate(on: sim, profile: profile)
+        try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: sim.summary)
     }
 
     /// The procedure on any device.
@@ -57,7 +53,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
             report.add("auto-calibration: PASS")
             report.lines += SettingsReport.calibration(result)
             report.acceleration = device.acceleration()
-            if let a = report.acceleration { report.add("peak acceleration during calibration: \(format(a.peakG, 3)) g (simulated)") }
+            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationPlot.peakText(a.peakG)) (simulated)") }
             report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
             report.fail("error: \(error)")

@@ -3,7 +3,6 @@ import ArgumentParser
 import DRV2605
 import DRV2605Model
 import Foundation
-import Plot
 
 /// Options every hardware command shares: which device, how to simulate it, where to plot.
 public struct DeviceOptions: ParsableArguments {
@@ -37,14 +36,19 @@ public struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("simulate-fault"), help: "Simulated device only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature or over-current.")
     public var simulateFault: SimulatedFault = .none
 
-    @Option(help: "Write the simulated acceleration as an SVG plot to this file (time axis in ms).")
+    @Option(help: PlotOption.help)
     public var plot: String?
 
     public init() {}
 
     public func validate() throws {
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
-        if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: give a file name ending in .svg") }
+        try PlotOption.validate(plot)
+    }
+
+    /// The plot's destination, checked before any work (nil: no --plot).
+    func plotFile() throws(CLIError) -> OutputFile? {
+        try plot.map { (path) throws(CLIError) in try OutputFile(path, purpose: "plot") }
     }
 
     /// Builds the device. `profile` is the actuator on the simulated outputs (nil: nothing attached).
@@ -90,29 +94,26 @@ public struct ActuatorOption: ParsableArguments {
 
     public init() {}
 
-    func load() throws -> ActuatorProfile? {
-        guard let actuator else { return nil }
-        do { return try ActuatorProfileLoader.resolve(actuator) } catch {
-            guard case .notFound = error else { throw ValidationError("\(error)") }
-            let names = ActuatorProfileLoader.availableNames()
-            throw ValidationError("\(error)" + (names.isEmpty ? "" : "\navailable: \(names.joined(separator: ", "))"))
-        }
+    /// The profile, nil without --actuator; a profile that cannot be used is a
+    /// failure at run time (one line, status 1), not a usage error.
+    func load() throws(CLIError) -> ActuatorProfile? {
+        try actuator.map { (argument) throws(CLIError) in try loadActuatorProfile(argument) }
+    }
+}
+
+/// The most a profile file may hold: real ones are a few kB.
+let maxProfileBytes = 1 << 20
+
+/// A profile by name or path, every failure one line. A path that is a directory,
+/// a device, a FIFO or an oversized file is refused before the loader reads it.
+func loadActuatorProfile(_ argument: String) throws(CLIError) -> ActuatorProfile {
+    do { try InputFile.checkIfPresent(argument, limit: maxProfileBytes) } catch { throw CLIError("actuator profile: \(error)") }
+    do { return try ActuatorProfileLoader.resolve(argument) } catch {
+        guard case .notFound = error else { throw CLIError("\(error)") }
+        let names = ActuatorProfileLoader.availableNames()
+        throw CLIError("\(error)" + (names.isEmpty ? "" : "; available: \(names.joined(separator: ", "))"))
     }
 }
 
 func format(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
 func hexByte(_ b: UInt8) -> String { String(format: "0x%02X", b) }
-
-/// Writes the plot if asked; returns a line for the report.
-func savePlot(_ trace: AccelerationTrace?, to path: String?, title: String, subtitle: String) throws -> String? {
-    guard let path else { return nil }
-    guard let trace, !trace.timeMilliseconds.isEmpty else { return "plot: no acceleration recorded, nothing written" }
-    let t0 = trace.timeMilliseconds[0]
-    let plot = Plot(
-        title: title, subtitle: subtitle, xLabel: "time (ms)", yLabel: "acceleration (g)",
-        series: [Plot.Series(name: "sled acceleration (simulated)", color: Plot.Palette.blue, xs: trace.timeMilliseconds.map { $0 - t0 }, ys: trace.accelerationG)])
-    do { try plot.svg().write(toFile: path, atomically: true, encoding: .utf8) } catch {
-        throw ValidationError("cannot write plot to \(path): \(error.localizedDescription)")
-    }
-    return "plot: \(path)"
-}

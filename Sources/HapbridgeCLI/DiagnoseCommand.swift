@@ -18,15 +18,12 @@ public struct DiagnoseCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func validate() throws { _ = try actuator.load() }
-
     public func run() async throws {
+        let plot = try device.plotFile()
         let profile = try actuator.load()
         let sim = device.makeSimulatedDevice(profile: profile)
-        var report = await Self.diagnose(on: sim, profile: profile)
-        if let line = try savePlot(report.acceleration, to: device.plot, title: "Diagnostics", subtitle: sim.summary) { report.add(line) }
-        print(report.text)
-        if !report.passed { throw ExitCode.failure }
+        let report = await Self.diagnose(on: sim, profile: profile)
+        try report.finish(plot: plot, title: "Diagnostics", subtitle: sim.summary)
     }
 
     public static func diagnose<D: HardwareDevice>(on device: D, profile: ActuatorProfile?) async -> HardwareReport {

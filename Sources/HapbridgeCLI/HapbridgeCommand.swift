@@ -1,10 +1,12 @@
 import ArgumentParser
+import Foundation
 
 /// The `hapbridge` command: one subcommand per file in this folder.
 public struct HapbridgeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hapbridge",
         abstract: "Core Haptics for bench hardware: play, render and inspect haptic patterns on a DRV2605.",
+        discussion: ExitStatus.summary,
         subcommands: [
             PlayCommand.self,
             RenderCommand.self,
@@ -19,17 +21,61 @@ public struct HapbridgeCommand: AsyncParsableCommand {
 }
 
 extension HapbridgeCommand {
-    /// Parses the process arguments and runs the chosen subcommand, sync or async.
-    public static func runFromCommandLine() async {
+    /// Parses the process arguments, runs the chosen subcommand and exits with the
+    /// status `ExitStatus` documents.
+    public static func runFromCommandLine() async -> Never {
+        Console.adoptStandardDescriptors()
+        Foundation.exit(await main(Array(CommandLine.arguments.dropFirst())).rawValue)
+    }
+
+    /// The one place errors become exit statuses. Whatever parsing throws (including a
+    /// command's `validate()`) is a usage error: status 2 with the usage text. Whatever
+    /// a command throws once it runs is a failure: status 1 and one line, never the
+    /// usage text, because the command line was fine. Commands end with an `ExitCode`
+    /// of their own only for the statuses `ExitStatus` lists.
+    static func main(_ arguments: [String]) async -> ExitStatus {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
+        } catch {
+            return reportParseError(error)
+        }
+        do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            return .success
+        } catch let code as ExitCode {
+            return ExitStatus(rawValue: code.rawValue) ?? (code == .validationFailure ? .usage : .failure)
+        } catch where exitCode(for: error) == .success {
+            return reportParseError(error)  // help: `hapbridge`, `hapbridge help play`
         } catch {
-            exit(withError: error)
+            try? Console.err("Error: " + oneLine(String(describing: error)))
+            return .failure
         }
+    }
+
+    /// Help (status 0) to standard output; anything else ArgumentParser reports with
+    /// the usage text to standard error, status 2.
+    static func reportParseError(_ error: any Error) -> ExitStatus {
+        let message = fullMessage(for: error).trimmingCharacters(in: .newlines)
+        if exitCode(for: error) == .success {
+            do { try Console.lines(message.components(separatedBy: "\n"), to: .output) } catch {
+                try? Console.err("Error: \(error)")
+                return .failure
+            }
+            return .success
+        }
+        if !message.isEmpty { try? Console.lines(message.components(separatedBy: "\n"), to: .error) }
+        let code = exitCode(for: error)
+        return code == .validationFailure ? .usage : ExitStatus(rawValue: code.rawValue) ?? .usage
+    }
+
+    /// A message that spans lines (a profile error with the names available) as one.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
     }
 }

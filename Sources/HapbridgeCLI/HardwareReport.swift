@@ -1,6 +1,7 @@
 import Actuators
-import Foundation
+import ArgumentParser
 import DRV2605
+import Foundation
 
 /// What a hardware command found: the lines it prints and whether it passed.
 public struct HardwareReport: Sendable {
@@ -14,6 +15,25 @@ public struct HardwareReport: Sendable {
         passed = false
     }
     public var text: String { lines.joined(separator: "\n") }
+}
+
+extension HardwareReport {
+    /// Prints the report, then writes the plot: what was measured is on screen
+    /// before anything can go wrong with the file.
+    func finish(plot file: OutputFile?, title: String, subtitle: String) throws {
+        try Console.lines(lines, to: .output)
+        if let file {
+            if let trace = acceleration, let t0 = trace.timeMilliseconds.first {
+                try file.write(AccelerationPlot.plot(
+                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, title: title, subtitle: subtitle
+                ).svg())
+                try Console.out("plot: \(file.name)")
+            } else {
+                try Console.out("plot: no acceleration recorded, nothing written")
+            }
+        }
+        if !passed { throw ExitCode.failure }
+    }
 }
 
 /// One register line: name, address, value, meaning — the address from the register map.

@@ -14,15 +14,17 @@ struct LibraryCommand: ParsableCommand {
         @Flag(name: .long, help: "Also say why each pattern has its shape.")
         var why = false
 
-        func run() {
+        func run() throws {
+            var lines: [String] = []
             for platform in SystemHaptic.Platform.allCases {
-                print(platform.rawValue == "ios" ? "iOS" : platform.rawValue == "macos" ? "macOS" : "watchOS")
+                lines.append(platform.rawValue == "ios" ? "iOS" : platform.rawValue == "macos" ? "macOS" : "watchOS")
                 for haptic in SystemHapticLibrary.all where haptic.platform == platform {
                     let padded = haptic.name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    print("  \(padded) \(Self.summary(haptic.pattern).padding(toLength: 22, withPad: " ", startingAt: 0)) \(haptic.meaning)")
-                    if why { print(String(repeating: " ", count: 52) + "shape: \(haptic.shape)") }
+                    lines.append("  \(padded) \(Self.summary(haptic.pattern).padding(toLength: 22, withPad: " ", startingAt: 0)) \(haptic.meaning)")
+                    if why { lines.append(String(repeating: " ", count: 52) + "shape: \(haptic.shape)") }
                 }
             }
+            try Console.lines(lines, to: .output)
         }
 
         /// "2 taps, 100 ms" / "1 tap" / "1 tap + 1 buzz, 60 ms".
@@ -30,10 +32,10 @@ struct LibraryCommand: ParsableCommand {
             let taps = pattern.events.filter { $0.type == .hapticTransient }.count
             let buzzes = pattern.events.filter { $0.type == .hapticContinuous }.count
             var parts: [String] = []
-            if taps > 0 { parts.append("\(taps) tap" + (taps == 1 ? "" : "s")) }
-            if buzzes > 0 { parts.append("\(buzzes) buzz" + (buzzes == 1 ? "" : "es")) }
-            let milliseconds = Int((pattern.duration * 1000).rounded())
-            return parts.joined(separator: " + ") + (milliseconds > 0 ? ", \(milliseconds) ms" : "")
+            if taps > 0 { parts.append(plural(taps, "tap")) }
+            if buzzes > 0 { parts.append(plural(buzzes, "buzz", "buzzes")) }
+            let milliseconds = (pattern.duration * 1000).rounded()
+            return parts.joined(separator: " + ") + (milliseconds > 0 ? ", \(JSONWriter.format(milliseconds)) ms" : "")
         }
     }
 
@@ -43,23 +45,20 @@ struct LibraryCommand: ParsableCommand {
         @Argument(help: "The haptic's name, e.g. ios.impact.heavy (a unique ending such as impact.heavy works too).")
         var name: String
 
-        @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+        @Option(name: .shortAndLong, help: "Write to this file (- or none: standard output). A regular file is replaced atomically; a device or FIFO is written through.")
         var output: String?
 
         func validate() throws {
             guard SystemHapticLibrary.named(name) != nil else {
-                throw ValidationError("no built-in haptic named \"\(name)\"; `hapbridge library` lists them")
+                throw ValidationError("no built-in haptic named \"\(TerminalText.echo(name))\"; `hapbridge library` lists them")
             }
         }
 
         func run() throws {
-            try OutputFile.write(AHAPWriter.string(SystemHapticLibrary.named(name)!.pattern), to: output)
+            let destination = try OutputFile(output, purpose: "AHAP")
+            guard let haptic = SystemHapticLibrary.named(name) else { throw CLIError("no built-in haptic named \"\(TerminalText.echo(name))\"") }
+            try destination.write(AHAPWriter.string(haptic.pattern))
+            if !destination.isStandardOutput { try Console.err("wrote \(destination.name)") }
         }
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

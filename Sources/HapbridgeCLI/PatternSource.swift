@@ -1,58 +1,66 @@
 import Foundation
 import Haptics
 
-/// What a command's PATTERN argument names: a pattern file (AHAP or .haptic) or a
-/// built-in system haptic.
+/// What a command's PATTERN argument names: a pattern file (AHAP or .haptic), `-`
+/// for a pattern on standard input, or a built-in system haptic.
 struct PatternSource {
+    /// How messages and plots name it: the file's name, "(standard input)" or the
+    /// built-in haptic's full name.
     var label: String
     var loaded: LoadedPattern
 
     enum Failure: Error, CustomStringConvertible {
         case notFound(String)
-        case unreadable(String, String)
+        case input(InputFile.Failure)
         case invalid(String, PatternLoadError)
 
         var description: String {
             switch self {
             case .notFound(let name):
-                "no file and no built-in haptic named \"\(name)\" (see `hapbridge library` for the built-in names)"
-            case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
-            case .invalid(let path, let error): "\(path): \(error)"
+                "no file and no built-in haptic named \"\(TerminalText.echo(name))\" (see `hapbridge library` for the built-in names)"
+            case .input(let failure): failure.description
+            case .invalid(let path, let error): "\(TerminalText.echo(path)): \(error)"
             }
         }
     }
+
+    /// The most warnings printed; the rest are counted (render's JSON lists them all).
+    static let shownWarnings = 20
 
     static func resolve(_ argument: String, curveTimes: AHAPReader.ControlPointTimes = .relativeToCurve) throws(Failure) -> PatternSource {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory.boolValue {
-            // Refuse an oversized file before reading it into memory.
-            let limit = PatternLimits().json.maxBytes
-            if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > limit {
-                throw .invalid(argument, PatternLoadError(path: "(file)", rule: "\(size) bytes; the limit is \(limit)"))
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(argument, limit: PatternLimits().json.maxBytes)
+        } catch .noSuchFile {
+            if let builtIn = SystemHapticLibrary.named(argument) {
+                return PatternSource(label: builtIn.name, loaded: LoadedPattern(pattern: builtIn.pattern, warnings: []))
             }
-            let bytes: [UInt8]
-            do {
-                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: argument)))
-            } catch {
-                throw .unreadable(argument, error.localizedDescription)
-            }
-            let format = PatternFormat.detect(fileName: argument, bytes: bytes)
-            do {
-                let loaded = try format.read(bytes, ahapOptions: .init(controlPointTimes: curveTimes))
-                return PatternSource(label: (argument as NSString).lastPathComponent, loaded: loaded)
-            } catch {
-                throw .invalid(argument, error)
-            }
+            throw .notFound(argument)
+        } catch {
+            throw .input(error)
         }
-        if let builtIn = SystemHapticLibrary.named(argument) {
-            return PatternSource(label: builtIn.name, loaded: LoadedPattern(pattern: builtIn.pattern, warnings: []))
+        let label = argument == "-" ? InputFile.standardInputName : (argument as NSString).lastPathComponent
+        let format = PatternFormat.detect(fileName: argument == "-" ? "" : argument, bytes: bytes)
+        do {
+            return PatternSource(label: label, loaded: try format.read(bytes, ahapOptions: .init(controlPointTimes: curveTimes)))
+        } catch {
+            throw .invalid(argument == "-" ? label : argument, error)
         }
-        throw .notFound(argument)
     }
 
-    func printWarnings() {
-        for warning in loaded.warnings {
-            FileHandle.standardError.write(Data("\(label): \(warning)\n".utf8))
+    /// The loader's warnings on standard error, the first `shownWarnings` of them.
+    func printWarnings() throws(StreamWriteError) {
+        let warnings = loaded.warnings
+        for warning in warnings.prefix(Self.shownWarnings) { try Console.err("\(label): \(warning)") }
+        if warnings.count > Self.shownWarnings {
+            try Console.err("\(label): … and \(plural(warnings.count - Self.shownWarnings, "more warning")) (`hapbridge render --format json` lists them all)")
         }
+    }
+
+    /// Audio events are kept in the model and never played or drawn: say so, once.
+    func printAudioNotice(_ verb: String) throws(StreamWriteError) {
+        let audio = loaded.pattern.audioEvents.count
+        guard audio > 0 else { return }
+        try Console.err("\(label): \(plural(audio, "audio event")) \(audio == 1 ? "is" : "are") kept but not \(verb) (the bench plays haptics only)")
     }
 }

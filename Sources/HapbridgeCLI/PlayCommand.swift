@@ -21,12 +21,15 @@ public struct PlayCommand: AsyncParsableCommand {
             physics, in virtual time): it plays as fast as it can. With --realtime the board's clock is the host's and \
             the engine runs its own service task, as it does on hardware: what the host's scheduling costs shows up \
             as late commands. \
-            Progress lines show the pattern time, commands streamed, commands the host sent too late, and underruns \
-            the board reported (commands it started more than 100 µs after their stamp). --plot saves the simulated \
-            sled acceleration with the drive the chip was given.
+            Progress goes to standard error: one line redrawn in place when standard error is a terminal, otherwise a \
+            line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
+            too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
+            If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
+            the device going away) the reason is printed and the exit status is 3. --plot saves the simulated sled \
+            acceleration with the drive the chip was given.
             """)
 
-    @Argument(help: "An .ahap or .haptic file, or a built-in haptic name (see `hapbridge library`).")
+    @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
     public var pattern: String
 
     @Option(help: ArgumentHelp("Actuator profile on the simulated board: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
@@ -35,155 +38,214 @@ public struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Simulated chip: drv2605l or drv2605.")
     public var variant: DeviceOptions.ChipVariant = .drv2605l
 
-    @Option(name: .customLong("playback-rate"), help: "Core Haptics' playbackRate (> 0; 2 plays twice as fast).")
+    @Option(name: .customLong("playback-rate"), help: PlaybackRateOption.help)
     public var playbackRate: Double = 1
 
-    @Option(help: "Write the simulated acceleration and the drive as an SVG plot to this file.")
+    @Option(help: PlotOption.help)
     public var plot: String?
 
     @Flag(help: "Run the simulated board on the wall clock, the engine on its own service task (as on hardware).")
     public var realtime = false
 
-    @Option(name: .customLong("link-latency"), help: "Simulated USB one-way latency in µs (default 500).")
+    @Option(
+        name: .customLong("link-latency"),
+        help: ArgumentHelp("Simulated USB one-way latency in µs, 0 to \(Self.maxLinkLatencyMicroseconds) (default 500).", valueName: "µs"))
     public var linkLatency: UInt64 = 500
 
     public init() {}
 
+    /// The longest one-way link delay the engine can stream through on time. It sends
+    /// commands up to its look-ahead (20 ms) ahead of the board's clock, topping the
+    /// window up once per service pass (2 ms) one control step (1 ms) at a time, so
+    /// the newest command leaves at least look-ahead − pass − step ahead of its stamp;
+    /// a link slower than that delivers commands after their stamps, and the board
+    /// plays them late (measured on 3 s of dense steps: none late up to 17.4 ms, a
+    /// quarter at 17.5 ms, nearly all from 19 ms; 18 ms happens to line up with the
+    /// 2 ms pass).
+    /// The keep-alive (500 ms) and start timeout (250 ms for a few round trips) are
+    /// far looser.
+    static var maxLinkLatencyMicroseconds: UInt64 {
+        let o = HapticEngine.Options()
+        return UInt64(max(0, o.lookAheadMicroseconds - o.servicePeriodMicroseconds - o.controlStepMicroseconds))
+    }
+
+    /// Virtual time advanced per step of the play loop.
+    static let stepSeconds = 0.05
+
     public func validate() throws {
-        guard playbackRate.isFinite, playbackRate > 0 else { throw ValidationError("--playback-rate must be a finite number > 0, not \(playbackRate)") }
-        if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: give a file name ending in .svg") }
-        guard linkLatency <= 100_000 else { throw ValidationError("--link-latency is at most 100000 µs") }
+        try PlaybackRateOption.validate(playbackRate)
+        try PlotOption.validate(plot)
+        guard linkLatency <= Self.maxLinkLatencyMicroseconds else {
+            throw ValidationError(
+                "--link-latency is at most \(Self.maxLinkLatencyMicroseconds) µs: the engine streams commands 20 ms ahead, and a slower link delivers them after their time")
+        }
     }
 
     public func run() async throws {
-        let source: PatternSource
-        do { source = try PatternSource.resolve(pattern) } catch { throw CLIError("\(error)") }
-        source.printWarnings()
-        let profile: ActuatorProfile
-        do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw ValidationError("\(error)") }
+        let plotFile = try plot.map { (path) throws(CLIError) in try OutputFile(path, purpose: "plot") }
+        let source = try PatternSource.resolve(pattern)
+        try source.printWarnings()
+        try source.printAudioNotice("played")
+        let profile = try loadActuatorProfile(actuator)
         let setup = SimulatedBoardSetup(
             actuator: profile, variant: variant.variant, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
         let opened: OpenedDevice
         do { opened = try DeviceCatalog().open(.simulated, simulated: setup) } catch { throw CLIError("\(error)") }
         let summary = opened.summary
         let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: .init(driving: realtime ? .automatic : .manual))
+        let outcome = PlayOutcome()
+        await engine.setStoppedHandler { outcome.stopped($0) }
 
-        print("device: \(summary)")
-        print("actuator: \(profile.displayName)")
+        try Console.lines(["device: \(summary)", "actuator: \(profile.displayName)"], to: .output)
         do { try await engine.start() } catch { throw CLIError("cannot start the engine: \(error)") }
         let caps = await engine.capabilities
-        print("engine: started on \(caps.chip.map(String.init(describing:)) ?? "?"), sharpness as \(caps.sharpnessShaping.map { $0 == .openLoopFrequency ? "open-loop LRA frequency" : "overdrive/brake emphasis" } ?? "?")")
+        try Console.out("engine: started on \(caps.chip.map(String.init(describing:)) ?? "?"), sharpness as \(caps.sharpnessShaping.map { $0 == .openLoopFrequency ? "open-loop LRA frequency" : "overdrive/brake emphasis" } ?? "?")")
 
         let player: HapticAdvancedPatternPlayer
-        do { player = try await engine.makeAdvancedPlayer(with: source.loaded.pattern) } catch { throw CLIError("\(error)") }
-        let done = Done()
-        try await player.setCompletionHandler { _ in done.set() }
+        do { player = try await engine.makeAdvancedPlayer(with: source.loaded.pattern) } catch { throw CLIError("\(source.label): \(error)") }
+        try await player.setCompletionHandler { outcome.completed($0) }
         try await player.setPlaybackRate(playbackRate)
         let duration = source.loaded.pattern.duration / playbackRate
-        let begin = await engine.currentTime + 0.005
+        let begin = await engine.currentTime
         let beginBoard = await engine.withDevice { ($0 as? SimulatedBridgeDevice)?.board.time ?? 0 }
-        try await player.start(atTime: begin)
-        print("playing \(source.label): \(Self.ms(duration)) at playback rate \(playbackRate)")
+        // 0: as soon as the engine can get it to the board on time (its own lead).
+        try await player.start(atTime: 0)
+        try Console.out("playing \(source.label): \(Self.ms(duration)) at playback rate \(JSONWriter.format(playbackRate))")
 
-        var nextReport = 0.0
+        var progress = ProgressLine(style: Console.isTerminal(.error) ? .inPlace : .lines)
+        var position = 0.0
         while true {
-            try await pass(0.05, on: engine)
-            let position = max(0, await engine.currentTime - begin)
-            let s = await engine.statistics
-            if position >= nextReport || done.isSet {
-                print(Self.progress(position: min(position, duration), duration: duration, stats: s))
-                nextReport += max(0.1, duration / 10)
-            }
-            if done.isSet && position >= duration { break }
+            try await pass(Self.stepSeconds, on: engine)
+            await engine.callbacksDelivered()
+            position = max(0, await engine.currentTime - begin)
+            let state = outcome.state
+            let stats = await engine.statistics
+            try progress.update(Self.progress(position: min(position, duration), duration: duration, stats: stats), fraction: Self.fraction(position, of: duration))
+            if state.endedEarly { break }
+            if state.completed && position >= duration { break }
             if position > duration + 1 { break }  // the completion never came: report, do not hang
         }
-        try await pass(0.05, on: engine)  // let the last brake ring down in the plot
+        try progress.finish(Self.progress(position: min(position, duration), duration: duration, stats: await engine.statistics))
+        try await pass(Self.stepSeconds, on: engine)  // let the last brake ring down in the plot
+        await engine.callbacksDelivered()
+        let state = outcome.state  // before stop(), which ends any player still going
         let s = await engine.statistics
         await engine.stop()
-        print("done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)")
+        var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
         if let c = s.clock {
-            print(String(format: "clock: board − host offset %.0f µs, drift %.1f ppm, error ±%.0f µs (%d sync rounds)", c.offset, c.drift * 1e6, c.errorMicroseconds, c.exchanges))
+            report.append(String(format: "clock: board − host offset %.0f µs, drift %.1f ppm, error ±%.0f µs (%d sync rounds)", c.offset, c.drift * 1e6, c.errorMicroseconds, c.exchanges))
         }
-        let trace = await engine.withDevice { d -> ([AccelerationSample], [(UInt64, Int8)]) in
-            guard let sim = d as? SimulatedBridgeDevice else { return ([], []) }
-            let writes = sim.board.registerWrites.filter { $0.register == 0x02 && $0.time >= beginBoard }.map { ($0.time, Int8(bitPattern: $0.value)) }
-            return (sim.board.acceleration(from: beginBoard), writes)
+        let trace = await engine.withDevice { d -> PlayTrace in
+            guard let sim = d as? SimulatedBridgeDevice else { return PlayTrace(samples: [], drive: []) }
+            let writes = sim.board.registerWrites.filter { $0.register == RegisterAddress.rtpInput.rawValue && $0.time >= beginBoard }
+            return PlayTrace(samples: sim.board.acceleration(from: beginBoard), drive: writes.map { ($0.time, Int8(bitPattern: $0.value)) })
         }
-        let peak = trace.0.map { abs($0.g) }.max() ?? 0
-        print(String(format: "peak acceleration: %.3f g (simulated sled)", peak))
-        if let plot {
-            try Self.savePlot(trace, to: plot, title: "hapbridge play \(source.label)", subtitle: "\(profile.displayName) on \(summary)")
-            print("plot: \(plot)")
+        report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (simulated sled)")
+        try Console.lines(report, to: .output)
+
+        if state.endedEarly {
+            try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(state.stopReason, engine.options))")
         }
-        if done.isSet == false { throw CLIError("the player did not report completion") }
+        if let plotFile {
+            try plotFile.write(trace.plot(title: "hapbridge play \(source.label)", subtitle: "\(profile.displayName) on \(summary)").svg())
+            try Console.out("plot: \(plotFile.name)")
+        }
+        if state.endedEarly { throw ExitStatus.incomplete.exitCode }
+        if !state.completed { throw CLIError("the player did not report completion within 1 s of the pattern's end") }
+    }
+
+    /// The engine's stop reason, with the figure that explains it where there is one.
+    static func explain(_ reason: StoppedReason?, _ options: HapticEngine.Options) -> String {
+        switch reason {
+        case nil: "the engine stopped"
+        case .driveTimeLimit?:
+            "\(StoppedReason.driveTimeLimit) (the drive stayed on for \(JSONWriter.format(Double(options.maxDriveMilliseconds) / 1000)) s without a pause: the board's safety limit)"
+        case let reason?: "\(reason)"
+        }
     }
 
     /// Lets time pass: virtual time is advanced by hand, real time is waited out while
     /// the engine's service task runs.
     func pass(_ seconds: Double, on engine: HapticEngine) async throws {
-        if realtime { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) } else { try await engine.advance(bySeconds: seconds) }
+        if realtime { try await Task.sleep(for: .seconds(seconds)) } else { try await engine.advance(bySeconds: seconds) }
     }
 
     static func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }
 
+    /// How far along, 0...1; a pattern without duration (one transient) is all done.
+    static func fraction(_ position: Double, of duration: Double) -> Double {
+        duration > 0 ? min(1, max(0, position / duration)) : 1
+    }
+
     static func progress(position: Double, duration: Double, stats s: StreamStatistics) -> String {
         let width = 20
-        let filled = duration > 0 ? Int((position / duration * Double(width)).rounded(.down)) : width
-        let bar = String(repeating: "#", count: min(width, filled)) + String(repeating: ".", count: max(0, width - filled))
+        let filled = Int((fraction(position, of: duration) * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         return String(format: "  %7.0f / %.0f ms [%@] sent %d, late %d, underruns %d", position * 1000, duration * 1000, bar, s.commandsSent, s.lateCommands, s.boardUnderruns)
     }
+}
 
-    static func savePlot(_ trace: ([AccelerationSample], [(UInt64, Int8)]), to path: String, title: String, subtitle: String) throws {
-        let (all, writes) = trace
-        guard let t0 = all.first?.time else { throw CLIError("no acceleration was recorded; nothing to plot") }
-        let samples = envelope(all, buckets: 2500)
-        let xs = samples.map { Double($0.time - t0) / 1000 }
-        // The drive as a step trace scaled to the acceleration's peak, to read them together.
-        let peak = max(0.001, samples.map { abs($0.g) }.max() ?? 1)
+/// What `play` recorded on the simulated board: the sled's acceleration and every
+/// amplitude written to the chip, from the moment the player was started.
+struct PlayTrace {
+    var samples: [AccelerationSample]
+    var drive: [(time: UInt64, amplitude: Int8)]
+
+    var peakG: Double { samples.map { abs($0.g) }.max() ?? 0 }
+
+    /// Acceleration and the drive as a step trace scaled to the acceleration's peak,
+    /// to read them together.
+    func plot(title: String, subtitle: String) -> Plot {
+        guard let t0 = samples.first?.time else {
+            return AccelerationPlot.plot(timesMs: [], g: [], title: title, subtitle: subtitle + " (no acceleration recorded)")
+        }
+        let times = samples.map { Double($0.time &- t0) / 1000 }
+        let scale = max(0.001, peakG)
         var dx: [Double] = [], dy: [Double] = []
         var last = 0.0
-        for (t, a) in writes where t >= t0 {
+        for (t, a) in drive where t >= t0 {
             let x = Double(t - t0) / 1000
-            dx.append(x); dy.append(last)
-            last = Double(a) / 127 * peak
-            dx.append(x); dy.append(last)
+            dx.append(x)
+            dy.append(last)
+            last = Double(a) / 127 * scale
+            dx.append(x)
+            dy.append(last)
         }
-        if let end = xs.last { dx.append(end); dy.append(last) }
-        let plot = Plot(
-            title: title, subtitle: subtitle, xLabel: "time (ms)", yLabel: "acceleration (g)",
-            series: [
-                Plot.Series(name: "sled acceleration (simulated)", color: Plot.Palette.blue, xs: xs, ys: samples.map(\.g)),
-                Plot.Series(name: "RTP drive (scaled to the peak)", color: Plot.Palette.orange, xs: dx, ys: dy, strokeWidth: 1.2),
-            ])
-        do { try plot.svg().write(toFile: path, atomically: true, encoding: .utf8) } catch {
-            throw CLIError("cannot write plot to \(path): \(error.localizedDescription)")
+        if let end = times.last {
+            dx.append(end)
+            dy.append(last)
         }
+        return AccelerationPlot.plot(
+            timesMs: times, g: samples.map(\.g), drive: (name: "RTP drive (scaled to the peak)", xs: dx, ys: dy),
+            title: title, subtitle: subtitle)
     }
 }
 
-/// At most two samples per bucket, the lowest and the highest in time order: the
-/// plot keeps the vibration's envelope and every peak, and Plot's SVG writer gets
-/// thousands of points instead of 10 kHz × the pattern (which takes it minutes).
-func envelope(_ samples: [AccelerationSample], buckets: Int) -> [AccelerationSample] {
-    guard samples.count > 2 * buckets else { return samples }
-    let size = (samples.count + buckets - 1) / buckets
-    var out: [AccelerationSample] = []
-    out.reserveCapacity(2 * buckets)
-    var i = 0
-    while i < samples.count {
-        let chunk = samples[i..<min(samples.count, i + size)]
-        guard let lo = chunk.min(by: { $0.g < $1.g }), let hi = chunk.max(by: { $0.g < $1.g }) else { break }
-        out += lo.time <= hi.time ? [lo, hi] : [hi, lo]
-        i += size
-    }
-    return out
-}
+/// What the engine's callbacks said (on its callback queue), read by the command:
+/// every access holds the lock, which is what makes `@unchecked Sendable` sound.
+final class PlayOutcome: @unchecked Sendable {
+    struct State {
+        /// The player's completion came.
+        var completed = false
+        /// …with `engineStopped`: the engine stopped before the pattern's end.
+        var cutShort = false
+        /// The engine's stopped handler: why, when the client did not ask.
+        var stopReason: StoppedReason?
 
-/// Set once from the engine's callback queue, read by the command: every access
-/// holds the lock, which is what makes `@unchecked Sendable` sound here.
-final class Done: @unchecked Sendable {
+        /// The engine stopped before the pattern's end.
+        var endedEarly: Bool { stopReason != nil || cutShort }
+    }
+
     private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    private var value = State()
+    var state: State { lock.withLock { value } }
+
+    func completed(_ error: HapticEngineError?) {
+        lock.withLock {
+            value.completed = true
+            if error != nil { value.cutShort = true }
+        }
+    }
+
+    func stopped(_ reason: StoppedReason) { lock.withLock { value.stopReason = reason } }
 }

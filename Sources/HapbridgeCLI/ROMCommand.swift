@@ -1,6 +1,7 @@
 import Actuators
 import ArgumentParser
 import DRV2605
+import Devices
 
 /// `hapbridge rom EFFECT [--actuator PROFILE]`
 public struct ROMCommand: AsyncParsableCommand {
@@ -35,28 +36,24 @@ public struct ROMCommand: AsyncParsableCommand {
     public func validate() throws {
         if list { return }
         guard let effect else { throw ValidationError("give an EFFECT (1-123 or a name), or --list") }
-        guard ROMEffect.lookup(effect) != nil else { throw ValidationError("no ROM effect '\(effect)'; see hapbridge rom --list") }
+        guard ROMEffect.lookup(effect) != nil else { throw ValidationError("no ROM effect '\(TerminalText.echo(effect))'; see hapbridge rom --list") }
         guard library == "auto" || Self.libraries[library.lowercased()] != nil else {
             throw ValidationError("--library must be auto, lra, a, b, c, d, e or f")
         }
-        _ = try actuator.load()
     }
 
     public func run() async throws {
         if list {
-            for e in ROMEffect.all { print("\(e.id.rawValue)\t\(e.name)") }
+            try Console.lines(ROMEffect.all.map { "\(String($0.id.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.name)" }, to: .output)
             return
         }
         guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
-        let profile = try actuator.load() ?? ActuatorProfileLoader.resolve("pmd-c10-100")
+        let plot = try device.plotFile()
+        let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
         let sim = device.makeSimulatedDevice(profile: profile)
-        var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: sim, profile: profile)
-        if let line = try savePlot(report.acceleration, to: device.plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(sim.summary)") {
-            report.add(line)
-        }
-        print(report.text)
-        if !report.passed { throw ExitCode.failure }
+        let report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: sim, profile: profile)
+        try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(sim.summary)")
     }
 
     /// `library` nil: the one the profile's settings choose (LRA library; ERM B closed loop, A open loop).
@@ -90,7 +87,7 @@ public struct ROMCommand: AsyncParsableCommand {
             try await driver.checkFaults()
             report.acceleration = device.acceleration()
             if let a = report.acceleration {
-                report.add("peak acceleration: \(format(a.peakG, 3)) g (rated \(format(profile.ratedPeakAccelerationG, 3)) g peak), simulated")
+                report.add("peak acceleration: \(AccelerationPlot.peakText(a.peakG)) (rated \(AccelerationPlot.peakText(profile.ratedPeakAccelerationG)) peak), simulated")
                 if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
             }
         } catch {

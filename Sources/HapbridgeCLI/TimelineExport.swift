@@ -17,60 +17,70 @@ enum TimelineExport {
         return out
     }
 
+    /// The three sample arrays are written number by number rather than through a
+    /// `JSONValue` tree: at the renderer's 5 M samples a tree takes ~800 MB.
     static func json(_ timeline: Timeline, source: PatternSource) -> String {
-        let samples = (0..<timeline.sampleCount)
-        let value: JSONValue = .object([
-            ("source", .string(source.label)),
-            ("sampleRate", .number(timeline.sampleRate)),
-            ("playbackRate", .number(timeline.playbackRate)),
-            ("duration_ms", .number(timeline.duration * 1000)),
-            ("audioEvents", .number(Double(timeline.audioEventCount))),
-            ("samples", .object([
-                ("time_ms", .array(samples.map { .number(rounded(timeline.time(ofSample: $0) * 1000)) })),
-                ("intensity", .array(timeline.intensity.map { .number(rounded($0)) })),
-                ("sharpness", .array(timeline.sharpness.map { .number(rounded($0)) })),
-            ])),
-            ("transients", .array(timeline.transients.map { transient in
-                .object([
-                    ("time_ms", .number(rounded(transient.time * 1000))),
-                    ("intensity", .number(rounded(transient.intensity))),
-                    ("sharpness", .number(rounded(transient.sharpness))),
-                ])
-            })),
-            ("warnings", .array(source.loaded.warnings.map { .string($0.description) })),
-        ])
-        return JSONWriter.string(value, pretty: false) + "\n"
+        func field(_ key: String, _ raw: String) -> String { JSONWriter.string(.string(key), pretty: false) + ":" + raw }
+        func value(_ v: JSONValue) -> String { JSONWriter.string(v, pretty: false) }
+        func numbers(_ values: some Sequence<Double>) -> String { "[" + values.map { num($0) }.joined(separator: ",") + "]" }
+        let samples = [
+            field("time_ms", numbers((0..<timeline.sampleCount).lazy.map { timeline.time(ofSample: $0) * 1000 })),
+            field("intensity", numbers(timeline.intensity)),
+            field("sharpness", numbers(timeline.sharpness)),
+        ]
+        let transients: JSONValue = .array(timeline.transients.map { transient in
+            .object([
+                ("time_ms", .number(rounded(transient.time * 1000))),
+                ("intensity", .number(rounded(transient.intensity))),
+                ("sharpness", .number(rounded(transient.sharpness))),
+            ])
+        })
+        let fields = [
+            field("source", value(.string(source.label))),
+            field("sampleRate", value(.number(timeline.sampleRate))),
+            field("playbackRate", value(.number(timeline.playbackRate))),
+            field("duration_ms", value(.number(timeline.duration * 1000))),
+            field("audioEvents", value(.number(Double(timeline.audioEventCount)))),
+            field("samples", "{" + samples.joined(separator: ",") + "}"),
+            field("transients", value(transients)),
+            field("warnings", value(.array(source.loaded.warnings.map { .string($0.description) }))),
+        ]
+        return "{" + fields.joined(separator: ",") + "}\n"
     }
 
-    static func svg(_ timeline: Timeline, source: PatternSource) -> String {
+    static func svg(_ timeline: Timeline, source: PatternSource) -> String { plot(timeline, source: source).svg() }
+
+    /// Intensity (shaded) and sharpness over time, each transient a stem as high as
+    /// its intensity with a diamond at its sharpness.
+    static func plot(_ timeline: Timeline, source: PatternSource) -> Plot {
         let pattern = source.loaded.pattern
         let xs = (0..<timeline.sampleCount).map { timeline.time(ofSample: $0) * 1000 }
         var subtitle = "\(plural(pattern.hapticEvents.count, "haptic event")), \(plural(timeline.transients.count, "transient")), "
             + "\(String(format: "%.1f", timeline.duration * 1000)) ms, sampled at \(num(timeline.sampleRate)) Hz"
         if timeline.playbackRate != 1 { subtitle += ", playback rate \(num(timeline.playbackRate))" }
-        if timeline.audioEventCount > 0 { subtitle += ", \(timeline.audioEventCount) audio events not shown" }
+        if timeline.audioEventCount > 0 { subtitle += ", \(plural(timeline.audioEventCount, "audio event")) not shown" }
         if let description = pattern.metadata["Description"], !description.isEmpty {
             subtitle += " — " + String(description.prefix(90))
         }
-        let plot = Plot(
+        // Sharpness means nothing where nothing plays: a gap, not a line along 0.
+        let sharpness = zip(timeline.intensity, timeline.sharpness).map { $0 > 0 ? $1 : .nan }
+        return Plot(
             title: source.label, subtitle: subtitle, xLabel: "time (ms)", yLabel: "value (0–1)",
             yRange: 0...1,
             // A lone transient has no duration: keep a readable 100 ms window.
             xRange: 0...max(timeline.duration * 1000, 100),
             series: [
                 .init(name: "intensity", color: Plot.Palette.blue, xs: xs, ys: timeline.intensity, strokeWidth: 2, filled: true),
-                .init(name: "sharpness", color: Plot.Palette.orange, xs: xs, ys: timeline.sharpness, strokeWidth: 1.4),
+                .init(name: "sharpness", color: Plot.Palette.orange, xs: xs, ys: sharpness, strokeWidth: 1.4),
             ],
             impulseGroups: [.init(
                 name: "transient (height = intensity)", color: Plot.Palette.vermillion,
                 impulses: timeline.transients.map { transient in
-                    .init(x: transient.time * 1000, y: transient.intensity,
+                    .init(x: transient.time * 1000, y: transient.intensity, marker: transient.sharpness,
                           detail: "transient at \(ms(transient.time)) ms: intensity \(num(transient.intensity)), sharpness \(num(transient.sharpness))")
-                })])
-        return plot.svg()
+                },
+                marker: (name: "transient sharpness", color: Plot.Palette.orange))])
     }
-
-    static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     static func ms(_ seconds: Double) -> String { num(seconds * 1000) }
 

@@ -1,25 +1,158 @@
+import Actuators
 import ArgumentParser
 import Foundation
+import HapticEngine
+import Haptics
+import SimulatedBoard
+import SimulatedBridgeDevice
 import Testing
 
 @testable import HapbridgeCLI
 
-/// `hapbridge play` end to end on the default simulated board.
-struct PlayCommandTests {
-    static let profile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Hardware/actuators/pmd-c10-100.json").path
+/// `hapbridge play` end to end on the default simulated board: it never stops
+/// early without saying why, never floods the terminal, and refuses settings the
+/// engine cannot play before it starts.
+@Suite struct PlayCommandTests {
+    static let profile = Hapbridge.path("Hardware/actuators/pmd-c10-100.json")
 
-    @Test func playingABuiltInHapticCompletesAndPlotsTheAcceleration() async throws {
+    @Test("Playing a built-in haptic completes and plots the acceleration")
+    func playingABuiltInHapticCompletesAndPlotsTheAcceleration() async throws {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("play-\(UUID().uuidString).svg").path
         defer { try? FileManager.default.removeItem(atPath: svg) }
-        var command = try PlayCommand.parse(["impact.heavy", "--actuator", Self.profile, "--plot", svg])
-        try await command.run()
+        let run = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--plot", svg])
+        #expect(run.status == 0, "\(run.err)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(text.contains("<svg") && text.contains("sled acceleration"))
+        #expect(run.out.contains("plot: \(svg)"))
     }
 
-    @Test func badArgumentsAreUsageErrorsNotTraps() throws {
+    @Test("Drive held past the board's 30 s limit stops early with the reason and status 3")
+    func driveTimeLimitIsReported() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two continuous events back to back: the drive never reaches 0 for 40 s.
+        let file = try Patterns.write(
+            Patterns.document([Patterns.continuous(at: 0, duration: 30), Patterns.continuous(at: 30, duration: 10)]), named: "long.ahap", in: directory)
+        let run = try Hapbridge.run(["play", file])
+        #expect(run.signal == nil && run.status == ExitStatus.incomplete.rawValue, "\(run.err)")
+        let stop = try #require(run.errLines.first { $0.hasPrefix("stopped early") })
+        #expect(stop.contains("of 40000 ms") && stop.contains("maximum continuous drive time") && stop.contains("30 s"))
+        // What was measured is still reported.
+        #expect(run.out.contains("done: ") && run.out.contains("peak acceleration: "))
+    }
+
+    @Test("Progress off a terminal is a line per tenth of the pattern, not one per 50 ms")
+    func progressIsBoundedOffATerminal() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Patterns.write(Patterns.document((0..<12).map { Patterns.transient(at: Double($0) * 5) }), named: "sparse.ahap", in: directory)
+        let run = try Hapbridge.run(["play", file])
+        #expect(run.status == 0, "\(run.err)")
+        let progress = run.errLines.filter { $0.contains(" ms [") }
+        // 55 s of pattern in 50 ms steps would be 1,100 lines.
+        #expect((2...11).contains(progress.count), "\(progress.count) progress lines")
+        #expect(progress.last?.contains("55000 / 55000 ms [####################]") == true)
+        #expect(!run.err.contains("\r"))
+    }
+
+    @Test("On a terminal, progress is one line redrawn at most ten times a second of wall time")
+    func progressRedrawsInPlace() throws {
+        var written: [String] = []
+        var clock = ContinuousClock.now
+        var line = ProgressLine(style: .inPlace, now: { clock }, write: { written.append($0) })
+        for step in 0..<10 {
+            try line.update("step \(step)", fraction: Double(step) / 10)
+            clock = clock.advanced(by: .milliseconds(40))
+        }
+        try line.finish("done")
+        // Redrawn at 0, 120 and 240 ms (40 ms apart, 100 ms at least), then the end.
+        #expect(written == ["\rstep 0", "\rstep 3", "\rstep 6", "\rstep 9", "\rdone  ", "\n"])
+    }
+
+    @Test("Off a terminal, a line at each tenth and the end once")
+    func progressLinesAtTenths() throws {
+        var written: [String] = []
+        var line = ProgressLine(style: .lines, write: { written.append($0) })
+        for step in 0...40 { try line.update("at \(step * 25)", fraction: Double(step) / 40) }
+        try line.finish("at 1000")
+        #expect(written == (0...10).map { "at \($0 * 100)\n" })
+    }
+
+    @Test("--playback-rate is refused outside the engine's range before anything plays, and its help says the range")
+    func playbackRateIsValidatedUpFront() async throws {
+        let profile = try loadActuatorProfile(Self.profile)
+        let engine = HapticEngine(device: SimulatedBridgeDevice(board: SimulatedBoard(profile: profile)), actuator: profile)
+        #expect(await engine.capabilities.playbackRateRange == PlaybackRateOption.range)
+        for rate in ["1e-16", "0", "-1", "100.5", "nan", "inf", "1e308"] {
+            let run = try Hapbridge.run(["play", "impact.heavy", "--playback-rate", rate])
+            #expect(run.signal == nil && run.status == 2, "\(rate): \(run.err)")
+            #expect(run.out.isEmpty, "\(rate): the engine was not started")
+            let render = try Hapbridge.run(["render", "impact.heavy", "--playback-rate", rate])
+            #expect(render.signal == nil && render.status == 2, "render \(rate): \(render.err)")
+        }
+        let help = try Hapbridge.run(["play", "--help"])
+        #expect(help.out.contains("0.01 to 100"))
+    }
+
+    /// The engine as `play` sets it up (default options, manual driving), over a link
+    /// of `latency` µs: how many commands left too late to reach the board on time.
+    func lateCommands(latency: UInt64, pattern: HapticPattern) async throws -> Int {
+        let profile = try loadActuatorProfile(Self.profile)
+        let device = SimulatedBridgeDevice(board: SimulatedBoard(profile: profile), link: .init(latencyMicroseconds: latency))
+        let engine = HapticEngine(device: device, actuator: profile, options: .init(driving: .manual))
+        try await engine.start()
+        let player = try await engine.makeAdvancedPlayer(with: pattern)
+        try await player.start(atTime: 0)
+        try await engine.advance(bySeconds: pattern.duration + 0.1)
+        let late = await engine.statistics.lateCommands
+        await engine.stop()
+        return late
+    }
+
+    @Test("--link-latency is refused past the engine's look-ahead less a pass and a step; up to it the stream is on time, past it commands go late")
+    func linkLatencyLimitIsTheEngines() async throws {
+        let limit = PlayCommand.maxLinkLatencyMicroseconds
+        let options = HapticEngine.Options()
+        #expect(limit == UInt64(options.lookAheadMicroseconds - options.servicePeriodMicroseconds - options.controlStepMicroseconds))
+        let pattern = try AHAPReader.read(Array(Patterns.busy(seconds: 3).utf8)).pattern
+        // An immediate start over any link slower than a control step sends its first
+        // step late (the engine's, whatever the latency: see the report); the stream
+        // after it is what the limit is about.
+        let baseline = try await lateCommands(latency: 5_000, pattern: pattern)
+        #expect(baseline <= 1)
+        for latency in [10_000, limit] {
+            #expect(try await lateCommands(latency: latency, pattern: pattern) == baseline, "\(latency) µs")
+        }
+        // At the look-ahead itself nearly every step goes out after its time.
+        let beyond = try await lateCommands(latency: UInt64(options.lookAheadMicroseconds), pattern: pattern)
+        #expect(beyond > baseline + 100, "\(beyond) late")
+
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Patterns.write(Patterns.busy(seconds: 1), named: "busy.ahap", in: directory)
+        let atLimit = try Hapbridge.run(["play", file, "--link-latency", "\(limit)"])
+        #expect(atLimit.status == 0, "\(atLimit.err)")
+        let over = try Hapbridge.run(["play", file, "--link-latency", "\(limit + 1)"])
+        #expect(over.status == 2 && over.err.contains("--link-latency is at most \(limit) µs"))
+    }
+
+    @Test("play reports the audio events it does not play, as render does")
+    func audioEventsAreReported() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Patterns.write(Patterns.document([Patterns.audio, Patterns.transient(at: 0)]), named: "audio.ahap", in: directory)
+        let play = try Hapbridge.run(["play", file])
+        #expect(play.status == 0)
+        #expect(play.errLines.contains("audio.ahap: 1 audio event is kept but not played (the bench plays haptics only)"))
+        let render = try Hapbridge.run(["render", file, "-o", "/dev/null"])
+        #expect(render.errLines.contains("audio.ahap: 1 audio event is kept but not rendered (the bench plays haptics only)"))
+    }
+
+    @Test("Bad arguments are usage errors, not traps")
+    func badArgumentsAreUsageErrorsNotTraps() throws {
         #expect(throws: (any Error).self) { try PlayCommand.parse(["impact.heavy", "--playback-rate", "0"]) }
         #expect(throws: (any Error).self) { try PlayCommand.parse(["impact.heavy", "--plot", "x.png"]) }
+        #expect(throws: (any Error).self) { try PlayCommand.parse(["impact.heavy", "--plot", "-"]) }
+        #expect(throws: Never.self) { try PlayCommand.parse(["impact.heavy", "--plot", "/dev/null"]) }
     }
 }

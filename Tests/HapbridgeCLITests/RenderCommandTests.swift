@@ -52,7 +52,7 @@ import Testing
 
     @Test func anUnknownPatternNamesTheLibrary() throws {
         var command = try HapbridgeCommand.parseAsRoot(["render", "no-such-thing"])
-        #expect(throws: CLIError.self) { try command.run() }
+        #expect { try command.run() } throws: { "\($0)".contains("see `hapbridge library` for the built-in names") }
     }
 
     @Test func libraryExportWritesAHAPThatRendersBack() throws {

@@ -1,0 +1,29 @@
+import ArgumentParser
+
+/// The process's exit status; the README's "Exit codes" section and the root
+/// command's help list the same values.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    /// Something failed while the command ran: a file that cannot be read or written,
+    /// a profile or pattern that cannot be used, a device error, a FAIL from
+    /// `calibrate`/`diagnose`/`rom`, output that could not be delivered.
+    case failure = 1
+    /// The command line is wrong (unknown option, missing or malformed value, a value
+    /// out of its range): nothing was run.
+    case usage = 2
+    /// `play` started the pattern and it stopped before its end (the board's drive
+    /// time limit, a chip fault, the device going away): what was measured is printed.
+    case incomplete = 3
+
+    var exitCode: ExitCode { ExitCode(rawValue) }
+
+    /// One line per status, for help texts.
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end."
+}
+
+/// A failure at run time, said in one line (exit status 1): what failed, on what,
+/// and why. Never a usage error: the command line was fine.
+struct CLIError: Error, Equatable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

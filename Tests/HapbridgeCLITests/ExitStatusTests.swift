@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@testable import HapbridgeCLI
+
+/// Exit statuses and error messages: a usage error is 2 with the usage text, a
+/// failure at run time is 1 with one line, and what was measured is never lost.
+@Suite struct ExitStatusTests {
+    static let sos = Hapbridge.path("Examples/SOS.ahap")
+
+    @Test("A command line ArgumentParser rejects exits 2 with the usage text")
+    func usageErrorsExitTwo() throws {
+        for arguments in [["render"], ["render", Self.sos, "--bogus"], ["render", Self.sos, "--rate", "0"], ["play", "impact.heavy", "--playback-rate", "nan"], ["nosuchcommand"]] {
+            let run = try Hapbridge.run(arguments)
+            #expect(run.signal == nil && run.status == 2, "\(arguments): \(run.err)")
+            #expect(run.err.contains("Usage: hapbridge"), "\(arguments)")
+        }
+    }
+
+    @Test("A failure at run time exits 1 with one line and no usage text")
+    func runtimeFailuresAreOneLine() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases: [[String]] = [
+            ["render", "no-such-pattern"],
+            ["render", Self.sos, "-o", directory.path],
+            ["render", Self.sos, "-o", directory.appendingPathComponent("missing/x.svg").path],
+            ["calibrate", "--actuator", "no-such-profile"],
+            ["diagnose", "--actuator", directory.path],
+            ["play", "impact.heavy", "--actuator", "no-such-profile"],
+        ]
+        for arguments in cases {
+            let run = try Hapbridge.run(arguments)
+            #expect(run.signal == nil && run.status == 1, "\(arguments): \(run.err)")
+            #expect(run.errLines.count == 1, "\(arguments): \(run.err)")
+            #expect(run.err.hasPrefix("Error: ") && !run.err.contains("Usage:"), "\(arguments): \(run.err)")
+        }
+    }
+
+    @Test("A profile that cannot be loaded is one line naming the names available, status 1")
+    func profileErrorsAreOneLine() throws {
+        let run = try Hapbridge.run(["calibrate", "--actuator", "no-such-profile"])
+        #expect(run.status == 1)
+        #expect(run.errLines.count == 1)
+        #expect(run.err.hasPrefix("Error: no actuator profile") && run.err.contains("no-such-profile"))
+        #expect(run.err.contains("available: ") && run.err.contains("pmd-c10-100"))
+    }
+
+    @Test("Help is status 0 on standard output")
+    func helpExitsZero() throws {
+        let run = try Hapbridge.run(["play", "--help"])
+        #expect(run.status == 0 && run.out.contains("USAGE: hapbridge play") && run.err.isEmpty)
+        let root = try Hapbridge.run(["--help"])
+        let words = root.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(root.status == 0 && words.contains(ExitStatus.summary))
+    }
+
+    @Test("calibrate checks the plot's location before calibrating")
+    func calibrateChecksThePlotFirst() throws {
+        let run = try Hapbridge.run(["calibrate", "--actuator", "pmd-c10-100", "--plot", "/no/such/directory/cal.svg"])
+        #expect(run.status == 1)
+        #expect(run.out.isEmpty, "nothing measured before the location was checked")
+        #expect(run.err == "Error: cannot write the plot to /no/such/directory/cal.svg: no such directory /no/such/directory\n")
+    }
+
+    @Test("calibrate prints its results before writing the plot, so a failed write loses nothing")
+    func calibratePrintsResultsBeforeThePlot() throws {
+        // /dev/full passes the location check (a device, written through: never
+        // replaced, which the first line makes sure of) and fails the write itself.
+        guard case .writeThrough = try OutputFile("/dev/full", purpose: "plot").destination(of: "/dev/full") else {
+            Issue.record("/dev/full must be written through")
+            return
+        }
+        let run = try Hapbridge.run(["calibrate", "--actuator", "pmd-c10-100", "--plot", "/dev/full"])
+        #expect(run.status == 1)
+        #expect(run.out.contains("auto-calibration: PASS") && run.out.contains("store and write back after a reset"))
+        #expect(run.err == "Error: cannot write the plot to /dev/full: No space left on device\n")
+    }
+
+    @Test("The README's exit-code table lists every status the CLI uses")
+    func readmeDocumentsEveryStatus() throws {
+        let readme = try String(contentsOf: Hapbridge.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Exit codes").dropFirst().first?.components(separatedBy: "\n## ").first)
+        for status in ExitStatus.allCases {
+            #expect(section.contains("| \(status.rawValue) |"), "README's Exit codes section lacks \(status.rawValue)")
+        }
+    }
+}
