@@ -89,14 +89,36 @@ public struct DriveCompiler: Sendable {
     }
 
     // The continuous layer (rules 1 and 2): the latest step's mixed input, its
-    // level, and an emphasis pulse in progress (its end and level, ±1).
+    // level, and the shaping of a step in progress (rule 2's pulse or ramp).
     private var intensity = 0.0
     private var sharpness = 0.0
     private var level = 0.0
-    private var emphasis: (end: Int64, level: Double)?
+    private var transition: Transition?
     // The transient layer (rule 3), added on top.
     private var burst: Burst?
     private var emitter = CommandEmitter()
+
+    /// A step of the continuous level being shaped (rule 2) until `end`.
+    private struct Transition: Sendable {
+        enum Shape: Sendable {
+            /// Open loop: full scale (+1) or full reverse (−1) ahead of the new level.
+            case pulse(Double)
+            /// Closed loop: linear from the drive when the step came, at `start`.
+            case ramp(from: Double, start: Int64)
+        }
+        var end: Int64
+        var shape: Shape
+
+        /// The drive at `time` (within the transition), heading for `level`.
+        func drive(at time: Int64, towards level: Double) -> Double {
+            switch shape {
+            case .pulse(let pulse): return pulse
+            case .ramp(let from, let start):
+                let progress = end > start ? Double(min(max(time - start, 0), end - start)) / Double(end - start) : 1
+                return from + (level - from) * progress
+            }
+        }
+    }
 
     /// A burst in progress, with the parameters of the transient(s) it plays.
     private struct Burst: Sendable {
@@ -128,12 +150,13 @@ public struct DriveCompiler: Sendable {
         return f0 * pow(2, (s - 0.5) / 2)
     }
 
-    /// Overdrive and brake lengths of a transient, µs (rule 3).
+    /// Overdrive and brake lengths of a transient, µs (rule 3). No brake in closed
+    /// loop: the chip brakes the burst back to the continuous level by itself.
     public func burstDurations(sharpness: Double) -> (overdrive: Int64, brake: Int64) {
         let s = Self.unit(sharpness)
         if let f = driveFrequency(sharpness: s) {
             let period = 1e6 / f
-            return (Self.duration((3 - s) * period), Self.duration(period))
+            return (Self.duration((3 - s) * period), target.loop == .closed ? 0 : Self.duration(period))
         }
         let od = target.timeConstantMicroseconds * (1 - s / 2)
         return (Self.duration(od), Self.duration(od / 2))
@@ -165,12 +188,12 @@ public struct DriveCompiler: Sendable {
         // Changes due by `time`, in time order; at one time the continuous layer's
         // first, then the burst's own phase, then a new transient.
         while true {
-            let emphasisEnd = emphasis?.end, burstChange = burst?.nextChange
+            let transitionEnd = transition?.end, burstChange = burst?.nextChange
             let transientTime = next < due.count ? due[next].time : nil
-            let t = min(emphasisEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
+            let t = min(transitionEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
             guard t <= time else { break }
-            if emphasisEnd == t {
-                emphasis = nil
+            if transitionEnd == t {
+                transition = nil
             } else if burstChange == t {
                 advanceBurst()
             } else if transientTime == t {
@@ -187,11 +210,11 @@ public struct DriveCompiler: Sendable {
         return out
     }
 
-    /// Ends the program at `time`: bursts and emphasis are cut, the drive goes to 0.
+    /// Ends the program at `time`: bursts and step shaping are cut, the drive goes to 0.
     public mutating func finish(at time: Int64) -> [TimedCommand] {
         var out: [TimedCommand] = []
         burst = nil
-        emphasis = nil
+        transition = nil
         intensity = 0
         level = 0
         emitter.set(code: 0, period: nil, at: time, into: &out)
@@ -199,9 +222,9 @@ public struct DriveCompiler: Sendable {
         return out
     }
 
-    /// No burst or emphasis running and the drive at rest: nothing more to send
+    /// No burst or step shaping running and the drive at rest: nothing more to send
     /// until new input.
-    public var isSettled: Bool { burst == nil && emphasis == nil && (emitter.lastCode ?? 0) == 0 }
+    public var isSettled: Bool { burst == nil && transition == nil && (emitter.lastCode ?? 0) == 0 }
 
     /// Forgets what the chip was last told (after a stop or reset the next command
     /// must be sent whatever it is).
@@ -209,22 +232,30 @@ public struct DriveCompiler: Sendable {
         intensity = 0
         sharpness = 0
         level = 0
-        emphasis = nil
+        transition = nil
         burst = nil
         emitter.forgetChipState()
     }
 
-    /// Rules 1 and 2 for the step's input: the new level, with an emphasis pulse
-    /// where it steps far enough (while one runs, steps only move the level it
-    /// returns to).
+    /// Rules 1 and 2 for the step's input: the new level, shaped where it steps far
+    /// enough (while a shaping runs, steps only move the level it heads for).
     private mutating func updateContinuous(time: Int64, intensity: Double, sharpness: Double) {
         let newLevel = continuousLevel(intensity: intensity)
-        if emphasis == nil, target.shaping == .overdriveAndBrakeEmphasis {
-            let delta = newLevel - level
-            // A rise takes the sharpness of what starts, a fall that of what ends.
-            let s = delta > 0 ? sharpness : self.sharpness
-            let length = Self.duration(s * abs(delta) * target.timeConstantMicroseconds)
-            if abs(delta) >= emphasisThreshold, length > 0 { emphasis = (time + length, delta > 0 ? 1 : -1) }
+        let delta = newLevel - level
+        // A rise takes the sharpness of what starts, a fall that of what ends.
+        let s = delta > 0 ? sharpness : self.sharpness
+        let scale = abs(delta) * target.timeConstantMicroseconds
+        if transition == nil, abs(delta) >= emphasisThreshold {
+            switch target.shaping {
+            case .overdriveAndBrakeEmphasis:
+                let length = Self.duration(s * scale)
+                if length > 0 { transition = Transition(end: time + length, shape: .pulse(delta > 0 ? 1 : -1)) }
+            case .rampedSteps:
+                let length = Self.duration((1 - s) * scale)
+                if length > 0 { transition = Transition(end: time + length, shape: .ramp(from: continuousDrive(at: time), start: time)) }
+            case .openLoopFrequency:
+                break
+            }
         }
         self.intensity = intensity
         self.sharpness = sharpness
@@ -237,34 +268,35 @@ public struct DriveCompiler: Sendable {
         burst = Burst(intensity: t.intensity, sharpness: t.sharpness, overdriveEnd: time + od, end: time + od + br)
     }
 
-    /// Overdrive → brake (taking back what the overdrive adds now), brake → done.
+    /// Overdrive → brake (taking back what the overdrive adds now), brake → done;
+    /// overdrive → done where there is no brake phase.
     private mutating func advanceBurst() {
         guard var b = burst else { return }
-        if b.brakeShare == nil {
-            b.brakeShare = max(0, min(b.level, 1 - continuousDrive))
+        if b.brakeShare == nil, b.end > b.overdriveEnd {
+            b.brakeShare = max(0, min(b.level, 1 - continuousDrive(at: b.overdriveEnd)))
             burst = b
         } else {
             burst = nil
         }
     }
 
-    /// The continuous layer's drive: its level, or an emphasis pulse's.
-    private var continuousDrive: Double { emphasis?.level ?? level }
+    /// The continuous layer's drive: its level, or that of the step shaping it.
+    private func continuousDrive(at time: Int64) -> Double { transition?.drive(at: time, towards: level) ?? level }
 
     /// The drive now: the continuous layer with any burst added (rule 3), and the
     /// drive frequency of the sharpness playing (rule 2; the burst's mixed in).
     private mutating func drive(at time: Int64, into out: inout [TimedCommand]) {
-        let c = continuousDrive
+        let c = continuousDrive(at: time)
         var level = c
         var sharpness: Double? = intensity > 0 ? self.sharpness : nil
         if let b = burst {
-            level = b.brakeShare.map { max(-1, c - $0) } ?? min(1, c + b.level)
+            level = b.brakeShare.map { c - $0 } ?? min(1, c + b.level)
             sharpness = MixingRule.resolve(
                 totalIntensity: intensity + b.intensity, weightedSharpness: intensity * self.sharpness + b.intensity * b.sharpness,
                 latestSharpness: b.sharpness
             ).sharpness
         }
-        emitter.set(code: Self.code(level), period: sharpness.flatMap(periodCode(sharpness:)), at: time, into: &out)
+        emitter.set(code: Self.code(max(target.minimumLevel, level)), period: sharpness.flatMap(periodCode(sharpness:)), at: time, into: &out)
     }
 
     /// Rule 2 on a DRV2605L with an LRA: the OL_LRA_PERIOD code of a sharpness; nil
