@@ -73,7 +73,7 @@ let package = Package(
             name: "Devices",
             dependencies: [
                 "DeviceInterface", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
-                "DRV2605", "DRV2605Model", .product(name: "Logging", package: "swift-log"),
+                "DRV2605", "DRV2605Model", "JSON", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
