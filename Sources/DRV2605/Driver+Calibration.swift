@@ -20,6 +20,18 @@ public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertibl
     public var backEMFVolts: Double { DRV2605Formulas.backEMFVolts(code: backEMFCode, gainCode: backEMFGainCode, lra: isLRA) }
     public var resonanceHz: Double? { isLRA ? DRV2605Formulas.resonanceHz(lraPeriodCode: lraPeriodCode) : nil }
 
+    /// Registers 0x16...0x1A in order, as stored after calibration.
+    public var storedBlock: [UInt8] { [ratedVoltageCode, overdriveClampCode, compensationCode, backEMFCode, feedbackControl] }
+
+    public var description: String {
+        var s = "\(passed ? "PASS" : "FAIL") A_CAL_COMP=0x\(hex(compensationCode)) (x\(fmt(compensationCoefficient, 4)))"
+        s += " A_CAL_BEMF=0x\(hex(backEMFCode)) BEMF_GAIN=\(backEMFGainCode) (\(fmt(backEMFGain, 4))x) back-EMF=\(fmt(backEMFVolts, 3)) V"
+        if let f = resonanceHz { s += " resonance=\(fmt(f, 1)) Hz" }
+        return s
+    }
+}
+
+extension AutoCalibrationResult {
     /// A passed calibration rebuilt from the registers it left (what a host stores and
     /// `restore(_:)` writes back): 0x16...0x1A as read, and LRA_PERIOD (0 for an ERM or
     /// when it was not measured). The actuator type and BEMF_GAIN are FEEDBACK_CONTROL's.
@@ -32,31 +44,6 @@ public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertibl
             passed: true, isLRA: feedback.isLRA, compensationCode: compensationCode, backEMFCode: backEMFCode,
             backEMFGainCode: feedback.backEMFGain, feedbackControl: feedbackControl, ratedVoltageCode: ratedVoltageCode,
             overdriveClampCode: overdriveClampCode, lraPeriodCode: feedback.isLRA ? lraPeriodCode : 0)
-    }
-
-    init(
-        passed: Bool, isLRA: Bool, compensationCode: UInt8, backEMFCode: UInt8, backEMFGainCode: UInt8, feedbackControl: UInt8,
-        ratedVoltageCode: UInt8, overdriveClampCode: UInt8, lraPeriodCode: UInt8
-    ) {
-        self.passed = passed
-        self.isLRA = isLRA
-        self.compensationCode = compensationCode
-        self.backEMFCode = backEMFCode
-        self.backEMFGainCode = backEMFGainCode
-        self.feedbackControl = feedbackControl
-        self.ratedVoltageCode = ratedVoltageCode
-        self.overdriveClampCode = overdriveClampCode
-        self.lraPeriodCode = lraPeriodCode
-    }
-
-    /// Registers 0x16...0x1A in order, as stored after calibration.
-    public var storedBlock: [UInt8] { [ratedVoltageCode, overdriveClampCode, compensationCode, backEMFCode, feedbackControl] }
-
-    public var description: String {
-        var s = "\(passed ? "PASS" : "FAIL") A_CAL_COMP=0x\(hex(compensationCode)) (x\(fmt(compensationCoefficient, 4)))"
-        s += " A_CAL_BEMF=0x\(hex(backEMFCode)) BEMF_GAIN=\(backEMFGainCode) (\(fmt(backEMFGain, 4))x) back-EMF=\(fmt(backEMFVolts, 3)) V"
-        if let f = resonanceHz { s += " resonance=\(fmt(f, 1)) Hz" }
-        return s
     }
 }
 

@@ -413,15 +413,15 @@ private struct RecordReader {
         return Fields(prefix: prefix, members: members)
     }
 
-    func required(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> JSONValue {
-        guard let v = o.members[key] else { throw .missingField(file: file, field: o.path(key)) }
-        return v
+    func required(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> JSONValue { try present(o.members[key], o, key) }
+
+    /// What an optional reader found, where the field is required.
+    func present<T>(_ value: T?, _ o: Fields, _ key: String) throws(CalibrationStoreError) -> T {
+        guard let value else { throw .missingField(file: file, field: o.path(key)) }
+        return value
     }
 
-    func string(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> String {
-        guard let s = try optionalString(o, key) else { throw .missingField(file: file, field: o.path(key)) }
-        return s
-    }
+    func string(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> String { try present(try optionalString(o, key), o, key) }
 
     func optionalString(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> String? {
         guard let v = o.members[key] else { return nil }
@@ -440,10 +440,7 @@ private struct RecordReader {
     }
 
     /// Volts as a profile or VBAT holds them: finite, 0...10.
-    func volts(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> Double {
-        guard let v = try optionalVolts(o, key) else { throw .missingField(file: file, field: o.path(key)) }
-        return v
-    }
+    func volts(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> Double { try present(try optionalVolts(o, key), o, key) }
 
     func optionalVolts(_ o: Fields, _ key: String) throws(CalibrationStoreError) -> Double? {
         guard let v = o.members[key] else { return nil }
