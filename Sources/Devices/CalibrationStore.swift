@@ -77,24 +77,21 @@ public struct CalibrationStore: Sendable {
         -> CalibrationStore
     {
         var warnings: [String] = []
-        var configHome: String?
         if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
-            if xdg.hasPrefix("/") {
-                configHome = xdg
-            } else {
-                warnings.append(
-                    "XDG_CONFIG_HOME is a relative path (\(Echo.quoted(xdg))), which the XDG Base Directory Specification says to ignore: using $HOME/.config")
-            }
+            if xdg.hasPrefix("/") { return CalibrationStore(directory: xdg + subdirectory, warnings: []) }
+            warnings.append(
+                "XDG_CONFIG_HOME is a relative path (\(Echo.quoted(xdg))), which the XDG Base Directory Specification says to ignore: using $HOME/.config")
         }
-        if configHome == nil {
-            guard let home = environment["HOME"], home.hasPrefix("/") else {
-                let found = environment["HOME"].map { $0.isEmpty ? "is empty" : "is relative (\(Echo.quoted($0)))" } ?? "is not set"
-                throw .noConfigDirectory("XDG_CONFIG_HOME is not usable and HOME \(found): set XDG_CONFIG_HOME or HOME to an absolute path")
-            }
-            configHome = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.config"
+        guard let home = environment["HOME"], home.hasPrefix("/") else {
+            let found = environment["HOME"].map { $0.isEmpty ? "is empty" : "is relative (\(Echo.quoted($0)))" } ?? "is not set"
+            throw .noConfigDirectory("XDG_CONFIG_HOME is not usable and HOME \(found): set XDG_CONFIG_HOME or HOME to an absolute path")
         }
-        return CalibrationStore(directory: (configHome ?? "") + "/hapbridge/calibration", warnings: warnings)
+        let base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.config"
+        return CalibrationStore(directory: base + subdirectory, warnings: warnings)
     }
+
+    /// Below the configuration directory.
+    static let subdirectory = "/hapbridge/calibration"
 
     private init(directory: String, warnings: [String]) {
         self.directory = directory
