@@ -11,7 +11,7 @@ import DRV2605
 ///   braking (negative levels) explicitly, and every command can be checked by hand.
 /// - **Closed loop** (an LRA with its auto-calibration results): the chip regulates
 ///   the actuator's back-EMF to the calibrated reference and tracks its resonance.
-///   The DRV2605L datasheet (SLOS854, "Closed-Loop Mode, Bidirectional"): "The
+///   The DRV2605L-Q1 datasheet (SLOS874A, 7.5.7.1.3 "Closed-Loop Mode, Bidirectional"): "The
 ///   reference level for steady-state full-scale drive is set by the
 ///   RATED_VOLTAGE[7:0] bit (when auto calibration is performed). The output voltage
 ///   can momentarily exceed the rated voltage for automatic overdrive and braking,

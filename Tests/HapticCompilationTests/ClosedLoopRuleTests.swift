@@ -8,7 +8,7 @@ import Testing
     let target: DriveTarget
     init() throws { target = try Targets().lraClosed }
 
-    // SLOS854, "Closed-Loop Mode, Bidirectional": "The reference level for
+    // DRV2605L-Q1 datasheet (SLOS874A), "Closed-Loop Mode, Bidirectional": "The reference level for
     // steady-state full-scale drive is set by the RATED_VOLTAGE[7:0] bit".
     @Test("intensity plays at I² of full scale, which closed loop makes the rated amplitude")
     func intensityMapsToItsSquareOfTheRatedAmplitude() {

@@ -31,8 +31,9 @@ import Testing
     /// Peak acceleration over the last 100 ms of the 300 ms event.
     static func steadyG(_ p: ChipBench.Played) -> Double { p.trace.peakG(from: p.at(200_000), to: p.at(300_000)) }
 
-    // drv2605.md (from SLOS854, "Playback"): "Closed-loop LRA follows resonance
-    // automatically; open-loop LRA drives at OL_LRA_PERIOD".
+    // The chip's auto-resonance engine (DRV2605 datasheet SLOS825, "Auto-Resonance
+    // Engine for LRA") drives at the resonance it times from the back-EMF; open loop
+    // drives at OL_LRA_PERIOD, set here from the datasheet's f0.
     @Test("a unit resonating 9 % above its datasheet's f0 keeps its rated acceleration in closed loop; open loop at the nominal f0 loses most of it")
     func closedLoopFollowsTheUnitsResonance() async throws {
         let unit = Self.unit(resonatingAt: 190)

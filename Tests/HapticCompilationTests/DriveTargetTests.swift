@@ -44,7 +44,7 @@ import Testing
         #expect(control3 & 0x20 == 0x20 && control3 & 0x08 == 0)
     }
 
-    // DRV2605L datasheet (SLOS854), "Closed-Loop Mode, Bidirectional": "The reference
+    // DRV2605L-Q1 datasheet (SLOS874A), "Closed-Loop Mode, Bidirectional": "The reference
     // level for steady-state full-scale drive is set by the RATED_VOLTAGE[7:0] bit
     // (when auto calibration is performed). The output voltage can momentarily exceed
     // the rated voltage for automatic overdrive and braking, but does not exceed the
