@@ -74,7 +74,7 @@ let package = Package(
             name: "Devices",
             dependencies: [
                 "DeviceInterface", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
-                "DRV2605", "DRV2605Model", .product(name: "Logging", package: "swift-log"),
+                "DRV2605", "DRV2605Model", "JSON", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
         .testTarget(
-            name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
         .testTarget(
             name: "HapticEngineTests",

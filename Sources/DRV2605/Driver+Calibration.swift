@@ -31,6 +31,22 @@ public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertibl
     }
 }
 
+extension AutoCalibrationResult {
+    /// A passed calibration rebuilt from the registers it left (what a host stores and
+    /// `restore(_:)` writes back): 0x16...0x1A as read, and LRA_PERIOD (0 for an ERM or
+    /// when it was not measured). The actuator type and BEMF_GAIN are FEEDBACK_CONTROL's.
+    public init(
+        ratedVoltageCode: UInt8, overdriveClampCode: UInt8, compensationCode: UInt8, backEMFCode: UInt8, feedbackControl: UInt8,
+        lraPeriodCode: UInt8
+    ) {
+        let feedback = FeedbackControlRegister(rawValue: feedbackControl)
+        self.init(
+            passed: true, isLRA: feedback.isLRA, compensationCode: compensationCode, backEMFCode: backEMFCode,
+            backEMFGainCode: feedback.backEMFGain, feedbackControl: feedbackControl, ratedVoltageCode: ratedVoltageCode,
+            overdriveClampCode: overdriveClampCode, lraPeriodCode: feedback.isLRA ? lraPeriodCode : 0)
+    }
+}
+
 /// Two upper-case hex digits, for register values in messages.
 func hex(_ v: UInt8) -> String {
     let s = String(v, radix: 16, uppercase: true)

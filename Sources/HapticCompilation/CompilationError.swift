@@ -6,6 +6,10 @@ public enum CompilationError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidProfile(String)
     /// An LRA profile without a resonant frequency, or an ERM without a time constant.
     case incompleteProfile(String)
+    /// Calibration results that do not belong to this actuator profile (another
+    /// actuator type, another rated voltage, a failed run): closed loop would regulate
+    /// to a reference measured for something else.
+    case calibrationMismatch(String)
     /// `found` transients would start within one control step, the densest window
     /// beginning `atSeconds` into the timeline (into its loop, when it loops);
     /// `CompilationLimits.transientsPerStep` is `limit`.
@@ -17,6 +21,7 @@ public enum CompilationError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .invalidProfile(let why): "the actuator profile cannot drive the chip: \(why)"
         case .incompleteProfile(let why): "the actuator profile is incomplete: \(why)"
+        case .calibrationMismatch(let why): "the calibration results do not fit the actuator profile: \(why); run `hapbridge calibrate` again"
         case .tooManyTransientsPerStep(let found, let limit, let at, let step, let rate):
             "\(found) transients start within one \(step) µs control step (at playback rate \(rate)), from \(at) s "
                 + "into the pattern; the limit (transientsPerStep) is \(limit): space them out, lower the playback rate or lengthen the loop"

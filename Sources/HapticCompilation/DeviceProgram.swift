@@ -10,14 +10,14 @@ public struct DeviceProgram: Sendable, Equatable {
     public var setup: [TimedCommand]
     /// In non-decreasing time order; the last one returns the drive to 0.
     public var commands: [TimedCommand]
-    /// µs: the timeline's duration, or later where the last burst or emphasis pulse
+    /// µs: the timeline's duration, or later where the last burst or step shaping
     /// plays out beyond it.
     public var duration: Int64
 
     /// Steps through the timeline's samples (its sample rate is the control rate:
     /// 1 kHz by default), with each transient at its exact time, then on at that
     /// rate with nothing continuous until transients at the very end have played
-    /// and the last burst or emphasis pulse is over, as the engine does. The work
+    /// and the last burst or step shaping is over, as the engine does. The work
     /// is linear in the timeline (samples, transients, and the longest burst's
     /// steps), which rendering bounds.
     public static func compile(_ timeline: Timeline, for target: DriveTarget) -> DeviceProgram {

@@ -8,17 +8,25 @@ import Haptics
 /// timeline goes through the same code in `DeviceProgram.compile`.
 ///
 /// The rules (levels are fractions of full scale, RTP = round(127 × level)), each
-/// plotted on the simulated actuator in `Examples/compilation/README.md`:
+/// plotted on the simulated actuator in `Examples/compilation/README.md` (open loop).
+/// The target's loop (`DriveTarget.Loop`) decides what full scale is: in open loop
+/// the profile's maximum voltage, levels run −1...1 and the host overdrives and
+/// brakes; in closed loop (a calibrated LRA) the rated amplitude the chip regulates
+/// to, levels run 0...1 (below mid-scale is zero drive) and the chip overdrives (up
+/// to OD_CLAMP) and brakes (FB_BRAKE_FACTOR) by itself, phase-locked to the mass.
 ///
 /// 1. **Intensity → amplitude.** A continuous intensity I plays at level
-///    `ratedLevel × I²`: intensity 1 is the actuator's rated voltage, and the square
+///    `ratedLevel × I²` (`ratedLevel` is 1 in closed loop, where full scale is the
+///    rated amplitude): intensity 1 is the actuator's rated voltage, and the square
 ///    is the perceptual mapping. Felt vibration magnitude grows roughly as drive
 ///    amplitude to the power 0.5-0.6 (Stevens; Verrillo), so equal intensity steps
 ///    need growing amplitude steps; I² is also the inverse of the pattern layer's
 ///    `.haptic` import (intensity = √amplitude, Lofelt's rule), so a designer's
 ///    amplitude envelope comes back out linearly.
-/// 2. **Sharpness → drive shaping.**
-///    - DRV2605L with an LRA (`openLoopFrequency`): the open-loop drive frequency is
+/// 2. **Sharpness → drive shaping.** A level step of at least `emphasisThreshold`
+///    takes the sharpness S of what starts when it rises, of what ends when it falls
+///    (the previous step's: at a pattern's end nothing is playing any more).
+///    - DRV2605L with an LRA in open loop (`openLoopFrequency`): the drive frequency is
 ///      `f0 × 2^((S − ½) / 2)` (half an octave around resonance, f0 at S = ½; a
 ///      wider span loses too much amplitude off resonance at the Q of these parts),
 ///      written as OL_LRA_PERIOD = round(1 / (f × 98.46 µs)) only when the code
@@ -27,20 +35,26 @@ import Haptics
 ///      amplitude is the event (timed to a few µs), so the period follows one I2C
 ///      write later (~70 µs at 400 kHz, under 2 % of an LRA's period) rather than
 ///      holding the amplitude back by that much.
-///    - Otherwise (`overdriveAndBrakeEmphasis`): a level step of at least
-///      `emphasisThreshold` gets emphasis: a rise of Δ first drives at full scale
-///      (+127) for `S × Δ × τ` with the sharpness S of what starts, a fall of Δ
-///      brakes at −127 for `S × Δ × τ` with the sharpness of what ends (the previous
-///      step's: at a pattern's end nothing is playing any more), then the new level;
-///      τ is the actuator's mechanical time constant. Sharp steps start and stop
-///      crisply; dull ones (S = 0) ramp and ring down on the actuator's own inertia.
+///    - Open loop otherwise (`overdriveAndBrakeEmphasis`): a step gets emphasis: a
+///      rise of Δ first drives at full scale (+127) for `S × Δ × τ`, a fall of Δ
+///      brakes at −127 for `S × Δ × τ`, then the new level; τ is the actuator's
+///      mechanical time constant. Sharp steps start and stop crisply; dull ones
+///      (S = 0) ramp and ring down on the actuator's own inertia.
+///    - Closed loop (`rampedSteps`): the chip tracks the resonance, so sharpness
+///      cannot move the frequency, and it already overdrives and brakes every step
+///      to the clamp (emphasis pulses on top only overshot: 14 % at S = 1 on the
+///      C10-100 model, for no faster rise). So a step of Δ is handed to the chip as
+///      a linear ramp over `(1 − S) × Δ × τ` (followed at each step of the caller):
+///      sharp steps are the chip's own crisp ones, dull ones start and stop as
+///      softly as the actuator's inertia would (on the C10-100 model S = 1 reaches
+///      90 % and stops in under half the time of S = 0).
 /// 3. **Transients → bursts, added to the continuous drive.** A transient of
 ///    intensity I and sharpness S is a burst on top of the continuous drive c (the
-///    level of rules 1-2, emphasis included), the one actuator carrying both, as
+///    level of rules 1-2, their shaping included), the one actuator carrying both, as
 ///    the pattern layer's `MixingRule` has overlapping vibrations add:
 ///    - overdrive: the drive is `min(1, c + I²)` (I² of full scale: transients
 ///      overdrive) for the overdrive time;
-///    - brake: the drive is `c − a` for the brake time, where `a = min(I², 1 − c)`
+///    - brake (open loop): the drive is `c − a` for the brake time, where `a = min(I², 1 − c)`
 ///      is what the overdrive added as it ended (c of its last microsecond): the
 ///      brake takes back the burst's own push, not the continuous vibration under
 ///      it (and `c − a ≥ −1` always);
@@ -51,8 +65,8 @@ import Haptics
 ///    the two vibrations: the continuous one goes on under the burst. Only the clip
 ///    at full scale takes part of a loud burst away.
 ///    Lengths: LRA overdrive `(3 − S)` periods, brake one period, of the drive
-///    frequency of S (so sharper is shorter); ERM overdrive `τ × (1 − S/2)`, brake
-///    half that. On a DRV2605L with an LRA the drive frequency during the burst is
+///    frequency of S (so sharper is shorter; closed loop: of the resonance
+///    calibration measured); ERM overdrive `τ × (1 − S/2)`, brake half that. On a DRV2605L with an LRA the drive frequency during the burst is
 ///    that of the intensity-weighted sharpness of the continuous input and the
 ///    transient (`MixingRule` again), and returns to the continuous one after it.
 ///    Transients at one microsecond are one burst: their intensities add, clipped
@@ -60,9 +74,10 @@ import Haptics
 ///    cuts an earlier burst short. On an LRA the open-loop brake (the drive's sign
 ///    inverted) is not locked to the mass's phase, so it only takes part of the
 ///    motion out: on the C10-100 model one period beat 1.5 (about the same) and 2
-///    (which re-excites it); the rest rings down at the actuator's Q. A phase-locked
-///    brake needs the chip's closed loop, which needs calibration the bridge protocol
-///    cannot read back today.
+///    (which re-excites it); the rest rings down at the actuator's Q. In closed loop
+///    there is no host brake: when the burst's level drops back to c the chip brakes
+///    the excess itself, locked to the mass's phase (on the C10-100 model a transient
+///    falls to 10 % of its peak in about half the open-loop time).
 /// 4. **Economy.** A command is emitted only when the RTP code or period changes;
 ///    stamps never go backwards; of the changes at one microsecond only the last
 ///    counts (`CommandEmitter`).
@@ -72,7 +87,7 @@ import Haptics
 ///    allows before a player is made from it.
 public struct DriveCompiler: Sendable {
     public let target: DriveTarget
-    /// Rises and falls smaller than this are followed, not emphasised (a 1 ms ramp
+    /// Rises and falls smaller than this are followed, not shaped (a 1 ms ramp
     /// would otherwise be all overdrive pulses).
     public var emphasisThreshold = 0.1
 
@@ -89,14 +104,36 @@ public struct DriveCompiler: Sendable {
     }
 
     // The continuous layer (rules 1 and 2): the latest step's mixed input, its
-    // level, and an emphasis pulse in progress (its end and level, ±1).
+    // level, and the shaping of a step in progress (rule 2's pulse or ramp).
     private var intensity = 0.0
     private var sharpness = 0.0
     private var level = 0.0
-    private var emphasis: (end: Int64, level: Double)?
+    private var transition: Transition?
     // The transient layer (rule 3), added on top.
     private var burst: Burst?
     private var emitter = CommandEmitter()
+
+    /// A step of the continuous level being shaped (rule 2) until `end`.
+    private struct Transition: Sendable {
+        enum Shape: Sendable {
+            /// Open loop: full scale (+1) or full reverse (−1) ahead of the new level.
+            case pulse(Double)
+            /// Closed loop: linear from the drive when the step came, at `start`.
+            case ramp(from: Double, start: Int64)
+        }
+        var end: Int64
+        var shape: Shape
+
+        /// The drive at `time` (within the transition), heading for `level`.
+        func drive(at time: Int64, towards level: Double) -> Double {
+            switch shape {
+            case .pulse(let pulse): return pulse
+            case .ramp(let from, let start):
+                let progress = end > start ? Double(min(max(time - start, 0), end - start)) / Double(end - start) : 1
+                return from + (level - from) * progress
+            }
+        }
+    }
 
     /// A burst in progress, with the parameters of the transient(s) it plays.
     private struct Burst: Sendable {
@@ -128,12 +165,13 @@ public struct DriveCompiler: Sendable {
         return f0 * pow(2, (s - 0.5) / 2)
     }
 
-    /// Overdrive and brake lengths of a transient, µs (rule 3).
+    /// Overdrive and brake lengths of a transient, µs (rule 3). No brake in closed
+    /// loop: the chip brakes the burst back to the continuous level by itself.
     public func burstDurations(sharpness: Double) -> (overdrive: Int64, brake: Int64) {
         let s = Self.unit(sharpness)
         if let f = driveFrequency(sharpness: s) {
             let period = 1e6 / f
-            return (Self.duration((3 - s) * period), Self.duration(period))
+            return (Self.duration((3 - s) * period), target.loop == .closed ? 0 : Self.duration(period))
         }
         let od = target.timeConstantMicroseconds * (1 - s / 2)
         return (Self.duration(od), Self.duration(od / 2))
@@ -165,12 +203,12 @@ public struct DriveCompiler: Sendable {
         // Changes due by `time`, in time order; at one time the continuous layer's
         // first, then the burst's own phase, then a new transient.
         while true {
-            let emphasisEnd = emphasis?.end, burstChange = burst?.nextChange
+            let transitionEnd = transition?.end, burstChange = burst?.nextChange
             let transientTime = next < due.count ? due[next].time : nil
-            let t = min(emphasisEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
+            let t = min(transitionEnd ?? .max, burstChange ?? .max, transientTime ?? .max)
             guard t <= time else { break }
-            if emphasisEnd == t {
-                emphasis = nil
+            if transitionEnd == t {
+                transition = nil
             } else if burstChange == t {
                 advanceBurst()
             } else if transientTime == t {
@@ -187,11 +225,11 @@ public struct DriveCompiler: Sendable {
         return out
     }
 
-    /// Ends the program at `time`: bursts and emphasis are cut, the drive goes to 0.
+    /// Ends the program at `time`: bursts and step shaping are cut, the drive goes to 0.
     public mutating func finish(at time: Int64) -> [TimedCommand] {
         var out: [TimedCommand] = []
         burst = nil
-        emphasis = nil
+        transition = nil
         intensity = 0
         level = 0
         emitter.set(code: 0, period: nil, at: time, into: &out)
@@ -199,9 +237,9 @@ public struct DriveCompiler: Sendable {
         return out
     }
 
-    /// No burst or emphasis running and the drive at rest: nothing more to send
+    /// No burst or step shaping running and the drive at rest: nothing more to send
     /// until new input.
-    public var isSettled: Bool { burst == nil && emphasis == nil && (emitter.lastCode ?? 0) == 0 }
+    public var isSettled: Bool { burst == nil && transition == nil && (emitter.lastCode ?? 0) == 0 }
 
     /// Forgets what the chip was last told (after a stop or reset the next command
     /// must be sent whatever it is).
@@ -209,22 +247,30 @@ public struct DriveCompiler: Sendable {
         intensity = 0
         sharpness = 0
         level = 0
-        emphasis = nil
+        transition = nil
         burst = nil
         emitter.forgetChipState()
     }
 
-    /// Rules 1 and 2 for the step's input: the new level, with an emphasis pulse
-    /// where it steps far enough (while one runs, steps only move the level it
-    /// returns to).
+    /// Rules 1 and 2 for the step's input: the new level, shaped where it steps far
+    /// enough (while a shaping runs, steps only move the level it heads for).
     private mutating func updateContinuous(time: Int64, intensity: Double, sharpness: Double) {
         let newLevel = continuousLevel(intensity: intensity)
-        if emphasis == nil, target.shaping == .overdriveAndBrakeEmphasis {
-            let delta = newLevel - level
-            // A rise takes the sharpness of what starts, a fall that of what ends.
-            let s = delta > 0 ? sharpness : self.sharpness
-            let length = Self.duration(s * abs(delta) * target.timeConstantMicroseconds)
-            if abs(delta) >= emphasisThreshold, length > 0 { emphasis = (time + length, delta > 0 ? 1 : -1) }
+        let delta = newLevel - level
+        // A rise takes the sharpness of what starts, a fall that of what ends.
+        let s = delta > 0 ? sharpness : self.sharpness
+        let scale = abs(delta) * target.timeConstantMicroseconds
+        if transition == nil, abs(delta) >= emphasisThreshold {
+            switch target.shaping {
+            case .overdriveAndBrakeEmphasis:
+                let length = Self.duration(s * scale)
+                if length > 0 { transition = Transition(end: time + length, shape: .pulse(delta > 0 ? 1 : -1)) }
+            case .rampedSteps:
+                let length = Self.duration((1 - s) * scale)
+                if length > 0 { transition = Transition(end: time + length, shape: .ramp(from: continuousDrive(at: time), start: time)) }
+            case .openLoopFrequency:
+                break
+            }
         }
         self.intensity = intensity
         self.sharpness = sharpness
@@ -237,34 +283,35 @@ public struct DriveCompiler: Sendable {
         burst = Burst(intensity: t.intensity, sharpness: t.sharpness, overdriveEnd: time + od, end: time + od + br)
     }
 
-    /// Overdrive → brake (taking back what the overdrive adds now), brake → done.
+    /// Overdrive → brake (taking back what the overdrive adds now), brake → done;
+    /// overdrive → done where there is no brake phase.
     private mutating func advanceBurst() {
         guard var b = burst else { return }
-        if b.brakeShare == nil {
-            b.brakeShare = max(0, min(b.level, 1 - continuousDrive))
+        if b.brakeShare == nil, b.end > b.overdriveEnd {
+            b.brakeShare = max(0, min(b.level, 1 - continuousDrive(at: b.overdriveEnd)))
             burst = b
         } else {
             burst = nil
         }
     }
 
-    /// The continuous layer's drive: its level, or an emphasis pulse's.
-    private var continuousDrive: Double { emphasis?.level ?? level }
+    /// The continuous layer's drive: its level, or that of the step shaping it.
+    private func continuousDrive(at time: Int64) -> Double { transition?.drive(at: time, towards: level) ?? level }
 
     /// The drive now: the continuous layer with any burst added (rule 3), and the
     /// drive frequency of the sharpness playing (rule 2; the burst's mixed in).
     private mutating func drive(at time: Int64, into out: inout [TimedCommand]) {
-        let c = continuousDrive
+        let c = continuousDrive(at: time)
         var level = c
         var sharpness: Double? = intensity > 0 ? self.sharpness : nil
         if let b = burst {
-            level = b.brakeShare.map { max(-1, c - $0) } ?? min(1, c + b.level)
+            level = b.brakeShare.map { c - $0 } ?? min(1, c + b.level)
             sharpness = MixingRule.resolve(
                 totalIntensity: intensity + b.intensity, weightedSharpness: intensity * self.sharpness + b.intensity * b.sharpness,
                 latestSharpness: b.sharpness
             ).sharpness
         }
-        emitter.set(code: Self.code(level), period: sharpness.flatMap(periodCode(sharpness:)), at: time, into: &out)
+        emitter.set(code: Self.code(max(target.minimumLevel, level)), period: sharpness.flatMap(periodCode(sharpness:)), at: time, into: &out)
     }
 
     /// Rule 2 on a DRV2605L with an LRA: the OL_LRA_PERIOD code of a sharpness; nil

@@ -19,17 +19,20 @@ import Testing
 ///   order of the floating-point sum), so never below the continuous level;
 /// - in its brake: RTP = round(127 (c − a)), a = min(I², 1 − c at the overdrive's
 ///   end), within 1 count: never below the continuous level less the brake share;
-/// - on a DRV2605L with an LRA, wherever something plays, OL_LRA_PERIOD = the code
+/// - in closed loop (a calibrated LRA) the same, with rule 2's ramps for emphasis,
+///   bursts without a brake phase and nothing below 0;
+/// - on a DRV2605L with an LRA in open loop, wherever something plays, OL_LRA_PERIOD = the code
 ///   of f0 × 2^((S − ½)/2) for the sample's sharpness S, or inside a burst for
 ///   (I S + I_t S_t) / (I + I_t), within 0 codes.
 @Suite struct RenderedDriveTests {
     enum Chip: String, CaseIterable, Sendable {
-        case lraOnDRV2605L, lraOnDRV2605, erm
+        case lraOnDRV2605L, lraOnDRV2605, erm, lraClosedLoop
         func target() throws -> DriveTarget {
             switch self {
             case .lraOnDRV2605L: try Targets().lra
             case .lraOnDRV2605: try Targets().lraPlain
             case .erm: try Targets().erm
+            case .lraClosedLoop: try Targets().lraClosed
             }
         }
     }
@@ -84,7 +87,8 @@ import Testing
         #expect(report.brake.worst <= 1, "brake off by \(report.brake.worst) at \(report.brake.at) µs")
         #expect(report.belowContinuousLessShare == 0)
         #expect(report.period.worst == 0, "drive period off by \(report.period.worst) codes at \(report.period.at) µs")
-        if c != .beethoven5 { #expect(report.overdrive.compared > 0 && report.brake.compared > 0) }
+        if c != .beethoven5 { #expect(report.overdrive.compared > 0 && (report.brake.compared > 0) == (target.loop == .open)) }
+        if target.loop == .closed { #expect(!program.commands.contains { if case .rtp(let a) = $0.command { a < 0 } else { false } }) }
         if chip == .lraOnDRV2605L { #expect(report.period.compared > 100) }
     }
 }
@@ -116,7 +120,7 @@ struct RenderedDriveCheck {
     }
 
     func level(intensity i: Double) -> Double { target.ratedLevel * i * i }
-    func code(_ level: Double) -> Int { Int((127 * min(1, max(-1, level))).rounded()) }
+    func code(_ level: Double) -> Int { Int((127 * min(1, max(target.minimumLevel, level))).rounded()) }
     func sampleTime(_ k: Int) -> Int64 { Int64((timeline.time(ofSample: k) * 1e6).rounded()) }
 
     func frequency(sharpness s: Double) -> Double? {
@@ -131,7 +135,7 @@ struct RenderedDriveCheck {
             let start = Int64((t.time * 1e6).rounded())
             let od: Double, br: Double
             if let f = frequency(sharpness: t.sharpness) {
-                (od, br) = ((3 - t.sharpness) * 1e6 / f, 1e6 / f)
+                (od, br) = ((3 - t.sharpness) * 1e6 / f, target.loop == .closed ? 0 : 1e6 / f)
             } else {
                 od = target.timeConstantMicroseconds * (1 - t.sharpness / 2)
                 br = od / 2
@@ -153,7 +157,8 @@ struct RenderedDriveCheck {
     func compare(_ commands: [TimedCommand]) -> Report {
         var report = Report()
         let bursts = bursts
-        // Where steps get emphasis, the drive may sit at ±1 for up to τ after a step.
+        // Where steps are shaped, the drive may sit at ±1 (emphasis) or between the
+        // levels (closed-loop ramp) for up to τ after a step.
         var emphasisUntil = Int64.min
         var rtp = 0, period: UInt8?, next = 0, b = 0
         for k in 0..<timeline.sampleCount {
@@ -167,7 +172,7 @@ struct RenderedDriveCheck {
                 next += 1
             }
             let i = timeline.intensity[k], s = timeline.sharpness[k], c = level(intensity: i)
-            if target.shaping == .overdriveAndBrakeEmphasis, k > 0, abs(c - level(intensity: timeline.intensity[k - 1])) >= 0.1 {
+            if target.shaping != .openLoopFrequency, k > 0, abs(c - level(intensity: timeline.intensity[k - 1])) >= 0.1 {
                 emphasisUntil = t + Int64(target.timeConstantMicroseconds.rounded())
             }
             while b < bursts.count, bursts[b].end <= t { b += 1 }
