@@ -2,6 +2,7 @@ import DeviceInterface
 import LibUSB
 import Logging
 import SimulatedBridgeDevice
+import Synchronization
 import USBBridge
 
 /// Turns a device address into an opened device, and finds what is plugged in.
@@ -9,22 +10,42 @@ import USBBridge
 /// The rule when no address is given: a bridge board on USB is used if exactly one
 /// is present; with none, the simulated board (with a one-line notice saying so);
 /// with several, an error listing them, since guessing would drive the wrong bench.
-public struct DeviceCatalog: Sendable {
-    /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
-    public let usb: USBContext?
-    /// Why USB is unavailable, when it is.
-    public let usbUnavailable: String?
+public final class DeviceCatalog: Sendable {
     let logger: Logger
+    /// libusb, started the first time something needs it (`sim` never does).
+    private let context = Mutex<USBAvailability?>(nil)
+
+    enum USBAvailability {
+        case available(USBContext)
+        case unavailable(String)
+    }
 
     public init(logger: Logger = Logger(label: "hapbridge.devices")) {
         self.logger = logger
-        do {
-            usb = try USBContext(logger: logger)
-            usbUnavailable = nil
-        } catch {
-            usb = nil
-            usbUnavailable = "libusb could not start: \(error)"
-            logger.info("USB unavailable: \(error)")
+    }
+
+    /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
+    public var usb: USBContext? {
+        if case .available(let c) = availability { return c }
+        return nil
+    }
+
+    /// Why USB is unavailable, when it is.
+    public var usbUnavailable: String? {
+        if case .unavailable(let why) = availability { return why }
+        return nil
+    }
+
+    private var availability: USBAvailability {
+        context.withLock { state in
+            if let state { return state }
+            let made: USBAvailability
+            do { made = .available(try USBContext(logger: logger)) } catch {
+                logger.info("USB unavailable: \(error)")
+                made = .unavailable("libusb could not start: \(error)")
+            }
+            state = made
+            return made
         }
     }
 

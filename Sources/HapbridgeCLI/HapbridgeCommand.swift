@@ -25,20 +25,21 @@ extension HapbridgeCommand {
     /// status `ExitStatus` documents.
     public static func runFromCommandLine() async -> Never {
         Console.adoptStandardDescriptors()
-        Foundation.exit(await main(Array(CommandLine.arguments.dropFirst())).rawValue)
+        Foundation.exit(await main(Array(CommandLine.arguments.dropFirst())))
     }
 
     /// The one place errors become exit statuses. Whatever parsing throws (including a
     /// command's `validate()`) is a usage error: status 2 with the usage text. Whatever
     /// a command throws once it runs is a failure: status 1 and one line, never the
     /// usage text, because the command line was fine. Commands end with an `ExitCode`
-    /// of their own only for the statuses `ExitStatus` lists.
-    static func main(_ arguments: [String]) async -> ExitStatus {
+    /// of their own only for the statuses `ExitStatus` lists, and `emulate` for its
+    /// COMMAND's (which it passes on as a shell would).
+    static func main(_ arguments: [String]) async -> Int32 {
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            return reportParseError(error)
+            return reportParseError(error).rawValue
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -46,14 +47,14 @@ extension HapbridgeCommand {
             } else {
                 try command.run()
             }
-            return .success
+            return ExitStatus.success.rawValue
         } catch let code as ExitCode {
-            return ExitStatus(rawValue: code.rawValue) ?? (code == .validationFailure ? .usage : .failure)
+            return code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue
         } catch where exitCode(for: error) == .success {
-            return reportParseError(error)  // help: `hapbridge`, `hapbridge help play`
+            return reportParseError(error).rawValue  // help: `hapbridge`, `hapbridge help play`
         } catch {
             try? Console.err("Error: " + oneLine(String(describing: error)))
-            return .failure
+            return ExitStatus.failure.rawValue
         }
     }
 

@@ -54,19 +54,11 @@ public struct PlayCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// The longest one-way link delay the engine can stream through on time. It sends
-    /// commands up to its look-ahead (20 ms) ahead of the board's clock, topping the
-    /// window up once per service pass (2 ms) one control step (1 ms) at a time, so
-    /// the newest command leaves at least look-ahead − pass − step ahead of its stamp;
-    /// a link slower than that delivers commands after their stamps, and the board
-    /// plays them late (measured on 3 s of dense steps: none late up to 17.4 ms, a
-    /// quarter at 17.5 ms, nearly all from 19 ms; 18 ms happens to line up with the
-    /// 2 ms pass).
-    /// The keep-alive (500 ms) and start timeout (250 ms for a few round trips) are
-    /// far looser.
+    /// The longest one-way link delay the engine works with on the simulated board
+    /// (which speaks protocol 1.1, so the start-up's clock sync is what bounds it:
+    /// `HapticEngine.Options.maximumLinkLatencyMicroseconds`).
     static var maxLinkLatencyMicroseconds: UInt64 {
-        let o = HapticEngine.Options()
-        return UInt64(max(0, o.lookAheadMicroseconds - o.servicePeriodMicroseconds - o.controlStepMicroseconds))
+        UInt64(max(0, HapticEngine.Options().maximumLinkLatencyMicroseconds(canReplace: true)))
     }
 
     /// Virtual time advanced per step of the play loop.
@@ -77,7 +69,7 @@ public struct PlayCommand: AsyncParsableCommand {
         try PlotOption.validate(plot)
         guard linkLatency <= Self.maxLinkLatencyMicroseconds else {
             throw ValidationError(
-                "--link-latency is at most \(Self.maxLinkLatencyMicroseconds) µs: the engine streams commands 20 ms ahead, and a slower link delivers them after their time")
+                "--link-latency is at most \(Self.maxLinkLatencyMicroseconds) µs: the engine's start-up syncs the clock with round trips that must fit its start timeout")
         }
     }
 

@@ -44,5 +44,12 @@ struct CommandEmitter: Sendable {
         pending = nil
     }
 
+    /// The host has just written RTP_INPUT = 0 itself (the engine's prepare): the
+    /// next code is sent only if it is not 0.
+    mutating func knowAtRest() {
+        forgetChipState()
+        lastCode = 0
+    }
+
     static let openLoopPeriodRegister = RegisterAddress.openLoopLRAPeriod.rawValue
 }

@@ -252,6 +252,14 @@ public struct DriveCompiler: Sendable {
         emitter.forgetChipState()
     }
 
+    /// As `reset()`, after the caller itself wrote RTP_INPUT = 0 (the engine's set-up
+    /// block): idle steps then send nothing, so the first command of a start is its own
+    /// step, never an RTP 0 stamped before it.
+    public mutating func resetToRest() {
+        reset()
+        emitter.knowAtRest()
+    }
+
     /// Rules 1 and 2 for the step's input: the new level, shaped where it steps far
     /// enough (while a shaping runs, steps only move the level it heads for).
     private mutating func updateContinuous(time: Int64, intensity: Double, sharpness: Double) {

@@ -43,6 +43,10 @@ public final class RealTimeExecutor: SerialExecutor, @unchecked Sendable {
             pthread_detach(thread)
             started.wait()
             scheduling = box.value ?? .normal(reason: "unknown")
+            // The thread keeps its executor alive until it has run its last job: a job
+            // may release the actor that owns this executor, and the runtime still
+            // touches the executor after that job returns.
+            core.keepAlive(self)
         } else {
             context.release()
             core.stopWithoutThread()
@@ -72,7 +76,8 @@ public final class RealTimeExecutor: SerialExecutor, @unchecked Sendable {
         core.addTimer(deadline, body)
     }
 
-    /// Ends the thread once the jobs queued so far have run.
+    /// Ends the thread once the jobs queued so far have run. The owner must call it
+    /// (an actor in its deinit): until then the thread keeps the executor alive.
     public func shutdown() { core.shutdown() }
 
     /// CLOCK_MONOTONIC in µs: the clock `sleep(untilMicroseconds:)` waits on.
@@ -123,6 +128,8 @@ extension RealTimeExecutor {
         private var running = true
         private var threadAlive = true
         private var ownExecutor: UnownedSerialExecutor?
+        /// The executor, held by its running thread (released when the thread ends).
+        private var owner: AnyObject?
         /// After shutdown: where late jobs and timers go (in order, one at a time).
         private let fallback = DispatchQueue(label: "hapbridge.realtime.fallback")
 
@@ -166,6 +173,12 @@ extension RealTimeExecutor {
             let i = timers.firstIndex { $0.deadline > deadline } ?? timers.endIndex
             timers.insert((deadline, fire), at: i)
             pthread_cond_signal(condition)
+            pthread_mutex_unlock(mutex)
+        }
+
+        func keepAlive(_ executor: AnyObject) {
+            pthread_mutex_lock(mutex)
+            if threadAlive { owner = executor }
             pthread_mutex_unlock(mutex)
         }
 
@@ -220,7 +233,10 @@ extension RealTimeExecutor {
             threadAlive = false
             let left = timers
             timers.removeAll()
+            let lastReference = owner
+            owner = nil
             pthread_mutex_unlock(mutex)
+            defer { withExtendedLifetime(lastReference) {} }
             for t in left {
                 let now = RealTimeExecutor.monotonicMicroseconds()
                 let delay = t.deadline > now ? t.deadline - now : 0

@@ -109,23 +109,17 @@ import Testing
         return late
     }
 
-    @Test("--link-latency is refused past the engine's look-ahead less a pass and a step; up to it the stream is on time, past it commands go late")
+    @Test("--link-latency is refused past what the engine works with: up to it the stream is on time, past it the engine cannot start")
     func linkLatencyLimitIsTheEngines() async throws {
         let limit = PlayCommand.maxLinkLatencyMicroseconds
-        let options = HapticEngine.Options()
-        #expect(limit == UInt64(options.lookAheadMicroseconds - options.servicePeriodMicroseconds - options.controlStepMicroseconds))
+        #expect(Int64(limit) == HapticEngine.Options().maximumLinkLatencyMicroseconds(canReplace: true))
         let pattern = try AHAPReader.read(Array(Patterns.busy(seconds: 3).utf8)).pattern
-        // An immediate start over any link slower than a control step sends its first
-        // step late (the engine's, whatever the latency: see the report); the stream
-        // after it is what the limit is about.
-        let baseline = try await lateCommands(latency: 5_000, pattern: pattern)
-        #expect(baseline <= 1)
-        for latency in [10_000, limit] {
-            #expect(try await lateCommands(latency: latency, pattern: pattern) == baseline, "\(latency) µs")
+        // The board streams far ahead (protocol 1.1): at the limit nothing is late.
+        for latency in [500, 10_000, limit] {
+            #expect(try await lateCommands(latency: UInt64(latency), pattern: pattern) == 0, "\(latency) µs")
         }
-        // At the look-ahead itself nearly every step goes out after its time.
-        let beyond = try await lateCommands(latency: UInt64(options.lookAheadMicroseconds), pattern: pattern)
-        #expect(beyond > baseline + 100, "\(beyond) late")
+        // Well past it the start-up's clock sync cannot finish in time.
+        await #expect(throws: HapticEngineError.startTimeout) { try await self.lateCommands(latency: limit * 2, pattern: pattern) }
 
         let directory = try Hapbridge.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -119,9 +119,9 @@ import Testing
     }
 
     @Test func aLinkSlowerThanTheLookAheadShowsUpAsLateCommandsAndBoardUnderruns() async throws {
-        let engine = try makeEngine(
-            link: .init(latencyMicroseconds: 30_000),
-            options: .init(driving: .manual, lookAheadMicroseconds: 5_000, startTimeoutMicroseconds: 2_000_000))
+        var options = HapticEngine.Options(driving: .manual, lookAheadMicroseconds: 5_000, startTimeoutMicroseconds: 2_000_000)
+        options.deepLookAheadMicroseconds = 5_000  // as short on a 1.1 board too
+        let engine = try makeEngine(link: .init(latencyMicroseconds: 30_000), options: options)
         try await engine.start()
         let player = try await engine.makePlayer(with: Self.dense)
         try await player.start()

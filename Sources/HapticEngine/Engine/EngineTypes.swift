@@ -133,3 +133,21 @@ public struct StreamStatistics: Sendable, Equatable {
     public var replacements = 0
     public var clock: ClockSync.Estimate?
 }
+
+extension HapticEngine.Options {
+    /// The slowest one-way link (µs) this engine works with.
+    ///
+    /// - Start-up syncs the clock with `syncExchangesPerRound` exchanges one after
+    ///   another, each a round trip, within `startTimeoutMicroseconds`: a fifth of that
+    ///   time is kept spare for the board's own turnaround and the host's scheduling.
+    /// - A board that cannot take queued commands back (protocol 1.0) is streamed only
+    ///   `lookAheadMicroseconds` ahead, topped up once per service pass one control step
+    ///   at a time: the newest command leaves at least look-ahead − pass − step before
+    ///   its stamp, so a slower link delivers commands late (measured on 3 s of dense
+    ///   steps: none late at 17 ms, nearly all from 19 ms).
+    public func maximumLinkLatencyMicroseconds(canReplace: Bool) -> Int64 {
+        let startUp = startTimeoutMicroseconds * 4 / 5 / (2 * Int64(max(1, syncExchangesPerRound)))
+        guard !canReplace else { return startUp }
+        return min(startUp, lookAheadMicroseconds - servicePeriodMicroseconds - controlStepMicroseconds)
+    }
+}

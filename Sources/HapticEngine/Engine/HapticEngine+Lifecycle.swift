@@ -94,7 +94,8 @@ extension HapticEngine {
     @discardableResult
     func prepare() throws(HapticEngineError) -> Int64 {
         guard let target, let now = boardNow() else { return 0 }
-        compiler?.reset()
+        // The block ends with RTP 0: the compiler knows the chip is at rest.
+        compiler?.resetToRest()
         // A block of frames: the last must be taken in before the shared stamp.
         let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds
         let at = max(now + lead() + intake, generatedUntil)

@@ -182,7 +182,8 @@ extension HapticEngine {
 
     func checkIdle(now: Int64) {
         let active = anyPlayerActive || !(compiler?.isSettled ?? true) || !finishedNotices.isEmpty
-        if !active, let handler = finishedHandler, generatedUntil <= now {
+        // Finished once nothing is left to send and the board has run all it was sent.
+        if !active, let handler = finishedHandler, pending.isEmpty, !inFlight.contains(where: { $0 > now }) {
             finishedHandler = nil
             deliver { [weak self] in
                 let action = handler(nil)
