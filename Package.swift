@@ -122,9 +122,11 @@ let package = Package(
         .target(
             name: "HapbridgeCLI",
             dependencies: [
-                "Haptics", "Plot", "DRV2605", "DRV2605Model", "Actuators",
-                "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBEmulation", "SimavrBridgeDevice",
+                "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "DeviceInterface",
+                "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
+                "USBEmulation", "SimavrBridgeDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),

@@ -15,6 +15,7 @@ final class StampRecorder<Inner: FrameTransport>: FrameTransport {
     var summary: String { inner.summary }
     var hostMicroseconds: UInt64 { inner.hostMicroseconds }
     var isRealTime: Bool { inner.isRealTime }
+    func close() { inner.close() }
 
     func send(_ bytes: [UInt8]) throws(DeviceError) {
         if let frames = try? HostFrame.decodeAll(bytes) {

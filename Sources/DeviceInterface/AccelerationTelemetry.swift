@@ -17,4 +17,6 @@ public protocol AccelerationTelemetry: AnyObject {
     var accelerationSource: String { get }
     /// Samples at or after `boardMicroseconds`, oldest first.
     func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample]
+    /// Forgets what was recorded so far (a bench command's "from here on").
+    func clearAcceleration()
 }

@@ -25,6 +25,9 @@ public protocol FrameTransport: AnyObject {
     /// meanwhile. A real transport sleeps (or returns early when a frame arrives); a
     /// virtual one advances its simulation.
     func wait(untilHostMicroseconds: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError)
+    /// Lets go of the link (a USB transport releases its interface and closes the
+    /// device, so another program can open it). Sends fail afterwards. Idempotent.
+    func close()
 }
 
 extension FrameTransport {

@@ -101,6 +101,15 @@ public struct CalibrationStore: Sendable {
     /// The file that holds (or would hold) the results for `key`.
     public func path(for key: CalibrationKey) -> String { directory + "/" + key.fileName }
 
+    /// The actuator ids this board has stored results for (by file name; nothing is
+    /// read), sorted.
+    public func actuators(calibratedFor boardSerial: String) -> [String] {
+        let prefix = boardSerial + "@"
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }
+            .map { String($0.dropFirst(prefix.count).dropLast(".json".count)) }.sorted()
+    }
+
     /// The stored results for this board and the actuator `profile` describes; nil when
     /// none are stored. Throws `.stale` when the profile (or the chip, when given) has
     /// changed since they were measured, and the reading errors for a damaged file.

@@ -1,4 +1,5 @@
 import Actuators
+import BridgeProtocol
 import DRV2605
 import DRV2605Model
 import SimulatedBoard
@@ -27,6 +28,15 @@ public struct SimulatedBoardSetup: Sendable {
     public var fault: Fault
     public var timing: SimulatedTiming
     public var link: SimulatedBridgeDevice.Link
+    /// The board's serial number (HELLO_REPLY, and the key its calibration is stored
+    /// under): one fixed name, so a calibration on the simulated board is found again.
+    public var serialNumber: BoardSerialNumber = Self.serialNumber
+
+    /// What the simulated board calls itself.
+    public static let serialNumber: BoardSerialNumber = {
+        // A literal that satisfies the rule; a failure here would be a typo caught by the tests.
+        (try? BoardSerialNumber("SIMULATED")) ?? .unset
+    }()
 
     public init(
         actuator: ActuatorProfile?, variant: DeviceVariant = .drv2605L, supplyVolts: Double = 5, fault: Fault = .none,
@@ -54,7 +64,7 @@ public struct SimulatedBoardSetup: Sendable {
 
     /// The board, powered up with the fault in place.
     func makeBoard() -> SimulatedBoard {
-        let board = SimulatedBoard(configuration: .init(variant: variant, load: load, supplyVolts: supplyVolts))
+        let board = SimulatedBoard(configuration: .init(variant: variant, load: load, supplyVolts: supplyVolts, serialNumber: serialNumber))
         switch fault {
         case .absent: board.chip.isPresent = false
         case .overTemperature: board.chip.inject(.overTemperature)

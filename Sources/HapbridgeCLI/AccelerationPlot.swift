@@ -20,11 +20,11 @@ enum AccelerationPlot {
 
     /// `timesMs` from the first sample; `drive` already on the same time axis.
     static func plot(
-        timesMs: [Double], g: [Double], drive: (name: String, xs: [Double], ys: [Double])? = nil,
+        timesMs: [Double], g: [Double], source: String = "simulated sled", drive: (name: String, xs: [Double], ys: [Double])? = nil,
         title: String, subtitle: String
     ) -> Plot {
         let (xs, ys) = envelope(timesMs, g, buckets: envelopeBuckets)
-        var series = [Plot.Series(name: "sled acceleration (simulated)", color: Plot.Palette.blue, xs: xs, ys: ys)]
+        var series = [Plot.Series(name: "acceleration (\(source))", color: Plot.Palette.blue, xs: xs, ys: ys)]
         if let drive { series.append(Plot.Series(name: drive.name, color: Plot.Palette.orange, xs: drive.xs, ys: drive.ys, strokeWidth: 1.2)) }
         let annotations = peak(timesMs: timesMs, g: g).map { [Plot.Annotation(x: $0.time, y: $0.g, label: "peak " + peakText(abs($0.g)))] } ?? []
         return Plot(

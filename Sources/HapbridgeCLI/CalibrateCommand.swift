@@ -1,6 +1,7 @@
 import Actuators
 import ArgumentParser
 import DRV2605
+import Devices
 
 /// `hapbridge calibrate --actuator PROFILE`
 public struct CalibrateCommand: AsyncParsableCommand {
@@ -10,11 +11,18 @@ public struct CalibrateCommand: AsyncParsableCommand {
         discussion: """
             Writes RATED_VOLTAGE, OD_CLAMP, DRIVE_TIME, brake factor and loop gain from the profile, runs \
             auto-calibration (MODE 7 + GO), and prints A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN decoded, the LRA \
-            resonance and pass/fail, plus the five bytes (RATED_VOLTAGE...FEEDBACK_CONTROL) to write back after a reset. Exits 1 on FAIL.
+            resonance and pass/fail, plus the five bytes (RATED_VOLTAGE...FEEDBACK_CONTROL) to write back after a reset. \
+            On PASS the results are stored per board serial number and actuator under \
+            $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
+            board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
+            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL.
             """)
 
     @OptionGroup public var actuator: ActuatorOption
     @OptionGroup public var device: DeviceOptions
+
+    @Flag(help: "Do not store the results (they are kept per board serial and actuator for `play`, which then drives an LRA in closed loop).")
+    public var noSave = false
 
     public init() {}
 
@@ -25,9 +33,30 @@ public struct CalibrateCommand: AsyncParsableCommand {
     public func run() async throws {
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
-        let sim = device.makeSimulatedDevice(profile: profile)
-        let report = await Self.calibrate(on: sim, profile: profile)
-        try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: sim.summary)
+        let opened = try device.open(actuator: profile)
+        let bench = try await BridgeBench(opened)
+        var report = await Self.calibrate(on: bench, profile: profile)
+        await bench.close()
+        if report.passed, let result = report.calibration, !noSave {
+            report.add(Self.store(result, board: bench.identity, profile: profile, supplyVolts: report.supplyVolts))
+        }
+        try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: bench.summary)
+    }
+
+    /// Keeps the results for `play` (per board serial and actuator, under the user's
+    /// XDG config directory); the line says where, or why they were not kept.
+    static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?) -> String {
+        guard let chip = board.chip else { return "not stored: the board reported no known chip" }
+        do {
+            let store = try CalibrationStore.user()
+            for warning in store.warnings { try? Console.err("note: \(warning)") }
+            let record = CalibrationRecord(
+                result: result, boardSerial: board.serialNumber ?? "", profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
+                supplyVolts: supplyVolts)
+            return "stored for `play` (closed loop): \(try store.save(record))"
+        } catch {
+            return "not stored: \(error)"
+        }
     }
 
     /// The procedure on any device.
@@ -38,7 +67,9 @@ public struct CalibrateCommand: AsyncParsableCommand {
         var driver = DRV2605Driver(bus: device.bus)
         do {
             let settings = try await driver.bringUp(profile: profile)
-            report.add("chip: \(driver.variant.map(String.init(describing:)) ?? "?"), VBAT \(format(try await driver.supplyVoltage(), 2)) V")
+            let supply = try await driver.supplyVoltage()
+            report.supplyVolts = supply
+            report.add("chip: \(driver.variant.map(String.init(describing:)) ?? "?"), VBAT \(format(supply, 2)) V")
             report.lines += SettingsReport.lines(settings, profile: profile)
             device.clearAcceleration()
             let result: AutoCalibrationResult
@@ -51,9 +82,10 @@ public struct CalibrateCommand: AsyncParsableCommand {
                 return report
             }
             report.add("auto-calibration: PASS")
+            report.calibration = result
             report.lines += SettingsReport.calibration(result)
             report.acceleration = device.acceleration()
-            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationPlot.peakText(a.peakG)) (simulated)") }
+            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationPlot.peakText(a.peakG)) (\(a.source))") }
             report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
             report.fail("error: \(error)")

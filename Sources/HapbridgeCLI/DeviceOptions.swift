@@ -1,89 +1,85 @@
 import Actuators
 import ArgumentParser
 import DRV2605
-import DRV2605Model
+import DeviceInterface
+import Devices
 import Foundation
+import SimulatedBridgeDevice
 
 /// Options every hardware command shares: which device, how to simulate it, where to plot.
 public struct DeviceOptions: ParsableArguments {
-    public enum DeviceKind: String, ExpressibleByArgument, CaseIterable, Sendable {
-        case simulated
-    }
-
     public enum ChipVariant: String, ExpressibleByArgument, CaseIterable, Sendable {
         case drv2605l, drv2605
         var variant: DeviceVariant { self == .drv2605 ? .drv2605 : .drv2605L }
     }
 
-    /// Faults the simulated device can be told to have, to see how the bench reports them.
-    public enum SimulatedFault: String, ExpressibleByArgument, CaseIterable, Sendable {
-        case none, open, short, absent
-        /// An actuator of the other type on the outputs (LRA profile, ERM wired, or back).
-        case wrongType = "wrong-type"
-        case overTemperature = "over-temperature"
-        case overCurrent = "over-current"
-    }
+    @Option(
+        help: ArgumentHelp(
+            "Device: sim (the simulated board), usb (the only or first bridge board), usb:SERIAL or usb:BUS-PORT[.PORT]. "
+                + "Without it: the bridge board if exactly one is plugged in, else the simulated board.",
+            valueName: "address"))
+    public var device: String?
 
-    @Option(help: "Device to use. Only 'simulated' (the chip model) exists until a transport is added.")
-    public var device: DeviceKind = .simulated
-
-    @Option(help: "Simulated chip: drv2605l or drv2605.")
+    @Option(help: "Simulated board only: its chip, drv2605l or drv2605.")
     public var variant: ChipVariant = .drv2605l
 
-    @Option(help: "Simulated supply voltage VDD in volts (2.5...5.5).")
+    @Option(help: "Simulated board only: its supply voltage VDD in volts (2.5...5.5).")
     public var supply: Double = 5.0
 
-    @Option(name: .customLong("simulate-fault"), help: "Simulated device only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature or over-current.")
-    public var simulateFault: SimulatedFault = .none
+    @Option(
+        name: .customLong("simulate-fault"),
+        help: "Simulated board only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature or over-current.")
+    public var simulateFault: SimulatedBoardSetup.Fault = .none
 
     @Option(help: PlotOption.help)
     public var plot: String?
+
+    @OptionGroup public var logging: LoggingOptions
 
     public init() {}
 
     public func validate() throws {
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
         try PlotOption.validate(plot)
+        _ = try address()
     }
+
+    /// `--device`, parsed (nil: choose by the rule above).
+    func address() throws(ValidationError) -> DeviceAddress? {
+        guard let device else { return nil }
+        do { return try DeviceAddress(parsing: device) } catch { throw ValidationError(TerminalText.safe(error.description)) }
+    }
+
+    /// Whether any option that only the simulated board takes was given.
+    var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none }
 
     /// The plot's destination, checked before any work (nil: no --plot).
     func plotFile() throws(CLIError) -> OutputFile? {
         try plot.map { (path) throws(CLIError) in try OutputFile(path, purpose: "plot") }
     }
 
-    /// Builds the device. `profile` is the actuator on the simulated outputs (nil: nothing attached).
-    func makeSimulatedDevice(profile: ActuatorProfile?) -> SimulatedDevice {
-        let load: Load
-        switch simulateFault {
-        case .open: load = .open
-        case .short: load = .shorted
-        case .wrongType:
-            let other = profile.map { $0.kind == .lra ? Self.standInERM : Self.standInLRA } ?? Self.standInERM
-            load = .actuator(Actuator(profile: other))
-        default: load = profile.map { .actuator(Actuator(profile: $0)) } ?? .open
+    /// Opens the device the options name. `actuator` is what the simulated board has on
+    /// its outputs; `timing` how its clock runs. A one-line notice (the simulated board
+    /// chosen because no board is plugged in) goes to standard error.
+    func open(actuator: ActuatorProfile?, timing: SimulatedTiming = .virtual, link: SimulatedBridgeDevice.Link = .init())
+        throws(CLIError) -> OpenedDevice
+    {
+        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"))
+        let setup = SimulatedBoardSetup(
+            actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
+        let address: DeviceAddress?
+        do { address = try self.address() } catch { throw CLIError(error.message) }
+        let opened: OpenedDevice
+        do { opened = try catalog.open(address, simulated: setup) } catch { throw CLIError(TerminalText.safe(error.description)) }
+        if opened.address != .simulated, simulatorOptionsGiven {
+            throw CLIError("--variant, --supply and --simulate-fault apply to the simulated board (--device sim), not \(opened.address)")
         }
-        let device = SimulatedDevice(variant: variant.variant, load: load, supplyVolts: supply)
-        switch simulateFault {
-        case .absent: device.chip.isPresent = false
-        case .overTemperature: device.chip.inject(.overTemperature)
-        case .overCurrent: device.chip.inject(.overCurrent)
-        default: break
-        }
-        return device
+        if let notice = opened.notice { try? Console.err("note: \(notice)") }
+        return opened
     }
 }
 
-extension DeviceOptions {
-    /// Built-in stand-ins for `--simulate-fault wrong-type` (no file lookup needed).
-    static let standInERM = ActuatorProfile(
-        id: "stand-in-erm", maker: "generic", partNumber: "10 mm coin ERM", kind: .erm, ratedVoltage: 3, maxVoltage: 3.6,
-        coilResistanceOhms: 30, ratedAccelerationG: 0.8, erm: .init(ratedSpeedRPM: 10_000, timeConstantMilliseconds: 40),
-        source: .init(document: "stand-in for fault simulation"))
-    static let standInLRA = ActuatorProfile(
-        id: "stand-in-lra", maker: "generic", partNumber: "10 mm coin LRA", kind: .lra, ratedVoltage: 2, maxVoltage: 2.5,
-        coilResistanceOhms: 25, ratedAccelerationG: 0.7, lra: .init(resonantFrequencyHz: 175, qualityFactor: 12, movingMassGrams: 2),
-        source: .init(document: "stand-in for fault simulation"))
-}
+extension SimulatedBoardSetup.Fault: ExpressibleByArgument {}
 
 /// `--actuator PROFILE`: a name from Hardware/actuators or a path to a .json file.
 public struct ActuatorOption: ParsableArguments {

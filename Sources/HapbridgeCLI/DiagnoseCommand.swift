@@ -21,9 +21,11 @@ public struct DiagnoseCommand: AsyncParsableCommand {
     public func run() async throws {
         let plot = try device.plotFile()
         let profile = try actuator.load()
-        let sim = device.makeSimulatedDevice(profile: profile)
-        let report = await Self.diagnose(on: sim, profile: profile)
-        try report.finish(plot: plot, title: "Diagnostics", subtitle: sim.summary)
+        let opened = try device.open(actuator: profile)
+        let bench = try await BridgeBench(opened)
+        let report = await Self.diagnose(on: bench, profile: profile)
+        await bench.close()
+        try report.finish(plot: plot, title: "Diagnostics", subtitle: bench.summary)
     }
 
     public static func diagnose<D: HardwareDevice>(on device: D, profile: ActuatorProfile?) async -> HardwareReport {

@@ -7,7 +7,10 @@ public struct HapbridgeCommand: AsyncParsableCommand {
         commandName: "hapbridge",
         abstract: "Core Haptics for bench hardware: play, render and inspect haptic patterns on a DRV2605.",
         discussion: ExitStatus.summary,
+        version: HapbridgeVersion.text,
         subcommands: [
+            ListCommand.self,
+            InfoCommand.self,
             PlayCommand.self,
             RenderCommand.self,
             LibraryCommand.self,

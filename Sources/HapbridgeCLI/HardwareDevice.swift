@@ -1,12 +1,12 @@
-import DeviceInterface
 import Actuators
 import DRV2605
-import DRV2605Model
+import DeviceInterface
+import Devices
 
-/// The device a hardware command (`calibrate`, `diagnose`, `rom`) talks to. The
-/// commands are written against this protocol and the driver's `I2CBus`, so a
-/// transport (bridge board, FT232H) adds a conforming type and nothing else changes.
-/// Today the simulated chip is the only one.
+/// The device a hardware command (`calibrate`, `diagnose`, `rom`) talks to: an I2C bus
+/// for the driver and, where the device has one, a source of acceleration. Every board
+/// reached through the device seam is a `BridgeBench`; the procedures are written
+/// against this protocol so a device with its own I2C master (an FT232H) can conform too.
 public protocol HardwareDevice: AnyObject {
     associatedtype Bus: I2CBus
     var bus: Bus { get }
@@ -22,6 +22,8 @@ public protocol HardwareDevice: AnyObject {
 public struct AccelerationTrace: Sendable, Equatable {
     public var timeMilliseconds: [Double]
     public var accelerationG: [Double]
+    /// What measured or simulated it ("simulated sled").
+    public var source: String = "simulated sled"
 
     public var peakG: Double { accelerationG.map(abs).max() ?? 0 }
 
@@ -33,21 +35,48 @@ public struct AccelerationTrace: Sendable, Equatable {
     }
 }
 
-/// The simulated board: a DRV2605(L) model with the profile's actuator on its outputs.
-public final class SimulatedDevice: HardwareDevice {
-    public let chip: DRV2605Chip
-    public let bus: SimulatedI2CBus
+/// A bench session on an opened device: the driver's bus is the board's I2C master
+/// through protocol 1.1's register frames (the same on the simulated board and on a
+/// bridge board over USB), acceleration comes from the device's telemetry if it has any.
+final class BridgeBench: HardwareDevice {
+    let session: BridgeSession
+    let identity: BoardIdentity
+    let summary: String
+    let bus: BridgeI2CBus
 
-    public init(variant: DeviceVariant, load: Load, supplyVolts: Double) {
-        chip = DRV2605Chip(variant: variant, load: load, supplyVolts: supplyVolts)
-        bus = SimulatedI2CBus(chip: chip)
+    /// Opens a session (HELLO) on the device; a board that cannot do register access
+    /// (protocol 1.0) is refused with what to do about it.
+    init(_ opened: borrowing OpenedDevice) async throws(CLIError) {
+        session = BridgeSession(transport: opened.transport)
+        let identity: BoardIdentity
+        do { identity = try await session.open() } catch {
+            opened.transport.close()
+            throw CLIError(TerminalText.safe(error.description))
+        }
+        guard identity.canAccessRegisters else {
+            opened.transport.close()
+            throw CLIError(BridgeSessionError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion).description)
+        }
+        self.identity = identity
+        summary = opened.summary
+        bus = session.i2cBus
     }
 
-    public var summary: String { "simulated \(chip.variant) (chip model, virtual time, VDD \(format(chip.supplyVolts, 2)) V)" }
-
-    public func acceleration() -> AccelerationTrace? {
-        AccelerationTrace(timeMilliseconds: chip.trace.timeMilliseconds, accelerationG: chip.trace.accelerationG)
+    func acceleration() -> AccelerationTrace? {
+        guard let telemetry = session.transport.telemetry else { return nil }
+        let samples = telemetry.acceleration(since: 0)
+        guard !samples.isEmpty else { return nil }
+        return AccelerationTrace(
+            timeMilliseconds: samples.map { Double($0.boardMicroseconds) / 1000 }, accelerationG: samples.map(\.g),
+            source: telemetry.accelerationSource)
     }
 
-    public func clearAcceleration() { chip.clearTrace() }
+    func clearAcceleration() { session.transport.telemetry?.clearAcceleration() }
+
+    /// Leaves the actuator stopped and the board's queue empty, whatever happened, and
+    /// lets go of the device.
+    func close() async {
+        try? await session.stopAll()
+        session.transport.close()
+    }
 }

@@ -8,6 +8,10 @@ public struct HardwareReport: Sendable {
     public var lines: [String] = []
     public var passed = true
     public var acceleration: AccelerationTrace?
+    /// A passed auto-calibration's results (calibrate), to store.
+    public var calibration: AutoCalibrationResult?
+    /// VBAT as the chip read it, when the command read it.
+    public var supplyVolts: Double?
     public init() {}
     mutating func add(_ line: String) { lines.append(line) }
     mutating func fail(_ line: String) {
@@ -25,11 +29,12 @@ extension HardwareReport {
         if let file {
             if let trace = acceleration, let t0 = trace.timeMilliseconds.first {
                 try file.write(AccelerationPlot.plot(
-                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, title: title, subtitle: subtitle
+                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, source: trace.source, title: title,
+                    subtitle: subtitle
                 ).svg())
                 try Console.out("plot: \(file.name)")
             } else {
-                try Console.out("plot: no acceleration recorded, nothing written")
+                try Console.out("plot: no acceleration recorded (the device has no accelerometer), nothing written")
             }
         }
         if !passed { throw ExitCode.failure }

@@ -1,55 +1,60 @@
 import Actuators
 import ArgumentParser
 import DRV2605
+import DeviceInterface
 import Devices
 import Foundation
+import HapticCompilation
 import HapticEngine
 import Haptics
 import Plot
-import SimulatedBoard
-import SimulatedBridgeDevice
 
 /// `hapbridge play PATTERN`: the whole path of one pattern — engine, player,
 /// compilation, clock sync, look-ahead streaming, the board's firmware, the chip and
-/// the actuator — on the default device (the simulated board).
+/// the actuator — on any device: a bridge board over USB, or the simulated board.
 public struct PlayCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play a pattern (AHAP, .haptic or a built-in name) on the bridge board, showing progress, late events and underruns.",
         discussion: """
-            The default device is the simulated bridge board (the firmware core, the DRV2605 model and the actuator \
-            physics, in virtual time): it plays as fast as it can. With --realtime the board's clock is the host's and \
-            the engine runs its own service task, as it does on hardware: what the host's scheduling costs shows up \
-            as late commands. \
+            The device is chosen with --device (see `hapbridge list`); without it, the bridge board if exactly one is \
+            plugged in, else the simulated bridge board (the firmware core, the DRV2605 model and the actuator \
+            physics). The simulated board runs in virtual time, as fast as it can; with --realtime its clock is the \
+            host's and the engine runs on its own service thread, as it does on a bridge board. \
+            If `hapbridge calibrate` stored results for this board and actuator, an LRA plays in closed loop (the chip \
+            tracks its resonance); otherwise in open loop. \
             Progress goes to standard error: one line redrawn in place when standard error is a terminal, otherwise a \
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the device going away) the reason is printed and the exit status is 3. --plot saves the simulated sled \
-            acceleration with the drive the chip was given.
+            the device going away) the reason is printed and the exit status is 3. --plot saves the drive the board was \
+            sent, with the acceleration where the device has a source of it (the simulated sled).
             """)
 
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
     public var pattern: String
 
-    @Option(help: ArgumentHelp("Actuator profile on the simulated board: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
+    @Option(help: ArgumentHelp("Actuator profile: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
     public var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
 
-    @Option(help: "Simulated chip: drv2605l or drv2605.")
-    public var variant: DeviceOptions.ChipVariant = .drv2605l
+    @OptionGroup public var device: DeviceOptions
 
     @Option(name: .customLong("playback-rate"), help: PlaybackRateOption.help)
     public var playbackRate: Double = 1
 
-    @Option(help: PlotOption.help)
-    public var plot: String?
+    @Option(
+        help: ArgumentHelp(
+            "Write what was sent to the board as JSON: every command with its board-time stamp, and the counts "
+                + "(schema in the README, \"play --record\").", valueName: "file.json"))
+    public var record: String?
 
-    @Flag(help: "Run the simulated board on the wall clock, the engine on its own service task (as on hardware).")
+    @Flag(help: "Simulated board only: run it on the wall clock, the engine on its own service thread (as on hardware).")
     public var realtime = false
 
     @Option(
         name: .customLong("link-latency"),
-        help: ArgumentHelp("Simulated USB one-way latency in µs, 0 to \(Self.maxLinkLatencyMicroseconds) (default 500).", valueName: "µs"))
+        help: ArgumentHelp(
+            "Simulated board only: its USB one-way latency in µs, 0 to \(Self.maxLinkLatencyMicroseconds) (default 500).", valueName: "µs"))
     public var linkLatency: UInt64 = 500
 
     public init() {}
@@ -66,32 +71,49 @@ public struct PlayCommand: AsyncParsableCommand {
 
     public func validate() throws {
         try PlaybackRateOption.validate(playbackRate)
-        try PlotOption.validate(plot)
         guard linkLatency <= Self.maxLinkLatencyMicroseconds else {
             throw ValidationError(
                 "--link-latency is at most \(Self.maxLinkLatencyMicroseconds) µs: the engine's start-up syncs the clock with round trips that must fit its start timeout")
         }
+        if let address = try device.address(), address != .simulated, realtime || linkLatency != 500 {
+            throw ValidationError("--realtime and --link-latency apply to the simulated board (--device sim)")
+        }
     }
 
     public func run() async throws {
-        let plotFile = try plot.map { (path) throws(CLIError) in try OutputFile(path, purpose: "plot") }
+        let plotFile = try device.plotFile()
+        let recordFile = try record.map { (path) throws(CLIError) in try OutputFile(path, purpose: "record") }
         let source = try PatternSource.resolve(pattern)
         try source.printWarnings()
         try source.printAudioNotice("played")
         let profile = try loadActuatorProfile(actuator)
-        let setup = SimulatedBoardSetup(
-            actuator: profile, variant: variant.variant, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
-        let opened: OpenedDevice
-        do { opened = try DeviceCatalog().open(.simulated, simulated: setup) } catch { throw CLIError("\(error)") }
+        let opened = try device.open(actuator: profile, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
+        if opened.address != .simulated, realtime || linkLatency != 500 {
+            throw CLIError("--realtime and --link-latency apply to the simulated board, not \(opened.address)")
+        }
         let summary = opened.summary
-        let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: .init(driving: realtime ? .automatic : .manual))
+        let address = opened.address
+        let onRealClock = opened.transport.isRealTime
+        let serial = opened.usbBoard?.serialNumber ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
+        let drive = Self.storedCalibration(serial: serial, profile: profile)
+        var options = HapticEngine.Options(driving: onRealClock ? .automatic : .manual)
+        options.calibration = drive.calibration
+        options.keepsSentCommandLog = plotFile != nil || recordFile != nil
+        let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: options)
         let outcome = PlayOutcome()
         await engine.setStoppedHandler { outcome.stopped($0) }
 
         try Console.lines(["device: \(summary)", "actuator: \(profile.displayName)"], to: .output)
-        do { try await engine.start() } catch { throw CLIError("cannot start the engine: \(error)") }
+        if onRealClock, let notice = engine.serviceThreadScheduling.notice { try Console.err("note: \(notice)") }
+        do { try await engine.start() } catch {
+            await engine.close()
+            throw CLIError("cannot start the engine: \(error)")
+        }
         let caps = await engine.capabilities
-        try Console.out("engine: started on \(caps.chip.map(String.init(describing:)) ?? "?"), sharpness as \(caps.sharpnessShaping.map { $0 == .openLoopFrequency ? "open-loop LRA frequency" : "overdrive/brake emphasis" } ?? "?")")
+        try Console.out(
+            "engine: started on \(caps.chip.map(String.init(describing:)) ?? "?"), \(caps.driveLoop == .closed ? "closed" : "open") loop, "
+                + "sharpness shaping: \(caps.sharpnessShaping.map(String.init(describing:)) ?? "?")")
+        try Console.out(drive.note)
 
         let player: HapticAdvancedPatternPlayer
         do { player = try await engine.makeAdvancedPlayer(with: source.loaded.pattern) } catch { throw CLIError("\(source.label): \(error)") }
@@ -99,7 +121,7 @@ public struct PlayCommand: AsyncParsableCommand {
         try await player.setPlaybackRate(playbackRate)
         let duration = source.loaded.pattern.duration / playbackRate
         let begin = await engine.currentTime
-        let beginBoard = await engine.withDevice { ($0 as? SimulatedBridgeDevice)?.board.time ?? 0 }
+        let beginBoard = UInt64(max(0, (begin * 1e6).rounded(.down)))
         // 0: as soon as the engine can get it to the board on time (its own lead).
         try await player.start(atTime: 0)
         try Console.out("playing \(source.label): \(Self.ms(duration)) at playback rate \(JSONWriter.format(playbackRate))")
@@ -107,7 +129,7 @@ public struct PlayCommand: AsyncParsableCommand {
         var progress = ProgressLine(style: Console.isTerminal(.error) ? .inPlace : .lines)
         var position = 0.0
         while true {
-            try await pass(Self.stepSeconds, on: engine)
+            try await pass(Self.stepSeconds, on: engine, realClock: onRealClock)
             await engine.callbacksDelivered()
             position = max(0, await engine.currentTime - begin)
             let state = outcome.state
@@ -118,23 +140,34 @@ public struct PlayCommand: AsyncParsableCommand {
             if position > duration + 1 { break }  // the completion never came: report, do not hang
         }
         try progress.finish(Self.progress(position: min(position, duration), duration: duration, stats: await engine.statistics))
-        try await pass(Self.stepSeconds, on: engine)  // let the last brake ring down in the plot
+        try await pass(Self.stepSeconds, on: engine, realClock: onRealClock)  // let the last brake ring down in the plot
         await engine.callbacksDelivered()
         let state = outcome.state  // before stop(), which ends any player still going
         let s = await engine.statistics
-        await engine.stop()
+        await engine.close()
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
         if let c = s.clock {
             report.append(String(format: "clock: board − host offset %.0f µs, drift %.1f ppm, error ±%.0f µs (%d sync rounds)", c.offset, c.drift * 1e6, c.errorMicroseconds, c.exchanges))
         }
-        let trace = await engine.withDevice { d -> PlayTrace in
-            guard let sim = d as? SimulatedBridgeDevice else { return PlayTrace(samples: [], drive: []) }
-            let writes = sim.board.registerWrites.filter { $0.register == RegisterAddress.rtpInput.rawValue && $0.time >= beginBoard }
-            return PlayTrace(samples: sim.board.acceleration(from: beginBoard), drive: writes.map { ($0.time, Int8(bitPattern: $0.value)) })
+        let trace = PlayTrace(
+            samples: await engine.acceleration(since: beginBoard), source: await engine.withDevice { $0.telemetry?.accelerationSource },
+            drive: await engine.sentCommands.compactMap { c in
+                guard case .rtp(let amplitude) = c.command, c.time >= Int64(beginBoard) else { return nil }
+                return (UInt64(c.time), amplitude)
+            })
+        if let samples = trace.samples, !samples.isEmpty {
+            report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (\(trace.source ?? "measured"))")
+        } else {
+            report.append("acceleration: not measured (the device has no accelerometer)")
         }
-        report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (simulated sled)")
         try Console.lines(report, to: .output)
 
+        if let recordFile {
+            try recordFile.write(
+                PlayRecord.json(
+                    device: address.description, commands: await engine.sentCommands, statistics: s, stopReason: state.stopReason))
+            try Console.out("record: \(recordFile.name)")
+        }
         if state.endedEarly {
             try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(state.stopReason, engine.options))")
         }
@@ -157,9 +190,28 @@ public struct PlayCommand: AsyncParsableCommand {
     }
 
     /// Lets time pass: virtual time is advanced by hand, real time is waited out while
-    /// the engine's service task runs.
-    func pass(_ seconds: Double, on engine: HapticEngine) async throws {
-        if realtime { try await Task.sleep(for: .seconds(seconds)) } else { try await engine.advance(bySeconds: seconds) }
+    /// the engine's service thread runs.
+    func pass(_ seconds: Double, on engine: HapticEngine, realClock: Bool) async throws {
+        if realClock { try await Task.sleep(for: .seconds(seconds)) } else { try await engine.advance(bySeconds: seconds) }
+    }
+
+    /// The calibration `hapbridge calibrate` stored for this board and actuator, and a
+    /// line saying what the drive will be and why.
+    static func storedCalibration(serial: String?, profile: ActuatorProfile) -> (calibration: AutoCalibrationResult?, note: String) {
+        guard profile.kind == .lra else { return (nil, "drive: open loop (an ERM is driven open loop)") }
+        do {
+            let store = try CalibrationStore.user()
+            guard let record = try store.load(boardSerial: serial, profile: profile) else {
+                return (nil, "drive: open loop (no stored calibration for this board and actuator: run `hapbridge calibrate`)")
+            }
+            // Checked here as the engine will check it, so a mismatch plays open loop rather than not at all.
+            do { _ = try DriveTarget(profile: profile, variant: record.chip, calibration: record.result) } catch {
+                return (nil, "drive: open loop (the stored calibration cannot be used: \(error))")
+            }
+            return (record.result, "drive: closed loop, calibrated \(ISO8601DateFormatter().string(from: record.measuredAt))")
+        } catch {
+            return (nil, "drive: open loop (\(TerminalText.safe(error.description)))")
+        }
     }
 
     static func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }
@@ -177,22 +229,24 @@ public struct PlayCommand: AsyncParsableCommand {
     }
 }
 
-/// What `play` recorded on the simulated board: the sled's acceleration and every
-/// amplitude written to the chip, from the moment the player was started.
+/// What `play` recorded: the amplitudes the board was sent, and the acceleration where
+/// the device has a source of it (board µs throughout).
 struct PlayTrace {
-    var samples: [AccelerationSample]
+    var samples: [AccelerationSample]?
+    var source: String?
     var drive: [(time: UInt64, amplitude: Int8)]
 
-    var peakG: Double { samples.map { abs($0.g) }.max() ?? 0 }
+    var peakG: Double { samples?.map { abs($0.g) }.max() ?? 0 }
 
-    /// Acceleration and the drive as a step trace scaled to the acceleration's peak,
-    /// to read them together.
+    /// Acceleration and the drive as a step trace scaled to the acceleration's peak, to
+    /// read them together; without acceleration, the drive alone as a fraction of full scale.
     func plot(title: String, subtitle: String) -> Plot {
-        guard let t0 = samples.first?.time else {
-            return AccelerationPlot.plot(timesMs: [], g: [], title: title, subtitle: subtitle + " (no acceleration recorded)")
+        let samples = self.samples ?? []
+        guard let t0 = samples.first?.boardMicroseconds ?? drive.first?.time else {
+            return AccelerationPlot.plot(timesMs: [], g: [], title: title, subtitle: subtitle + " (nothing recorded)")
         }
-        let times = samples.map { Double($0.time &- t0) / 1000 }
-        let scale = max(0.001, peakG)
+        let times = samples.map { Double($0.boardMicroseconds &- t0) / 1000 }
+        let scale = samples.isEmpty ? 1 : max(0.001, peakG)
         var dx: [Double] = [], dy: [Double] = []
         var last = 0.0
         for (t, a) in drive where t >= t0 {
@@ -203,12 +257,13 @@ struct PlayTrace {
             dx.append(x)
             dy.append(last)
         }
-        if let end = times.last {
+        if let end = times.last ?? dx.last {
             dx.append(end)
             dy.append(last)
         }
+        let name = samples.isEmpty ? "RTP drive (fraction of full scale; no acceleration measured)" : "RTP drive (scaled to the peak)"
         return AccelerationPlot.plot(
-            timesMs: times, g: samples.map(\.g), drive: (name: "RTP drive (scaled to the peak)", xs: dx, ys: dy),
+            timesMs: times, g: samples.map(\.g), source: source ?? "measured", drive: (name: name, xs: dx, ys: dy),
             title: title, subtitle: subtitle)
     }
 }

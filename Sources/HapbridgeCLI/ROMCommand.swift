@@ -51,9 +51,11 @@ public struct ROMCommand: AsyncParsableCommand {
         let plot = try device.plotFile()
         let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
-        let sim = device.makeSimulatedDevice(profile: profile)
-        let report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: sim, profile: profile)
-        try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(sim.summary)")
+        let opened = try device.open(actuator: profile)
+        let bench = try await BridgeBench(opened)
+        let report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)
+        await bench.close()
+        try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(bench.summary)")
     }
 
     /// `library` nil: the one the profile's settings choose (LRA library; ERM B closed loop, A open loop).
@@ -87,7 +89,7 @@ public struct ROMCommand: AsyncParsableCommand {
             try await driver.checkFaults()
             report.acceleration = device.acceleration()
             if let a = report.acceleration {
-                report.add("peak acceleration: \(AccelerationPlot.peakText(a.peakG)) (rated \(AccelerationPlot.peakText(profile.ratedPeakAccelerationG)) peak), simulated")
+                report.add("peak acceleration: \(AccelerationPlot.peakText(a.peakG)) (rated \(AccelerationPlot.peakText(profile.ratedPeakAccelerationG)) peak), \(a.source)")
                 if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
             }
         } catch {

@@ -85,6 +85,9 @@ public final class SimulatedBridgeDevice: FrameTransport {
 
     public var isRealTime: Bool { timing == .realTime }
 
+    /// Nothing to let go of: the board lives in this process.
+    public func close() {}
+
     /// Simulated µs since the first board powered up.
     public var linkTime: UInt64 { elapsedBeforeBoard + board.time }
 
@@ -239,4 +242,6 @@ extension SimulatedBridgeDevice: AccelerationTelemetry {
     public func acceleration(since boardMicroseconds: UInt64) -> [DeviceInterface.AccelerationSample] {
         board.acceleration(from: boardMicroseconds).map { DeviceInterface.AccelerationSample(boardMicroseconds: $0.time, g: $0.g) }
     }
+
+    public func clearAcceleration() { board.clearAcceleration() }
 }

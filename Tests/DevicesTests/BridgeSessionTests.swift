@@ -21,7 +21,7 @@ struct BridgeSessionTests {
         let id = try await session.open()
         #expect(id.protocolVersion == "1.1" && id.canAccessRegisters)
         #expect(id.chip == .drv2605L && id.queueCapacity == 96)
-        #expect(id.serialNumber == BoardSerialNumber.unset.text && id.bootloader == .noneFound)
+        #expect(id.serialNumber == SimulatedBoardSetup.serialNumber.text && id.bootloader == .noneFound)
     }
 
     @Test("the DRV2605 driver calibrates the actuator through the bridge's register frames, as it does on the chip model")
@@ -73,6 +73,7 @@ final class SilentLink: FrameTransport {
     var hostMicroseconds: UInt64 { inner.hostMicroseconds }
     var isRealTime: Bool { inner.isRealTime }
     func send(_ bytes: [UInt8]) throws(DeviceError) {}
+    func close() {}
     func poll() -> [DeviceEvent] { _ = inner.poll(); return [] }
     func wait(untilHostMicroseconds t: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
         try await inner.wait(untilHostMicroseconds: t, isolation: isolation)

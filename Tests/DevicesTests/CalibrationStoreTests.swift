@@ -194,7 +194,7 @@ struct CalibrationStoreTests {
         }
     }
 
-    @Test("a calibration run through the simulated board round-trips through the store; the board's UNSET serial is refused")
+    @Test("a calibration run through the simulated board round-trips through the store; an UNSET serial is refused")
     func aBoardsCalibrationRoundTrips() async throws {
         let profile = try Self.profile()
         let opened = try DeviceCatalog().open(.simulated, simulated: .init(actuator: profile))
@@ -207,8 +207,9 @@ struct CalibrationStoreTests {
         try await session.stopAll()
         let chip = try #require(identity.chip)
         let scratch = try Scratch()
-        // The simulated board has no serial of its own.
-        let unset = CalibrationRecord(result: result, boardSerial: identity.serialNumber ?? "", profile: profile, chip: chip)
+        #expect(identity.serialNumber == SimulatedBoardSetup.serialNumber.text)
+        // A board without a serial of its own reports the firmware's fallback.
+        let unset = CalibrationRecord(result: result, boardSerial: BoardSerialNumber.unset.text, profile: profile, chip: chip)
         #expect(throws: CalibrationStoreError.unsetSerial) { try scratch.store.save(unset) }
         let record = CalibrationRecord(
             result: result, boardSerial: "HB-SIM-0001", profile: profile, chip: chip, firmwareVersion: identity.firmwareVersion, supplyVolts: vbat)

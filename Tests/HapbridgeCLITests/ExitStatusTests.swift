@@ -71,7 +71,7 @@ import Testing
             Issue.record("/dev/full must be written through")
             return
         }
-        let run = try Hapbridge.run(["calibrate", "--actuator", "pmd-c10-100", "--plot", "/dev/full"])
+        let run = try Hapbridge.run(["calibrate", "--device", "sim", "--actuator", "pmd-c10-100", "--plot", "/dev/full"])
         #expect(run.status == 1)
         #expect(run.out.contains("auto-calibration: PASS") && run.out.contains("store and write back after a reset"))
         #expect(run.err == "Error: cannot write the plot to /dev/full: No space left on device\n")

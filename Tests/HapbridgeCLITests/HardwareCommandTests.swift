@@ -1,14 +1,15 @@
 import Actuators
 import ArgumentParser
 import DRV2605
-import DRV2605Model
+import Devices
 import Foundation
 import Plot
 import Testing
 
 @testable import HapbridgeCLI
 
-/// The hardware commands on the simulated device, through their shared entry points.
+/// The hardware commands on the simulated board, through their shared entry points: the
+/// driver's bus is the board's register frames (protocol 1.1), as on a bridge board.
 struct HardwareCommandTests {
     static let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Hardware/actuators").path
@@ -17,11 +18,18 @@ struct HardwareCommandTests {
         try ActuatorProfileLoader.resolve(name, directories: [Self.profiles])
     }
 
+    /// A bench session on a simulated board with `actuator` wired (nil: nothing) and `fault`.
+    func bench(_ actuator: ActuatorProfile?, fault: SimulatedBoardSetup.Fault = .none) async throws -> BridgeBench {
+        let opened = try DeviceCatalog().open(.simulated, simulated: .init(actuator: actuator, fault: fault))
+        return try await BridgeBench(opened)
+    }
+
     @Test func calibrateReportsDecodedResultsResonanceAndTheBytesToStore() async throws {
         let p = try profile("pmd-c10-100")
-        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let device = try await bench(p)
         let report = await CalibrateCommand.calibrate(on: device, profile: p)
         #expect(report.passed)
+        #expect(report.calibration != nil)
         #expect(report.text.contains("RATED_VOLTAGE (0x16)") && report.text.contains("= 0x53"))
         #expect(report.text.contains("auto-calibration: PASS"))
         #expect(report.text.contains("A_CAL_COMP") && report.text.contains("A_CAL_BEMF") && report.text.contains("resonance 175.1 Hz"))
@@ -37,7 +45,7 @@ struct HardwareCommandTests {
     @Test(arguments: shippedProfiles)
     func everyShippedProfileAutoCalibratesOnTheModel(_ name: String) async throws {
         let p = try profile(name)
-        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let device = try await bench(p)
         let report = await CalibrateCommand.calibrate(on: device, profile: p)
         #expect(report.passed, "\(name): \(report.text)")
     }
@@ -49,7 +57,7 @@ struct HardwareCommandTests {
 
     @Test func calibrateFailsForAnOpenActuator() async throws {
         let p = try profile("pmd-c10-100")
-        let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
+        let device = try await bench(nil)
         let report = await CalibrateCommand.calibrate(on: device, profile: p)
         #expect(!report.passed)
         #expect(report.text.contains("auto-calibration: FAIL"))
@@ -57,7 +65,7 @@ struct HardwareCommandTests {
 
     @Test func diagnoseReportsResonanceForAnLRA() async throws {
         let p = try profile("vybronics-vg0832012")
-        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let device = try await bench(p)
         let report = await DiagnoseCommand.diagnose(on: device, profile: p)
         #expect(report.passed)
         #expect(report.text.contains("diagnostic: PASS"))
@@ -66,7 +74,7 @@ struct HardwareCommandTests {
 
     @Test func romPlaysAnEffectAndMeasuresIt() async throws {
         let p = try profile("pmd-c10-100")
-        let device = SimulatedDevice(variant: .drv2605L, load: .actuator(Actuator(profile: p)), supplyVolts: 5)
+        let device = try await bench(p)
         let report = await ROMCommand.play(ROMEffect.lookup("1")!, library: nil, calibrateFirst: true, on: device, profile: p)
         #expect(report.passed)
         #expect(report.text.contains("WAV_FRM_SEQ2 (0x05) = 0x01 0x00"))
@@ -75,17 +83,14 @@ struct HardwareCommandTests {
     }
 
     @Test func wrongActuatorTypeFailsCalibration() async throws {
-        var options = try DeviceOptions.parse(["--simulate-fault", "wrong-type"])
-        options.supply = 5
         let p = try profile("pmd-c10-100")
-        let report = await CalibrateCommand.calibrate(on: options.makeSimulatedDevice(profile: p), profile: p)
+        let report = await CalibrateCommand.calibrate(on: try await bench(p, fault: .wrongType), profile: p)
         #expect(!report.passed)
     }
 
     @Test func absentChipIsReportedAsANack() async throws {
         let p = try profile("pmd-c10-100")
-        let device = SimulatedDevice(variant: .drv2605L, load: .open, supplyVolts: 5)
-        device.chip.isPresent = false
+        let device = try await bench(nil, fault: .absent)
         let report = await DiagnoseCommand.diagnose(on: device, profile: p)
         #expect(!report.passed)
         #expect(report.text.contains("no ACK from I2C address 0x5A"))

@@ -22,7 +22,7 @@ import Testing
         let run = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--plot", svg])
         #expect(run.status == 0, "\(run.err)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
-        #expect(text.contains("<svg") && text.contains("sled acceleration"))
+        #expect(text.contains("<svg") && text.contains("acceleration (simulated sled)"))
         #expect(run.out.contains("plot: \(svg)"))
     }
 

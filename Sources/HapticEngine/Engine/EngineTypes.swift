@@ -115,6 +115,8 @@ public struct Capabilities: Sendable, Equatable {
     public var playbackRateRange: ClosedRange<Double>
     /// How the compiler shapes sharpness on this chip and actuator.
     public var sharpnessShaping: DriveTarget.SharpnessShaping?
+    /// Who closes the loop: the host (open) or the chip, against calibration results.
+    public var driveLoop: DriveTarget.Loop?
 }
 
 /// Streaming figures since the engine started.

@@ -45,7 +45,7 @@ extension HapticEngine {
         lastUnderruns = nil
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
         do {
-            let t = try DriveTarget(profile: profile, variant: v)
+            let t = try DriveTarget(profile: profile, variant: v, calibration: options.calibration)
             target = t
             compiler = DriveCompiler(target: t)
         } catch { throw .compilation(error) }
@@ -77,6 +77,14 @@ extension HapticEngine {
     /// queue). The stopped handler is not called: the client asked.
     public func stop() async {
         stopInternally(reason: nil)
+    }
+
+    /// Stops (as `stop()`) and lets go of the device: a bridge board's USB interface is
+    /// released, so another program can open it. The engine cannot start again.
+    public func close() async {
+        stopInternally(reason: nil)
+        device.close()
+        connected = false
     }
 
     /// Always calls `completion` (on the callback queue).

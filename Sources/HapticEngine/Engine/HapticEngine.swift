@@ -65,6 +65,10 @@ public actor HapticEngine {
         /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
         /// once in `serviceThreadScheduling`); nil never asks.
         public var serviceThreadPriority: Int32? = 20
+        /// Auto-calibration results for this board and actuator (stored by `hapbridge
+        /// calibrate`): an LRA then plays in closed loop, the chip tracking its
+        /// resonance (see `DriveTarget`); nil plays open loop.
+        public var calibration: AutoCalibrationResult?
         /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the
         /// drive shows on any device. Off by default (it grows with the pattern).
         public var keepsSentCommandLog = false
@@ -243,7 +247,7 @@ public actor HapticEngine {
         Capabilities(
             supportsHaptics: helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
             actuator: profile.displayName, intensityRange: 0...1, sharpnessRange: 0...1, intensityControlRange: 0...1,
-            sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping)
+            sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping, driveLoop: target?.loop)
     }
 
     /// Commands sent to the board, in stamp order (engine µs), when

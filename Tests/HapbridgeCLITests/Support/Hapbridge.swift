@@ -83,6 +83,9 @@ enum Hapbridge {
         environment["HB_IN"] = input.path
         environment["HB_OUT"] = output.path
         environment["HB_ERR"] = errors.path
+        // Whatever a command stores (calibration results) stays in this run's scratch,
+        // never in the user's own configuration.
+        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
         process.environment = environment
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var pipe: Pipe?

@@ -1,0 +1,125 @@
+import ArgumentParser
+import BridgeProtocol
+import DRV2605
+import DeviceInterface
+import Devices
+import Foundation
+import JSON
+
+/// `hapbridge info [--device ADDR] [--json]`: one board in detail.
+public struct InfoCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show one board in detail: its identity, what it can do, the DRV2605's registers, stored calibrations.",
+        discussion: """
+            Opens a session (HELLO) and, on a board with protocol 1.1, reads the DRV2605's registers through it; it \
+            writes nothing to the chip. --json prints one object: {"schema": "hapbridge-info/1", "address", "summary", \
+            "usb" (null for the simulated board: "port", "serial", "bcdDevice"), "firmware", "protocol", \
+            "capabilities" (names), "queueCapacity", "keepAliveMs", "maxDriveMs", "chipID", "chip", "bootloader", \
+            "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids)}.
+            """)
+
+    @OptionGroup public var device: DeviceOptions
+
+    @Flag(help: "Print JSON (schema above) instead of text.")
+    public var json = false
+
+    public init() {}
+
+    public func validate() throws {
+        if device.plot != nil { throw ValidationError("info draws nothing: --plot belongs to play, calibrate, diagnose and rom") }
+    }
+
+    /// Registers shown, in address order.
+    static let registers: [RegisterAddress] = [
+        .status, .mode, .rtpInput, .librarySelection, .go, .ratedVoltage, .overdriveClamp,
+        .autoCalibrationCompensation, .autoCalibrationBackEMF, .feedbackControl, .control1, .control2, .control3, .control4,
+        .supplyVoltage, .lraPeriod,
+    ]
+
+    public func run() async throws {
+        let opened = try device.open(actuator: try loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile))
+        let session = BridgeSession(transport: opened.transport)
+        let identity: BoardIdentity
+        do { identity = try await session.open() } catch {
+            opened.transport.close()
+            throw CLIError(TerminalText.safe(error.description))
+        }
+        var values: [(RegisterAddress, UInt8)] = []
+        var registerNote: String?
+        if identity.canAccessRegisters, identity.chipDeviceID != nil {
+            do {
+                for r in Self.registers {
+                    let v = try await session.read(address: DRV2605I2C.address, register: r.rawValue, count: 1)
+                    if let b = v.first { values.append((r, b)) }
+                }
+            } catch { registerNote = TerminalText.safe(error.description) }
+        } else if !identity.canAccessRegisters {
+            registerNote = BridgeSessionError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion).description
+        } else {
+            registerNote = "no DRV2605 answered at 0x5A"
+        }
+        opened.transport.close()
+        let supply = values.first { $0.0 == .supplyVoltage }.map { DRV2605Formulas.supplyVolts(code: $0.1) }
+        let calibrations = identity.serialNumber.flatMap { serial in try? CalibrationStore.user().actuators(calibratedFor: serial) } ?? []
+
+        if json {
+            let usb: JSONValue = opened.usbBoard.map { b in
+                .fields([
+                    "port": .string(b.portPath), "serial": b.serialNumber.map { .string($0) } ?? .null,
+                    "bcdDevice": .string(String(format: "0x%04x", b.bcdDevice)),
+                ])
+            } ?? .null
+            let object = JSONValue.fields([
+                "schema": .string("hapbridge-info/1"), "address": .string(opened.address.description), "summary": .string(opened.summary),
+                "usb": usb, "firmware": .string(identity.firmwareVersion), "protocol": .string(identity.protocolVersion),
+                "capabilities": .array(Self.capabilityNames(identity.capabilities).map { .string($0) }),
+                "queueCapacity": .number(Double(identity.queueCapacity)),
+                "keepAliveMs": .number(Double(identity.keepAliveMilliseconds)), "maxDriveMs": .number(Double(identity.maxDriveMilliseconds)),
+                "chipID": identity.chipDeviceID.map { .number(Double($0)) } ?? .null, "chip": identity.chip.map { .string("\($0)") } ?? .null,
+                "bootloader": identity.bootloader.map { .string(BoardEntry.bootloaderName($0)) } ?? .null,
+                "serial": identity.serialNumber.map { .string($0) } ?? .null,
+                "registers": values.isEmpty ? .null : .object(values.map { (key: $0.0.datasheetName, value: .number(Double($0.1))) }),
+                "supplyVolts": supply.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
+                "calibrations": .array(calibrations.map { .string($0) }),
+            ])
+            try Console.out(JSONWriter.string(object, pretty: false))
+            return
+        }
+        let port: String = opened.usbBoard.map { ", USB port \($0.portPath), bcdDevice \(String(format: "0x%04x", $0.bcdDevice))" } ?? ""
+        let chip: String
+        if let id = identity.chipDeviceID {
+            chip = identity.chip.map { "\($0) (DEVICE_ID \(id))" } ?? "DEVICE_ID \(id)"
+        } else {
+            chip = "none answered at 0x5A"
+        }
+        let bootloader: String = identity.bootloader.map { "\($0)" } ?? "not reported (protocol 1.0)"
+        var lines: [String] = []
+        lines.append("device: \(opened.summary)")
+        lines.append("address: \(opened.address)" + port)
+        lines.append("serial: \(identity.serialNumber ?? "none reported (protocol 1.0)")")
+        lines.append("firmware \(identity.firmwareVersion), protocol \(identity.protocolVersion)")
+        lines.append("capabilities: " + Self.capabilityNames(identity.capabilities).joined(separator: ", "))
+        lines.append(
+            "queue: \(identity.queueCapacity) stamped commands; keep-alive \(identity.keepAliveMilliseconds) ms, "
+                + "max continuous drive \(identity.maxDriveMilliseconds) ms")
+        lines.append("chip: " + chip)
+        lines.append("bootloader: " + bootloader)
+        if !values.isEmpty {
+            lines.append("registers:")
+            lines += values.map { row($0.0, $0.1, $0.0 == .supplyVoltage ? "-> \(format(DRV2605Formulas.supplyVolts(code: $0.1), 2)) V" : "") }
+        }
+        if let registerNote { lines.append("registers: \(registerNote)") }
+        lines.append("stored calibrations: " + (calibrations.isEmpty ? "none" : calibrations.joined(separator: ", ")))
+        try Console.lines(lines, to: .output)
+    }
+
+    static func capabilityNames(_ c: BoardCapabilities) -> [String] {
+        let names: [(BoardCapabilities, String)] = [
+            (.rtp, "rtp"), (.registerWrite, "register-write"), (.romSequence, "rom-sequence"), (.stampedStop, "stamped-stop"),
+            (.clockSync, "clock-sync"), (.queueStatus, "queue-status"), (.chipStatus, "chip-status"), (.bootloader, "bootloader-entry"),
+            (.rawI2C, "register-access"), (.replaceFrom, "replace-from"), (.identity, "identity"),
+        ]
+        return names.filter { c.contains($0.0) }.map(\.1)
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import BridgeProtocol
+import DeviceInterface
+import Devices
+import Foundation
+import JSON
+import USBBridge
+
+/// `hapbridge list [--json]`: every bridge board on USB, with what it says about itself.
+public struct ListCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the bridge boards on USB: port, serial, firmware and protocol, chip, bootloader.",
+        discussion: """
+            Each board is opened and asked HELLO (this opens a session on it, which the board closes by itself \
+            after its keep-alive: a board another program holds open shows as busy and is not disturbed). \
+            The simulated board (--device sim) is always available and is not listed. \
+            --json prints one object: {"schema": "hapbridge-list/1", "boards": [BOARD...]}, each BOARD with \
+            "address" ("usb:1-2"), "bus", "ports", "deviceNumber", "serial" (string or null), "bcdDevice", \
+            "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), "message" (null when ok), \
+            and from HELLO (null when it did not answer): "firmware", "protocol", "chipID", "chip", "bootloader", \
+            "queueCapacity". Exits 0 whatever was found, 1 if USB itself could not be used.
+            """)
+
+    @Flag(help: "Print JSON (schema above) instead of a table.")
+    public var json = false
+
+    @OptionGroup public var logging: LoggingOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"))
+        let boards = catalog.usbBoards()
+        if boards.isEmpty, let why = catalog.usbUnavailable { throw CLIError(why) }
+        var entries: [BoardEntry] = []
+        for board in boards { entries.append(await BoardEntry.probe(board, catalog: catalog)) }
+        if json {
+            try Console.out(JSONWriter.string(.fields(["schema": .string("hapbridge-list/1"), "boards": .array(entries.map(\.json))]), pretty: false))
+            return
+        }
+        guard !entries.isEmpty else {
+            try Console.out("no bridge board found on USB (the simulated board is always there: --device sim)")
+            return
+        }
+        let header = ["ADDRESS", "SERIAL", "FIRMWARE", "PROTOCOL", "CHIP", "BOOTLOADER", "STATUS"]
+        let rows = entries.map { e in
+            [e.address, e.serial ?? "-", e.identity?.firmwareVersion ?? "-", e.identity?.protocolVersion ?? "-", e.chipName ?? "-",
+             e.identity?.bootloader.map(String.init(describing:)) ?? "-", e.status + (e.message.map { ": \($0)" } ?? "")]
+        }
+        try Console.lines(Table.lines([header] + rows), to: .output)
+    }
+}
+
+/// One board as `list` and `info` report it.
+struct BoardEntry {
+    var board: USBBridgeBoard
+    var identity: BoardIdentity?
+    var status: String
+    var message: String?
+
+    var address: String { "usb:\(board.portPath)" }
+    var serial: String? { identity?.serialNumber ?? board.serialNumber }
+    var chipName: String? {
+        guard let identity else { return nil }
+        guard let id = identity.chipDeviceID else { return "none (no ACK at 0x5A)" }
+        return identity.chip.map(String.init(describing:)) ?? "DEVICE_ID \(id)"
+    }
+
+    /// Opens the board, asks HELLO and closes it again.
+    static func probe(_ board: USBBridgeBoard, catalog: DeviceCatalog) async -> BoardEntry {
+        var entry = BoardEntry(board: board, identity: nil, status: "ok", message: nil)
+        let opened: OpenedDevice
+        do { opened = try catalog.open(.usb(.port(bus: board.busNumber, ports: board.portNumbers)), simulated: .init(actuator: nil)) } catch {
+            entry.status = Self.status(of: error)
+            entry.message = TerminalText.safe(error.description)
+            return entry
+        }
+        let session = BridgeSession(transport: opened.transport)
+        do { entry.identity = try await session.open() } catch {
+            switch error {
+            case .noAnswer: entry.status = "no-answer"
+            case .notHapbridge, .protocolVersion: entry.status = "not-hapbridge"
+            default: entry.status = "error"
+            }
+            entry.message = TerminalText.safe(error.description)
+        }
+        opened.transport.close()
+        return entry
+    }
+
+    static func status(of error: DeviceSelectionError) -> String {
+        guard case .device(let e) = error else { return "error" }
+        switch e {
+        case .accessDenied: return "access-denied"
+        case .busy: return "busy"
+        default: return "error"
+        }
+    }
+
+    var json: JSONValue {
+        let id = identity
+        return .fields([
+            "address": .string(address), "bus": .number(Double(board.busNumber)),
+            "ports": .array(board.portNumbers.map { .number(Double($0)) }), "deviceNumber": .number(Double(board.deviceAddress)),
+            "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(String(format: "0x%04x", board.bcdDevice)),
+            "status": .string(status), "message": message.map { .string($0) } ?? .null,
+            "firmware": id.map { .string($0.firmwareVersion) } ?? .null, "protocol": id.map { .string($0.protocolVersion) } ?? .null,
+            "chipID": id?.chipDeviceID.map { .number(Double($0)) } ?? .null, "chip": id?.chip.map { .string("\($0)") } ?? .null,
+            "bootloader": id?.bootloader.map { .string(Self.bootloaderName($0)) } ?? .null,
+            "queueCapacity": id.map { .number(Double($0.queueCapacity)) } ?? .null,
+        ])
+    }
+
+    /// The bootloader as a JSON value: stable lower-case words.
+    static func bootloaderName(_ kind: BootloaderKind) -> String {
+        switch kind {
+        case .noneFound: "none"
+        case .caterina: "caterina"
+        case .atmelDFU: "atmel-dfu"
+        default: "unrecognised"
+        }
+    }
+}
+
+/// Columns padded to their widest cell, two spaces apart.
+enum Table {
+    static func lines(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.map(\.count).max() ?? 0)).map { c in rows.map { c < $0.count ? $0[c].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+    }
+}
+
+extension JSONValue {
+    /// An object from key-value pairs in the order written.
+    static func fields(_ pairs: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(pairs.map { (key: $0.key, value: $0.value) })
+    }
+}

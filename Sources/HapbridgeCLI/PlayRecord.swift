@@ -1,0 +1,38 @@
+import HapticCompilation
+import HapticEngine
+import JSON
+
+/// `play --record FILE`: what was sent to the board, for a HIL script or a test to
+/// hold against what the board did (an emulation's log, a logic analyser's capture).
+///
+///     {"schema": "hapbridge-play-record/1", "device": "usb:1-2",
+///      "commands": [{"board_us": 1234567, "kind": "rtp", "amplitude": 85},
+///                   {"board_us": 1234567, "kind": "register", "register": 32, "value": 58},
+///                   {"board_us": 1300000, "kind": "stop"}, ...],
+///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0},
+///      "stopReason": null}
+///
+/// `board_us` is the command's stamp on the board's clock (µs since its boot, before
+/// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed.
+enum PlayRecord {
+    static func json(device: String, commands: [TimedCommand], statistics s: StreamStatistics, stopReason: StoppedReason?) -> String {
+        let entries: [JSONValue] = commands.map { c in
+            let t = JSONValue.number(Double(c.time))
+            switch c.command {
+            case .rtp(let a): return .fields(["board_us": t, "kind": .string("rtp"), "amplitude": .number(Double(a))])
+            case .register(let r, let v):
+                return .fields(["board_us": t, "kind": .string("register"), "register": .number(Double(r)), "value": .number(Double(v))])
+            case .stop: return .fields(["board_us": t, "kind": .string("stop")])
+            }
+        }
+        let stats = JSONValue.fields([
+            "sent": .number(Double(s.commandsSent)), "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
+            "rejected": .number(Double(s.rejectedFrames)), "replacements": .number(Double(s.replacements)),
+        ])
+        return JSONWriter.string(
+            .fields([
+                "schema": .string("hapbridge-play-record/1"), "device": .string(device), "commands": .array(entries), "statistics": stats,
+                "stopReason": stopReason.map { .string("\($0)") } ?? .null,
+            ]), pretty: false) + "\n"
+    }
+}
