@@ -130,6 +130,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        // The product's stack (Devices → USB transport → engine) as a long-lived client
+        // of an emulated board: what USBEmulationTests runs to see unplug and re-plug.
+        .executableTarget(
+            name: "usb-engine-probe", dependencies: ["Devices", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
+            path: "Tests/USBEngineProbe", swiftSettings: strict),
         // A minimal libusb client of the bridge board: what USBEmulationTests runs as
         // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
         .executableTarget(

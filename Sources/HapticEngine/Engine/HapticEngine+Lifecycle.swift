@@ -82,6 +82,8 @@ extension HapticEngine {
     /// Stops (as `stop()`) and lets go of the device: a bridge board's USB interface is
     /// released, so another program can open it. The engine cannot start again.
     public func close() async {
+        watchTask?.cancel()
+        watchTask = nil
         stopInternally(reason: nil)
         device.close()
         connected = false

@@ -69,6 +69,8 @@ public actor HapticEngine {
         /// calibrate`): an LRA then plays in closed loop, the chip tracking its
         /// resonance (see `DriveTarget`); nil plays open loop.
         public var calibration: AutoCalibrationResult?
+        /// How often a device that went away is looked at again (automatic driving).
+        public var reappearancePollMicroseconds: Int64 = 50_000
         /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the
         /// drive shows on any device. Off by default (it grows with the pattern).
         public var keepsSentCommandLog = false
@@ -178,6 +180,8 @@ public actor HapticEngine {
     var regeneratedBefore = Int64.min
     public internal(set) var statistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?
+    /// Looks for a device that went away to come back (automatic driving).
+    var watchTask: Task<Void, Never>?
     /// SYNC exchanges still to send in the current round (one per service pass).
     var syncsLeftInRound = 0
 
@@ -199,6 +203,7 @@ public actor HapticEngine {
     deinit {
         defer { executor.shutdown() }
         serviceTask?.cancel()
+        watchTask?.cancel()
         guard state != .stopped else { return }
         // The board must not keep driving for an engine that no longer exists.
         var encoder = encoder

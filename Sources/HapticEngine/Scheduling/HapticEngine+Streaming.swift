@@ -33,6 +33,30 @@ extension HapticEngine {
         }
     }
 
+    /// Automatic driving: while the device is gone, look at it now and then, so a board
+    /// that comes back is noticed (the reset handler) without the client polling. Manual
+    /// driving sees it at its next `advance`.
+    func watchForReappearance() {
+        guard options.driving == .automatic, watchTask == nil else { return }
+        watchTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self, await self.lookForReappearance() else { return }
+            }
+        }
+    }
+
+    /// One look; false once the device is back (or the engine is going away).
+    func lookForReappearance() async -> Bool {
+        guard !connected else {
+            watchTask = nil
+            return false
+        }
+        try? await letTimePass(untilHost: host() + options.reappearancePollMicroseconds)
+        handle(device.poll())
+        if connected { watchTask = nil }
+        return !connected
+    }
+
     /// One pass and the wait to the next; false once the engine has stopped.
     func serviceAndWait() async -> Bool {
         service()
@@ -221,6 +245,7 @@ extension HapticEngine {
             case .disconnected:
                 connected = false
                 stopInternally(reason: .deviceDisconnected)
+                watchForReappearance()
             case .reappeared:
                 connected = true
                 boardReset()

@@ -57,7 +57,7 @@ enum Hapbridge {
 
     static func run(
         _ arguments: [String], stdin: [UInt8]? = nil, stdout: Stdout = .captured, closeStderr: Bool = false,
-        directory: String? = nil, cpuSeconds: Int = cpuSeconds
+        directory: String? = nil, cpuSeconds: Int = cpuSeconds, configHome: String? = nil
     ) throws -> HapbridgeRun {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw SetupError("no hapbridge at \(executable): build it first (swift build --build-tests)") }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-run-\(UUID().uuidString)")
@@ -85,7 +85,7 @@ enum Hapbridge {
         environment["HB_ERR"] = errors.path
         // Whatever a command stores (calibration results) stays in this run's scratch,
         // never in the user's own configuration.
-        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
+        environment["XDG_CONFIG_HOME"] = configHome ?? scratch.appendingPathComponent("config").path
         process.environment = environment
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var pipe: Pipe?

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+/// The product on an emulated bridge board, through real libusb: `hapbridge` itself
+/// (list, info, play, calibrate, diagnose) and the engine as a long-lived client
+/// (`usb-engine-probe`), with the emulation's log as the board's own record.
+extension EmulatedBoards {
+    @Suite
+    struct ProductOverUSBTests {
+        static let hapbridge = Emulate.hapbridge
+        static let engineProbe = Emulate.products + "/usb-engine-probe"
+
+        /// A scratch directory, removed by the caller.
+        static func scratch() throws -> URL {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-usb-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            return url
+        }
+
+        static func json(_ text: String) throws -> [String: Any] {
+            let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            return try #require(object as? [String: Any], "not a JSON object: \(text)")
+        }
+
+        @Test("list shows the board libusb enumerates: its port, serial, firmware, protocol 1.1, chip and bootloader", arguments: Emulate.backings)
+        func listShowsTheBoard(_ backing: Emulate.Backing) throws {
+            let run = try Emulate.bridge(backing, ["--serial", "HB-LIST-1"], [Self.hapbridge, "list", "--json"])
+            #expect(run.status == 0, "\(run)")
+            let boards = try #require(try Self.json(run.output)["boards"] as? [[String: Any]])
+            try #require(boards.count == 1, "\(run)")
+            let b = boards[0]
+            #expect(b["address"] as? String == "usb:1-1" && b["serial"] as? String == "HB-LIST-1")
+            #expect(b["status"] as? String == "ok" && b["protocol"] as? String == "1.1" && b["chip"] as? String == "DRV2605L")
+            #expect(b["firmware"] as? String != nil && b["queueCapacity"] as? Double == 96)
+            // The ELF reads its bootloader from its boot section, which the emulation fills with Caterina's.
+            #expect(b["bootloader"] as? String == (backing == .elf ? "caterina" : "none"))
+        }
+
+        @Test("info reads the board's identity and the DRV2605's registers through the bridge", arguments: Emulate.backings)
+        func infoReadsRegisters(_ backing: Emulate.Backing) throws {
+            let run = try Emulate.bridge(backing, [], [Self.hapbridge, "info", "--device", "usb", "--json"])
+            #expect(run.status == 0, "\(run)")
+            let info = try Self.json(run.output)
+            #expect(info["address"] as? String == "usb:1-1" && info["protocol"] as? String == "1.1")
+            let registers = try #require(info["registers"] as? [String: Double], "\(run)")
+            // STATUS: DEVICE_ID 7 (DRV2605L) in bits 7:5; the firmware left the chip in standby (MODE 0x40).
+            #expect(registers["STATUS"].map { Int($0) >> 5 } == 7 && registers["MODE"] == 0x40)
+            #expect((info["capabilities"] as? [String])?.contains("register-access") == true)
+        }
+
+        @Test("two boards: an address picks one by serial or port; no address is an error naming both", arguments: [Emulate.Backing.core])
+        func twoBoardsAreChosenByAddress(_ backing: Emulate.Backing) throws {
+            let options = ["--boards", "2", "--serial", "HB-A", "--serial", "HB-B"]
+            let bySerial = try Emulate.bridge(backing, options, [Self.hapbridge, "info", "--device", "usb:HB-B", "--json"])
+            #expect(bySerial.status == 0, "\(bySerial)")
+            #expect(try Self.json(bySerial.output)["address"] as? String == "usb:1-2")
+            let byPort = try Emulate.bridge(backing, options, [Self.hapbridge, "info", "--device", "usb:1-1", "--json"])
+            #expect(try Self.json(byPort.output)["serial"] as? String == "HB-A")
+            let none = try Emulate.bridge(backing, options, [Self.hapbridge, "info"])
+            #expect(none.status == 1)
+            #expect(none.errors.contains("2 bridge boards found; pick one with --device") && none.errors.contains("usb:1-1")
+                && none.errors.contains("usb:HB-B"), "\(none)")
+        }
+
+        @Test("play on the firmware ELF: every RTP's I2C START on the chip lands within 10 µs of its stamp, nothing late")
+        func playLandsEveryRTPAtItsStamp() throws {
+            guard Emulate.backings.contains(.elf) else { return }
+            let dir = try Self.scratch()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let log = dir.appendingPathComponent("log.jsonl").path, record = dir.appendingPathComponent("record.json").path
+            let run = try Emulate.bridge(
+                .elf, ["--log", log], [Self.hapbridge, "play", Emulate.packageRoot + "/Examples/Beethoven5.ahap", "--device", "usb", "--record", record])
+            #expect(run.status == 0, "\(run)")
+            let sent = try #require(try Self.json(String(contentsOfFile: record, encoding: .utf8))["commands"] as? [[String: Any]])
+            // An RTP that is the first command of its stamp is an event and starts on it;
+            // one behind others of the same stamp (the set-up block's closing RTP 0) waits
+            // for their bus writes, one after another, as PROTOCOL.md says.
+            let stamps = sent.enumerated().compactMap { i, c -> Double? in
+                guard c["kind"] as? String == "rtp", let t = c["board_us"] as? Double else { return nil }
+                return i > 0 && sent[i - 1]["board_us"] as? Double == t ? nil : t
+            }
+            let writes = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> Double? in
+                guard let e = try? Self.json(String(line)), e["event"] as? String == "i2c", e["op"] as? String == "w",
+                    (e["bytes"] as? String)?.hasPrefix("02") == true
+                else { return nil }
+                return e["board_us"] as? Double
+            }
+            #expect(stamps.count > 20, "\(run)")
+            var errors: [Double] = []
+            for stamp in stamps {
+                // The write that started at or just after the stamp.
+                guard let w = writes.first(where: { $0 >= stamp - 1 }) else {
+                    Issue.record("no RTP_INPUT write for the stamp \(stamp)")
+                    continue
+                }
+                errors.append(w - stamp)
+            }
+            #expect(errors.allSatisfy { abs($0) <= 10 }, "worst \(errors.map(abs).max() ?? 0) µs")
+            #expect(run.output.contains(" 0 late") && run.output.contains(" 0 rejected"), "\(run)")
+        }
+
+        @Test("calibrate and diagnose run through the bridge; the stored calibration makes play drive the LRA in closed loop")
+        func calibrateDiagnoseAndClosedLoopOverUSB() throws {
+            // The core backing: the chip model behind it calibrates like a DRV2605L (the
+            // ELF harness's chip is a register file, which cannot).
+            let dir = try Self.scratch()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let env = ["env", "XDG_CONFIG_HOME=\(dir.path)"]
+            let calibrate = try Emulate.bridge(.core, [], env + [Self.hapbridge, "calibrate", "--device", "usb", "--actuator", "pmd-c10-100"])
+            #expect(calibrate.status == 0 && calibrate.output.contains("auto-calibration: PASS"), "\(calibrate)")
+            #expect(calibrate.output.contains("stored for `play` (closed loop): \(dir.path)/hapbridge/calibration/0001@pmd-c10-100.json"))
+            let diagnose = try Emulate.bridge(.core, [], [Self.hapbridge, "diagnose", "--device", "usb", "--actuator", "pmd-c10-100"])
+            #expect(diagnose.status == 0 && diagnose.output.contains("diagnostic: PASS"), "\(diagnose)")
+            let play = try Emulate.bridge(.core, [], env + [Self.hapbridge, "play", "impact.heavy", "--device", "usb"])
+            #expect(play.status == 0 && play.output.contains("drive: closed loop") && play.output.contains("closed loop,"), "\(play)")
+        }
+
+        @Test("unplugged mid-play: play stops with the reason and status 3", arguments: Emulate.backings)
+        func unplugMidPlayIsReported(_ backing: Emulate.Backing) throws {
+            let dir = try Self.scratch()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let out = dir.appendingPathComponent("play.txt").path
+            let buzz = dir.appendingPathComponent("buzz.ahap").path
+            try #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20}}]}"#.write(
+                toFile: buzz, atomically: true, encoding: .utf8)
+            let script = """
+                "$0" play "\(buzz)" --device usb >"\(out)" 2>&1 & p=$!
+                until grep -q '^playing' "\(out)"; do sleep 0.02; done
+                "$0" emulate control unplug >/dev/null; wait $p; echo "status=$?"; cat "\(out)"
+                """
+            let run = try Emulate.bridge(backing, [], ["sh", "-c", script, Self.hapbridge])
+            #expect(run.output.contains("status=3"), "\(run)")
+            #expect(run.output.contains("stopped early") && run.output.contains("device disconnected"), "\(run)")
+        }
+
+        @Test("unplugged and plugged back: the engine stops with deviceDisconnected, calls its reset handler, starts and plays again", arguments: Emulate.backings)
+        func replugCallsTheResetHandlerAndPlaysAgain(_ backing: Emulate.Backing) throws {
+            let dir = try Self.scratch()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let out = dir.appendingPathComponent("probe.txt").path
+            let script = """
+                "\(Self.engineProbe)" replug 30 >"\(out)" 2>/dev/null & p=$!
+                until grep -q '^playing' "\(out)"; do sleep 0.02; done
+                "$0" emulate control unplug >/dev/null
+                until grep -q '^stopped' "\(out)"; do sleep 0.02; done
+                "$0" emulate control replug >/dev/null; wait $p; echo "status=$?"; cat "\(out)"
+                """
+            let run = try Emulate.bridge(backing, [], ["sh", "-c", script, Self.hapbridge])
+            #expect(run.output.contains("status=0"), "\(run)")
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(lines.contains("stopped reason=device disconnected") && lines.contains("reset") && lines.contains("started-again")
+                && lines.contains("finished"), "\(run)")
+        }
+    }
+}
