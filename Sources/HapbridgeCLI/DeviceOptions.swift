@@ -101,14 +101,28 @@ public struct ActuatorOption: ParsableArguments {
 let maxProfileBytes = 1 << 20
 
 /// A profile by name or path, every failure one line. A path that is a directory,
-/// a device, a FIFO or an oversized file is refused before the loader reads it.
+/// a device, a FIFO or an oversized file is refused before the loader reads it. The file
+/// actually used is said on standard error when it is not the shipped one or hides
+/// another of the same name (a copy in a parent directory, $HAPBRIDGE_ACTUATORS), and
+/// the loader's warnings (a trailing comma) are shown there too.
 func loadActuatorProfile(_ argument: String) throws(CLIError) -> ActuatorProfile {
+    try locateActuatorProfile(argument).profile
+}
+
+/// The same, with the file it came from.
+func locateActuatorProfile(_ argument: String) throws(CLIError) -> ActuatorProfileLoader.LoadedProfile {
     do { try InputFile.checkIfPresent(argument, limit: maxProfileBytes) } catch { throw CLIError("actuator profile: \(error)") }
-    do { return try ActuatorProfileLoader.resolve(argument) } catch {
+    let loaded: ActuatorProfileLoader.LoadedProfile
+    do { loaded = try ActuatorProfileLoader.locate(argument) } catch {
         guard case .notFound = error else { throw CLIError("\(error)") }
         let names = ActuatorProfileLoader.availableNames()
         throw CLIError("\(error)" + (names.isEmpty ? "" : "; available: \(names.joined(separator: ", "))"))
     }
+    for warning in loaded.warnings.prefix(PatternSource.shownWarnings) { try? Console.err(TerminalText.safe(warning.description)) }
+    if !loaded.shadowed.isEmpty {
+        try? Console.err("note: actuator profile \(TerminalText.echo(argument)) from \(loaded.file), which hides " + loaded.shadowed.joined(separator: ", "))
+    }
+    return loaded
 }
 
 func format(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }

@@ -86,7 +86,8 @@ public struct PlayCommand: AsyncParsableCommand {
         let source = try PatternSource.resolve(pattern)
         try source.printWarnings()
         try source.printAudioNotice("played")
-        let profile = try loadActuatorProfile(actuator)
+        let located = try locateActuatorProfile(actuator)
+        let profile = located.profile
         let opened = try device.open(actuator: profile, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
         if opened.address != .simulated, realtime || linkLatency != 500 {
             throw CLIError("--realtime and --link-latency apply to the simulated board, not \(opened.address)")
@@ -103,7 +104,7 @@ public struct PlayCommand: AsyncParsableCommand {
         let outcome = PlayOutcome()
         await engine.setStoppedHandler { outcome.stopped($0) }
 
-        try Console.lines(["device: \(summary)", "actuator: \(profile.displayName)"], to: .output)
+        try Console.lines(["device: \(summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))"], to: .output)
         if onRealClock, let notice = engine.serviceThreadScheduling.notice { try Console.err("note: \(notice)") }
         do { try await engine.start() } catch {
             await engine.close()
