@@ -66,6 +66,9 @@ public struct PlayCommand: AsyncParsableCommand {
         UInt64(max(0, HapticEngine.Options().maximumLinkLatencyMicroseconds(canReplace: true)))
     }
 
+    /// How far ahead of "now" a pattern starts on a real clock (see `run`).
+    static let realClockStartDelaySeconds = 0.02
+
     /// Virtual time advanced per step of the play loop.
     static let stepSeconds = 0.05
 
@@ -121,10 +124,14 @@ public struct PlayCommand: AsyncParsableCommand {
         try await player.setCompletionHandler { outcome.completed($0) }
         try await player.setPlaybackRate(playbackRate)
         let duration = source.loaded.pattern.duration / playbackRate
-        let begin = await engine.currentTime
+        // On a real clock the pattern starts a little ahead, so its first event reaches
+        // the board on time like every other: a frame's way to a board over USB varies
+        // by more than the engine's lead for an immediate start (measured: up to a few
+        // ms on a loaded host), and nobody at the bench can tell 20 ms. In virtual time
+        // "as soon as possible" (0) is exact.
+        let begin = await engine.currentTime + (onRealClock ? Self.realClockStartDelaySeconds : 0)
         let beginBoard = UInt64(max(0, (begin * 1e6).rounded(.down)))
-        // 0: as soon as the engine can get it to the board on time (its own lead).
-        try await player.start(atTime: 0)
+        try await player.start(atTime: onRealClock ? begin : 0)
         try Console.out("playing \(source.label): \(Self.ms(duration)) at playback rate \(JSONWriter.format(playbackRate))")
 
         var progress = ProgressLine(style: Console.isTerminal(.error) ? .inPlace : .lines)

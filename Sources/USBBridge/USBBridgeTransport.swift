@@ -1,9 +1,9 @@
-import RealTime
 import BridgeProtocol
 import DeviceInterface
 import Dispatch
 import LibUSB
 import Logging
+import RealTime
 import Synchronization
 
 /// A bridge board over USB (libusb): protocol frames to bulk OUT 0x02 and from bulk
