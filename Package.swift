@@ -98,7 +98,11 @@ let package = Package(
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
         // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
         .target(
-            name: "HapticEngine", dependencies: ["DeviceInterface", "RealTime", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators"],
+            name: "HapticEngine",
+            dependencies: [
+                "DeviceInterface", "RealTime", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),

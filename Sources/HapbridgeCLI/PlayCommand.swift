@@ -102,6 +102,7 @@ public struct PlayCommand: AsyncParsableCommand {
         let drive = Self.storedCalibration(serial: serial, profile: profile)
         var options = HapticEngine.Options(driving: onRealClock ? .automatic : .manual)
         options.calibration = drive.calibration
+        options.logger = device.logging.logger("hapbridge.engine")
         options.keepsSentCommandLog = plotFile != nil || recordFile != nil
         let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: options)
         let outcome = PlayOutcome()

@@ -50,6 +50,12 @@ extension HapticEngine {
             compiler = DriveCompiler(target: t)
         } catch { throw .compilation(error) }
         statistics = StreamStatistics()
+        options.logger.info(
+            "started", metadata: [
+                "device": "\(device.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
+                "loop": "\(target?.loop == .closed ? "closed" : "open")", "deepStreaming": "\(canReplace)",
+                "thread": "\(serviceThreadScheduling)",
+            ])
         everStarted = true
         state = .running
         let ready = try prepare()
@@ -195,6 +201,7 @@ extension HapticEngine {
     /// Stops everything; `reason` nil for a client stop (no stopped handler).
     func stopInternally(reason: StoppedReason?) {
         guard state != .stopped else { return }
+        if let reason { options.logger.notice("stopped", metadata: ["reason": "\(reason)"]) } else { options.logger.info("stopped by the client") }
         if connected { try? send(encoder.stopAll()) }
         state = .stopped
         serviceTask?.cancel()

@@ -5,6 +5,7 @@ import DeviceInterface
 import Dispatch
 import HapticCompilation
 import Haptics
+import Logging
 import RealTime
 
 /// Core Haptics' engine on a bridge board: lifecycle, players, the device clock and
@@ -69,6 +70,9 @@ public actor HapticEngine {
         /// calibrate`): an LRA then plays in closed loop, the chip tracking its
         /// resonance (see `DriveTarget`); nil plays open loop.
         public var calibration: AutoCalibrationResult?
+        /// Where the engine says what it does (start, stops and why, the device going and
+        /// coming back, changes taken back from the board); quiet unless its level says.
+        public var logger = Logger(label: "hapbridge.engine")
         /// How often a device that went away is looked at again (automatic driving).
         public var reappearancePollMicroseconds: Int64 = 50_000
         /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the

@@ -182,7 +182,10 @@ extension HapticEngine {
         if options.keepsSentCommandLog { sentCommands += pending.prefix(count) }
         for c in pending.prefix(count) {
             inFlight.append(c.time)
-            if c.time < now + oneWayMicroseconds { statistics.lateCommands += 1 }
+            if c.time < now + oneWayMicroseconds {
+                statistics.lateCommands += 1
+                options.logger.debug("late command", metadata: ["stamp": "\(c.time)", "now": "\(now)", "oneWay": "\(oneWayMicroseconds)"])
+            }
         }
         pending.removeFirst(count)
         statistics.commandsSent += count
@@ -247,6 +250,7 @@ extension HapticEngine {
                 stopInternally(reason: .deviceDisconnected)
                 watchForReappearance()
             case .reappeared:
+                options.logger.info("the device is back")
                 connected = true
                 boardReset()
             case .frame(let bytes, let receivedAt):

@@ -107,6 +107,7 @@ extension HapticEngine {
         finishedNotices.removeAll { $0.fromStep && $0.at > s.time }
         if options.keepsSentCommandLog { sentCommands.removeAll { $0.time >= t } }
         guard inFlight.contains(where: { $0 >= t }) else { return }
+        options.logger.trace("replacing what is queued", metadata: ["from": "\(t)", "rewoundTo": "\(s.time)"])
         try send(encoder.replaceFrom(at: BoardClock.stamp(t)))
         inFlight.removeAll { $0 >= t }
         statistics.replacements += 1
