@@ -116,7 +116,9 @@ let package = Package(
         // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
         .target(
             name: "USBEmulation",
-            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators"],
+            dependencies: [
+                "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
+            ],
             exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(

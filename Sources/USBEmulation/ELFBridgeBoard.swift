@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RealTime
 import SimavrBridgeDevice
 import Synchronization
 
@@ -29,6 +30,7 @@ final class ELFBridgeBoard: USBDeviceModel {
         var id: Int
         var endpoint: UInt8
         var data: [UInt8]
+        var submittedHostMicroseconds: UInt64
         var completion: @Sendable (USBPipeResult) -> Void
     }
 
@@ -112,9 +114,10 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
         guard !data.isEmpty else { return completion(.done([])) }  // a zero-length packet carries nothing to the firmware
+        let submitted = RealTimeExecutor.monotonicMicroseconds()
         let first = state.withLock { s -> PendingOut?? in
             guard !s.closed else { return .none }
-            let out = PendingOut(id: s.id(), endpoint: endpoint, data: data, completion: completion)
+            let out = PendingOut(id: s.id(), endpoint: endpoint, data: data, submittedHostMicroseconds: submitted, completion: completion)
             s.outs[endpoint, default: []].append(out)
             return .some(s.outs[endpoint]?.count == 1 ? out : nil)
         }
@@ -253,7 +256,10 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         guard let done else { return }
         if result == .done([]), words.count >= 5, let boardUS = Double(words[3]), let hostUS = UInt64(words[4]) {
-            events(.bulkOut(boardMicroseconds: boardUS, hostMicroseconds: hostUS, bytes: done.data))
+            events(
+                .bulkOut(
+                    boardMicroseconds: boardUS, hostMicroseconds: hostUS, submittedHostMicroseconds: done.submittedHostMicroseconds,
+                    bytes: done.data))
         }
         done.completion(result)
         if let next { sendOut(next) }
