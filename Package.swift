@@ -147,6 +147,7 @@ let package = Package(
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
                 "HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
+                "Devices", "USBEmulation", "HapticCompilation", "RealTime",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),

@@ -62,13 +62,15 @@ public final class EmulationLog: Sendable {
 
     public var isEnabled: Bool { file.withLock { $0 != nil } }
 
-    /// The entries of a log file, in order (for tests and benchmarks reading a run's log).
+    /// The entries of a log file, in order (for tests and benchmarks reading a run's
+    /// log, also while the emulation still writes it: a last line without its newline
+    /// is still being written and is left out).
     public static func entries(atPath path: String) throws(EmulationError) -> [Entry] {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .log("cannot read the log file \(path): \(error.localizedDescription)") }
         let decoder = JSONDecoder()
         var entries: [Entry] = []
-        for (i, line) in text.split(separator: "\n").enumerated() {
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().enumerated() {
             do { entries.append(try decoder.decode(Entry.self, from: Data(line.utf8))) } catch {
                 throw .log("\(path) line \(i + 1) is not a log entry: \(error)")
             }
