@@ -64,7 +64,7 @@ public enum EmulationSession {
     /// rule. Everything else it may do as before.
     static func withoutDACOverride(_ command: [String]) throws(EmulationError) -> [String] {
         guard let setpriv = ChildProcess.find(executable: "setpriv") else {
-            throw .testbed("--deny-access runs COMMAND through setpriv (Debian package util-linux) to drop root's CAP_DAC_OVERRIDE, and it is not installed")
+            throw .accessDenial("--deny-access runs COMMAND through setpriv (Debian package util-linux) to drop root's CAP_DAC_OVERRIDE, and it is not installed")
         }
         let dropped = "-dac_override,-dac_read_search"
         return [setpriv, "--inh-caps=\(dropped)", "--bounding-set=\(dropped)", "--"] + command

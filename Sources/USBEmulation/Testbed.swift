@@ -75,7 +75,7 @@ public final class Testbed: Sendable {
     func denyWrites(node: String) throws(EmulationError) {
         let path = root + node
         guard chmod(path, 0o444) == 0 else {
-            throw .testbed("cannot make \(path) read-only: \(String(cString: strerror(errno)))")
+            throw .accessDenial("cannot make \(path) read-only: \(String(cString: strerror(errno)))")
         }
     }
 
