@@ -177,19 +177,17 @@ static int take_frame(rx *r, uint8_t *payload, uint8_t *len)
     }
 }
 
-/* Reads bulk IN until a frame of this type arrives. */
-static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
+/* The next whole, valid frame from bulk IN: its type, payload in out.  `what` names
+ * what is awaited when none comes within the guard. */
+static int next_frame(libusb_device_handle *h, rx *r, uint8_t *payload, uint8_t *len, double deadline, const char *what)
 {
-    double deadline = now_us() + GUARD_SECONDS * 1e6;
     for (;;) {
-        int t;
-        while ((t = take_frame(r, payload, len)) >= 0) {
-            if (t == type) {
-                return;
-            }
+        int t = take_frame(r, payload, len);
+        if (t >= 0) {
+            return t;
         }
         if (now_us() > deadline) {
-            die("no frame of type 0x%02x within %.0f s", type, GUARD_SECONDS);
+            die("no %s within %.0f s", what, GUARD_SECONDS);
         }
         int got = 0;
         int e = libusb_bulk_transfer(h, HB_USB_EP_BULK_IN, r->bytes + r->len, HB_USB_BULK_SIZE, &got, TIMEOUT_MS);
@@ -197,6 +195,17 @@ static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *pa
             check(e, "bulk IN");
         }
         r->len += got;
+    }
+}
+
+/* Reads bulk IN until a frame of this type arrives. */
+static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
+{
+    double deadline = now_us() + GUARD_SECONDS * 1e6;
+    char what[32];
+    snprintf(what, sizeof what, "frame of type 0x%02x", type);
+    while (next_frame(h, r, payload, len, deadline, what) != type) {
+        /* other frames are skipped */
     }
 }
 
@@ -582,27 +591,16 @@ static void print_answer(libusb_device_handle *h, rx *r, uint8_t sent_type, uint
     double deadline = now_us() + GUARD_SECONDS * 1e6;
     for (;;) {
         uint8_t payload[HB_FRAME_MAX_PAYLOAD], len;
-        int t;
-        while ((t = take_frame(r, payload, &len)) >= 0) {
-            if (t == HB_T_NAK && payload[HB_NAK_OFF_SEQ] == seq) {
-                printf("answer sent=0x%02x type=nak reason=%u nak_type=0x%02x\n", sent_type, payload[HB_NAK_OFF_REASON],
-                       payload[HB_NAK_OFF_TYPE]);
-                return;
-            }
-            if (t == answer && (answer == HB_T_SYNC_REPLY || payload[0] == seq)) {
-                printf("answer sent=0x%02x type=0x%02x\n", sent_type, (unsigned)t);
-                return;
-            }
+        int t = next_frame(h, r, payload, &len, deadline, "answer");
+        if (t == HB_T_NAK && payload[HB_NAK_OFF_SEQ] == seq) {
+            printf("answer sent=0x%02x type=nak reason=%u nak_type=0x%02x\n", sent_type, payload[HB_NAK_OFF_REASON],
+                   payload[HB_NAK_OFF_TYPE]);
+            return;
         }
-        if (now_us() > deadline) {
-            die("no answer to type 0x%02x within %.0f s", sent_type, GUARD_SECONDS);
+        if (t == answer && (answer == HB_T_SYNC_REPLY || payload[0] == seq)) {
+            printf("answer sent=0x%02x type=0x%02x\n", sent_type, (unsigned)t);
+            return;
         }
-        int got = 0;
-        int e = libusb_bulk_transfer(h, HB_USB_EP_BULK_IN, r->bytes + r->len, HB_USB_BULK_SIZE, &got, TIMEOUT_MS);
-        if (e < 0 && e != LIBUSB_ERROR_TIMEOUT) {
-            check(e, "bulk IN");
-        }
-        r->len += got;
     }
 }
 
