@@ -140,6 +140,15 @@ extension EmulatedBoards {
             #expect(message.contains("(usb:1-1): install Hardware/udev/60-hapbridge.rules"))
         }
 
+        @Test("--deny-access leaves nothing behind: the testbed with its read-only nodes is gone after the run")
+        func refusedAccessCleansUp() throws {
+            let run = try Emulate.bridge(.core, ["--deny-access"], ["sh", "-c", "echo \"$UMOCKDEV_DIR\""])
+            #expect(run.status == 0, "\(run)")
+            let testbed = run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            try #require(!testbed.isEmpty, "\(run)")
+            #expect(!FileManager.default.fileExists(atPath: testbed))
+        }
+
         // MARK: the same path on a board that behaves
 
         @Test("hapbridge on a working board: identity protocol 1.1 and the chip's STATUS read", arguments: Emulate.backings)
