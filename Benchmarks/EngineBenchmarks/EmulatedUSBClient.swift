@@ -45,17 +45,19 @@ struct EmulatedUSBClient {
         print("   \(opened.summary)")
         var options = HapticEngine.Options(driving: .automatic)
         options.keepsSentCommandLog = true
-        let engine = HapticEngine(device: opened.takeTransport(), actuator: try actuatorProfile(), options: options)
+        let engine = HapticEngine(device: RefusalTally(opened.takeTransport()), actuator: try actuatorProfile(), options: options)
         try await engine.start()
         print("   engine service thread: \(engine.serviceThreadScheduling)")
 
         let calls = try await startCalls(engine)
         let afterStarts = await engine.statistics
+        let refusedInStarts = await refusals(engine)
         let begin = ((await engine.currentTime + 0.05) * 1e6).rounded()
         let player = try await engine.makePlayer(with: alternatingSteps(count: events))
         try await player.start(atTime: begin / 1e6)
-        try await Task.sleep(for: .milliseconds(Int((Double(events) * stepSeconds + 0.3) * 1000)))
+        try await Task.sleep(for: .seconds(Double(events) * stepSeconds + 0.3))
         let statistics = await engine.statistics.since(afterStarts)
+        let refused = await refusals(engine)
         let stillRunning = await engine.isRunning
         let rtp = await engine.sentCommands.compactMap { c -> (time: Double, amplitude: UInt8)? in
             guard case .rtp(let a) = c.command else { return nil }
@@ -75,18 +77,24 @@ struct EmulatedUSBClient {
         print(Stats(samples: starting.errors).line("the starts' own commands: |RTP START − stamp|"))
         print(
             "   during the starts: \(afterStarts.commandsSent) commands sent (the chip set-up included), \(afterStarts.lateCommands) late, "
-                + "\(afterStarts.boardUnderruns) board underruns, \(afterStarts.rejectedFrames) rejected; \(starting.unmatched) stamps without a chip write")
+                + "\(afterStarts.boardUnderruns) board underruns, \(afterStarts.rejectedFrames) rejected (\(refusedInStarts)); "
+                + "\(starting.unmatched) stamps without a chip write")
         let (errors, unmatched) = timingErrors(stamps: rtp.filter { $0.time >= begin }, writes: writes, earlyTolerance: 1)
         print(Stats(samples: errors).line("event timing |RTP START − stamp|, ELF over emulated USB"))
         // The event phase alone: what the engine counted after the starts.
         let clock = statistics.clock.map { String(format: "±%.0f µs", $0.errorMicroseconds) } ?? "none"
         print(
             "   \(statistics.commandsSent) commands sent, \(statistics.lateCommands) late, \(statistics.boardUnderruns) board underruns, "
-                + "\(statistics.rejectedFrames) rejected; \(unmatched) stamps without a chip write; queue high water "
+                + "\(statistics.rejectedFrames) rejected (\(refused)); \(unmatched) stamps without a chip write; queue high water "
                 + "\(statistics.queueHighWater); clock sync \(clock)")
         if !stillRunning { print("   WARNING: the engine stopped during the run") }
         reportSimulationLag(log)
         if errors.count < events { print("   note: \(errors.count) RTP commands for \(events) events (a steady amplitude is sent once)") }
+    }
+
+    /// The board's NAKs by reason since the last look.
+    func refusals(_ engine: HapticEngine) async -> String {
+        await engine.withDevice { ($0 as? RefusalTally)?.take() ?? "not counted" }
     }
 
     /// `player.start()` (immediate) `starts` times, 12 ms apart (a 4 ms event each, so
@@ -154,7 +162,7 @@ extension EmulatedUSBClient {
         print(Stats(samples: lag).line("   simulation behind the wall clock, at each I2C START"))
         if let worst = lag.max(), worst > Self.lagNoticeMicroseconds {
             print(
-                "   note: the simulated ELF fell up to \(Int(worst)) µs behind the wall clock (the machine was busy): the start figures, "
+                "   note: the simulated ELF fell up to \(String(format: "%.0f", worst)) µs behind the wall clock (the machine was busy): the start figures, "
                     + "underruns and refused frames include that lag; the event timing (board time against board time) does not")
         }
     }
