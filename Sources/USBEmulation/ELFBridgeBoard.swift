@@ -18,6 +18,11 @@ import Synchronization
 final class ELFBridgeBoard: USBDeviceModel {
     /// The longest wait for the harness to boot the firmware.
     static let readySeconds: Double = 30
+    /// SCHED_FIFO priority the harness asks for (granted to root): above every normal
+    /// process, so a busy machine does not make the simulation lag the wall clock, and
+    /// below the one a HapticEngine asks for its service thread, which it must not
+    /// delay. Refused, the harness runs at normal priority.
+    static let harnessFIFOPriority = 10
 
     private let child: ChildProcess
     private let socket: Int32
@@ -63,7 +68,8 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
         let spawned = ChildProcess.spawn(
-            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial], stdio: fds[1], ownGroup: true)
+            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)],
+            stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {
         case .success(let c): child = c
