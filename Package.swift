@@ -88,7 +88,7 @@ let package = Package(
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
             name: "USBBridge",
-            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", "RealTime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // A serial executor on a dedicated thread, SCHED_FIFO where permitted, with its own
         // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.
@@ -120,7 +120,9 @@ let package = Package(
         // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
         .target(
             name: "USBEmulation",
-            dependencies: ["CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators"],
+            dependencies: [
+                "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
+            ],
             exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
@@ -144,12 +146,19 @@ let package = Package(
         .executableTarget(
             name: "usb-emulation-probe", dependencies: ["CHapbridgeProtocol"], path: "Tests/USBEmulationProbe",
             linkerSettings: [.linkedLibrary("usb-1.0")]),
+        // The product's own path to a bridge board (DeviceCatalog, USBBridgeTransport,
+        // BridgeSession), one line per step: what USBEmulationTests runs as COMMAND to
+        // check hapbridge's errors against the misbehaving emulated boards.
+        .executableTarget(
+            name: "bridge-session-probe", dependencies: ["Devices", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
+            swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
                 "HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
+                "Devices", "USBEmulation", "HapticCompilation", "RealTime",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),

@@ -30,25 +30,12 @@ final class StampRecorder<Inner: FrameTransport>: FrameTransport {
         try await inner.wait(untilHostMicroseconds: t, isolation: isolation)
     }
 
-    /// |write − stamp| for every sent RTP command, given the chip's RTP_INPUT writes
-    /// in order (board µs, value). Each stamp takes the next write of its value not
-    /// before it (less `earlyTolerance` µs of clock rounding): writes never run early,
-    /// and safety stops' own zero writes are skipped over. Returns the errors and how
-    /// many stamps found no write. (Board times as plain numbers: a run is far
-    /// shorter than the 32-bit clock's 71-minute wrap.)
+    /// |write − stamp| for every sent RTP command stamped at or after `firstStamp`
+    /// (see the free `timingErrors`).
     func timingErrors(writes: [(time: Double, value: UInt8)], from firstStamp: UInt32 = 0, earlyTolerance: Double = 20)
         -> (errors: [Double], unmatched: Int)
     {
-        var errors: [Double] = []
-        var unmatched = 0
-        var j = 0
-        for (stamp, amplitude) in sent where stamp >= firstStamp {
-            let due = Double(stamp)
-            while j < writes.count, writes[j].value != amplitude || writes[j].time < due - earlyTolerance { j += 1 }
-            guard j < writes.count else { unmatched += 1; continue }
-            errors.append(abs(writes[j].time - due))
-            j += 1
-        }
-        return (errors, unmatched)
+        let stamps = sent.filter { $0.stamp >= firstStamp }.map { (time: Double($0.stamp), amplitude: $0.amplitude) }
+        return EngineBenchmarks.timingErrors(stamps: stamps, writes: writes, earlyTolerance: earlyTolerance)
     }
 }

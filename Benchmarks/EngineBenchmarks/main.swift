@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -16,6 +16,10 @@
 //   scheduler alone) and in real time (host jitter included). Goal: < 10 µs p99.9.
 // - the same on the real firmware ELF under simavr (SimavrEventTiming.swift):
 //   the engine → USB host model → ATmega32U4 firmware → I2C, cycle-accurate.
+// - through the product's USB path to the same ELF in real time (EmulatedUSB.swift):
+//   the engine → USBBridgeTransport → libusb → umockdev → `hapbridge emulate bridge
+//   --firmware elf`: start() until its frame is at the device model, at the firmware
+//   and at the chip, and |RTP START − stamp| with the engine's own stamps.
 import Foundation
 import HapticEngine
 import SimavrBridgeDevice
@@ -43,9 +47,14 @@ func run() async throws {
     if CommandLine.arguments.contains("--burn-cpu") { burnCPU() }
     let quick = CommandLine.arguments.contains("--quick")
     let events = quick ? 1000 : 10_000
+    if CommandLine.arguments.contains(EmulatedUSB.clientFlag) {
+        return try await EmulatedUSBClient(arguments: CommandLine.arguments).run()
+    }
     let defaultMargin = HapticEngine.Options().leadMarginMicroseconds
-    // --simavr-only: just the firmware ELF figures (the rest take a minute of real time).
-    if !CommandLine.arguments.contains("--simavr-only") {
+    // --simavr-only / --emulated-usb-only: just that part (the rest takes a minute of real time).
+    let simavrOnly = CommandLine.arguments.contains("--simavr-only")
+    let usbOnly = CommandLine.arguments.contains("--emulated-usb-only")
+    if !simavrOnly && !usbOnly {
         print("== engine on the simulated board (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
         print(try await hostPathLatency(count: quick ? 200 : 2000).line("start latency, host path (start() returns)"))
@@ -66,11 +75,18 @@ func run() async throws {
             .line("start latency to 1st I2C write, real time, loaded"))
         load.stop()
     }
-    print("== engine on the firmware ELF under simavr (\(events) events, virtual time)")
-    if let root = SimavrBridgeDevice.packageRoot(), SimavrBridgeDevice.locate(packageRoot: root) != nil {
-        reportSimavr(try await simavrEventTiming(count: events, packageRoot: root), expected: events)
-    } else {
-        print("   skipped: the firmware ELF or sim-harness is not built (\(SimavrBridgeDevice.buildHint))")
+    if !usbOnly {
+        print("== engine on the firmware ELF under simavr (\(events) events, virtual time)")
+        if let root = SimavrBridgeDevice.packageRoot(), SimavrBridgeDevice.locate(packageRoot: root) != nil {
+            reportSimavr(try await simavrEventTiming(count: events, packageRoot: root), expected: events)
+        } else {
+            print("   skipped: the firmware ELF or sim-harness is not built (\(SimavrBridgeDevice.buildHint))")
+        }
+    }
+    if !simavrOnly {
+        print("== engine over emulated USB to the firmware ELF in real time (\(events) events; hapbridge emulate bridge --firmware elf)")
+        _ = try EmulatedUSB.run(
+            events: events, starts: quick ? 100 : 500, baseline: quick ? 500 : 2000, packageRoot: SimavrBridgeDevice.packageRoot() ?? ".")
     }
 }
 

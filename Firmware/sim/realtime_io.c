@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -64,4 +65,10 @@ void rt_wait_until(uint64_t host_us)
     struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000u), .tv_nsec = (long)(wait % 1000000u) * 1000};
     struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
     ppoll(&p, 1, &timeout, NULL);
+}
+
+bool rt_request_fifo(int priority)
+{
+    struct sched_param p = {.sched_priority = priority};
+    return sched_setscheduler(0, SCHED_FIFO, &p) == 0;
 }

@@ -17,5 +17,9 @@ void rt_stdin_nonblocking(void);
 bool rt_read_lines(bool (*handle)(char *line));
 /* Returns once the wall clock reads host_us, or earlier when stdin has input. */
 void rt_wait_until(uint64_t host_us);
+/* Asks SCHED_FIFO at this priority for the process, so the simulation keeps up with
+ * the wall clock while normal-priority work (builds, other tests) fills the cores;
+ * false where that is not permitted (it then stays at normal priority). */
+bool rt_request_fifo(int priority);
 
 #endif

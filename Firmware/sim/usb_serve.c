@@ -1,5 +1,5 @@
 /*
- * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N]
+ * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N]
  *
  * The firmware ELF under simavr as a USB device on a real-time bus: simulated
  * time is paced to the host's monotonic clock (the simulation runs ahead in
@@ -11,6 +11,10 @@
  * its answers come back as they are.  What the kernel does at enumeration
  * (SET_ADDRESS, GET_DESCRIPTOR, SET_CONFIGURATION) the host sends as control
  * transfers.
+ *
+ * --fifo-priority N asks SCHED_FIFO at N for the harness (where permitted; normal
+ * priority otherwise): the simulation needs about half a core to keep the wall
+ * clock, and at normal priority any busy process on the machine makes it lag.
  *
  * The board is the suite's (suite.h, boot_board): the serial number in the
  * EEPROM record the firmware reads its identity from (board_identity.h), a
@@ -421,7 +425,7 @@ static bool handle(char *cmd)
 /* Sleeps until the wall clock reaches simulated time (or the host writes). */
 static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
 
-static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us)
+static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority)
 {
     if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
         line("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
@@ -430,6 +434,9 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us)
     if (!boot_board(elf_path, serial, caterina_image, caterina_image_len)) {
         line("err cannot boot firmware %s", elf_path);
         return 1;
+    }
+    if (fifo_priority > 0) {
+        rt_request_fifo(fifo_priority);
     }
     rt_stdin_nonblocking();
     slice_cycles = (avr_cycle_count_t)SLICE_US * SIM_CYCLES_PER_US;
@@ -478,18 +485,21 @@ int usb_serve_command(int argc, char **argv)
 {
     const char *serial = NULL;
     uint32_t poll_us = USB_SERVE_DEFAULT_POLL_US;
+    int fifo_priority = 0;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
             serial = argv[i + 1];
         } else if (i + 1 < argc && strcmp(argv[i], "--poll-us") == 0) {
             poll_us = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        } else if (i + 1 < argc && strcmp(argv[i], "--fifo-priority") == 0) {
+            fifo_priority = atoi(argv[i + 1]);
         } else {
             argc = 0; /* usage */
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N]\n", argv[0]);
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N]\n", argv[0]);
         return 2;
     }
-    return usb_serve(argv[2], serial, poll_us);
+    return usb_serve(argv[2], serial, poll_us, fifo_priority);
 }

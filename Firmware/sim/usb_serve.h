@@ -8,9 +8,9 @@
 
 #define USB_SERVE_DEFAULT_POLL_US 125u
 
-/* sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N]: boots the board the
- * suite boots (its serial record in EEPROM, Caterina in the boot section),
- * resets the bus and serves until "quit" or end of input.  0, 1 when the
+/* sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N]:
+ * boots the board the suite boots (its serial record in EEPROM, Caterina in the
+ * boot section), resets the bus and serves until "quit" or end of input.  0, 1 when the
  * firmware could not be loaded or the simulated CPU stopped, 2 for bad usage. */
 int usb_serve_command(int argc, char **argv);
 

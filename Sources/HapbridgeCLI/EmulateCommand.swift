@@ -20,17 +20,35 @@ struct EmulateCommand: ParsableCommand {
             discussion: """
                 Each board is a USB device 1209:0001 on bus 1, port N (hardware address usb:1-N), answered \
                 live by the firmware core in real time (--firmware core) or by the firmware ELF under simavr \
-                (--firmware elf). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
+                (--firmware elf). Boards that misbehave, for testing a host's errors: --firmware noise (the \
+                bridge's descriptors, but bulk IN sends bytes that are never a frame and what is sent is \
+                ignored), --protocol 1.0 (the core answering as firmware 0.1 did: HELLO_REPLY at minor 0, \
+                1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
+                without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
                 `hapbridge emulate control list|unplug [BOARD]|replug [BOARD]|add [--serial S]`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board.
                 Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation failed; \
                 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
-        enum FirmwareKind: String, ExpressibleByArgument, CaseIterable, Sendable { case core, elf }
+        enum FirmwareKind: String, ExpressibleByArgument, CaseIterable, Sendable { case core, elf, noise }
 
-        @Option(help: "What runs the firmware: core (the firmware core in process, real time) or elf (the ELF under simavr, paced to real time).")
+        @Option(
+            help: """
+                What runs the firmware: core (the firmware core in process, real time), elf (the ELF under simavr, \
+                paced to real time) or noise (no firmware: noise on bulk IN, bulk OUT ignored).
+                """)
         var firmware: FirmwareKind = .core
+
+        @Option(
+            name: .customLong("protocol"),
+            help: ArgumentHelp(
+                "--firmware core: the protocol it speaks: 1.1, or 1.0 as firmware 0.1 answered (HELLO_REPLY at minor 0, 1.1's frames NAKed UNKNOWN_TYPE).",
+                valueName: "1.0|1.1"))
+        var protocolVersion: BridgeEmulation.ProtocolVersion = .v1_1
+
+        @Flag(help: "Every board's device node is read-only to COMMAND: opening it fails with EACCES, as without Hardware/udev/60-hapbridge.rules (as root, COMMAND runs without CAP_DAC_OVERRIDE).")
+        var denyAccess = false
 
         @Option(help: "How many boards to plug in (default: one, or one per --serial).")
         var boards: Int?
@@ -62,11 +80,15 @@ struct EmulateCommand: ParsableCommand {
                 do { try BridgeEmulation.validate(serial: s) } catch { throw ValidationError("--serial: \(error.description)") }
             }
             if Set(serials).count != serials.count { throw ValidationError("--serial: each board needs its own serial number") }
+            if protocolVersion != .v1_1 && firmware != .core {
+                throw ValidationError("--protocol \(protocolVersion.rawValue) needs --firmware core (the ELF is the firmware it is built from)")
+            }
         }
 
         func run() throws {
             let all = BridgeEmulation.serials(given: serials, count: max(boards ?? 1, serials.count))
-            let status = EmulationSession.run(.init(firmware: try makeFirmware(), serials: all, logPath: log, command: command))
+            let status = EmulationSession.run(
+                .init(firmware: try makeFirmware(), serials: all, logPath: log, denyAccess: denyAccess, command: command))
             throw ExitCode(status)
         }
 
@@ -75,7 +97,7 @@ struct EmulateCommand: ParsableCommand {
             case .core:
                 let profile: ActuatorProfile
                 do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw ValidationError("--actuator: \(error)") }
-                return .core(SimulatedBoard.Configuration(profile: profile))
+                return .core(SimulatedBoard.Configuration(profile: profile), protocol: protocolVersion)
             case .elf:
                 let root = SimavrBridgeDevice.packageRoot() ?? "."
                 let built = SimavrBridgeDevice.locate(packageRoot: root)
@@ -88,6 +110,8 @@ struct EmulateCommand: ParsableCommand {
                         "--firmware elf needs \(artifacts.harness) and \(artifacts.firmware): \(SimavrBridgeDevice.buildHint)")
                 }
                 return .elf(artifacts)
+            case .noise:
+                return .noise
             }
         }
     }
@@ -115,3 +139,5 @@ struct EmulateCommand: ParsableCommand {
         }
     }
 }
+
+extension BridgeEmulation.ProtocolVersion: ExpressibleByArgument {}

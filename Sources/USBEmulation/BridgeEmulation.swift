@@ -20,10 +20,21 @@ import Synchronization
 public final class BridgeEmulation: Sendable {
     /// What runs the firmware.
     public enum Firmware: Sendable {
-        /// The firmware core in process, in real time, on this board configuration.
-        case core(SimulatedBoard.Configuration)
+        /// The firmware core in process, in real time, on this board configuration,
+        /// answering as the firmware of that protocol version did.
+        case core(SimulatedBoard.Configuration, protocol: ProtocolVersion = .v1_1)
         /// The firmware ELF under simavr (`sim-harness --usb`), paced to real time.
         case elf(SimavrBridgeDevice.Artifacts)
+        /// No hapbridge firmware: the bridge's descriptors, noise on bulk IN
+        /// (`NoiseBridgeBoard`).
+        case noise
+    }
+
+    /// The protocol a core board speaks: 1.1 is today's core; 1.0 is the core as
+    /// firmware 0.1 answered (`LegacyProtocolFilter`).
+    public enum ProtocolVersion: String, Sendable, CaseIterable {
+        case v1_0 = "1.0"
+        case v1_1 = "1.1"
     }
 
     /// One board as `list` shows it.
@@ -50,6 +61,8 @@ public final class BridgeEmulation: Sendable {
     public let testbed: Testbed
     public let log: EmulationLog
     private let firmware: Firmware
+    /// Every board's node is read-only (see `Testbed.denyWrites`).
+    private let denyAccess: Bool
     private let queue = DispatchQueue(label: "hapbridge.emulation")
     private let state: Mutex<State>
 
@@ -79,10 +92,13 @@ public final class BridgeEmulation: Sendable {
     }
 
     /// The testbed must be made first (it needs the preload, see `Preload`).
-    public init(testbed: Testbed, firmware: Firmware, log: EmulationLog) {
+    /// `denyAccess`: every board's device node is read-only, so opening it for
+    /// writing (as libusb does) fails with EACCES.
+    public init(testbed: Testbed, firmware: Firmware, log: EmulationLog, denyAccess: Bool = false) {
         self.testbed = testbed
         self.firmware = firmware
         self.log = log
+        self.denyAccess = denyAccess
         state = Mutex(State())
     }
 
@@ -215,6 +231,15 @@ public final class BridgeEmulation: Sendable {
             throw error
         }
         state.withLock { $0.slots[index].plugged = Plugged(record: record, handler: handler) }
+        if denyAccess {
+            // After the "add" uevent: a client opening the node the moment it hears of
+            // it can still win that race.
+            do throws(EmulationError) { try testbed.denyWrites(node: record.node) } catch {
+                removeFromBus(index, reason: "emulation failed")
+                powerOff(index)
+                throw error
+            }
+        }
         var entry = EmulationLog.Entry(event: "plug", board: name, serial: serial)
         entry.node = record.node
         log.record(entry)
@@ -248,10 +273,12 @@ public final class BridgeEmulation: Sendable {
     private func powerOn(port: Int, serial: String, name: String) throws(EmulationError) -> any USBDeviceModel {
         let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
         switch firmware {
-        case .core(let configuration):
-            return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, events: events)
+        case .core(let configuration, let version):
+            return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, protocolVersion: version, events: events)
         case .elf(let artifacts):
             return try ELFBridgeBoard(artifacts: artifacts, serial: serial, name: name, events: events)
+        case .noise:
+            return try NoiseBridgeBoard(serial: serial, seed: UInt64(port))
         }
     }
 
@@ -301,10 +328,11 @@ public final class BridgeEmulation: Sendable {
             e.bytes = Hex.encode(bytes)
             e.ack = ack
             log.record(e)
-        case .bulkOut(let boardUS, let hostUS, let bytes):
+        case .bulkOut(let boardUS, let hostUS, let submittedUS, let bytes):
             guard log.isEnabled else { return }
             var e = EmulationLog.Entry(event: "bulk_out", board: name, serial: serial, hostMicroseconds: hostUS)
             e.board_us = boardUS
+            e.submit_us = submittedUS
             e.bytes = Hex.encode(bytes)
             log.record(e)
         case .left(let reason):

@@ -57,6 +57,12 @@ struct ChildProcess {
         return .success(ChildProcess(pid: pid))
     }
 
+    /// An executable's path found on $PATH, as posix_spawnp would find it.
+    static func find(executable name: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+
     /// Waits for it to end: its exit status, or 128 + the signal that killed it.
     func wait() -> Int32 {
         var status: Int32 = 0

@@ -18,6 +18,9 @@ import Synchronization
 /// of the frames the core sends. Nothing moves on the bulk endpoints before
 /// SET_CONFIGURATION, as on the board.
 ///
+/// At protocol 1.0 a `LegacyProtocolFilter` sits between the USB side and the core,
+/// and the device descriptor carries firmware 0.1's bcdDevice.
+///
 /// The port's bootloader jump (ENTER_BOOTLOADER) detaches the board; as under simavr,
 /// where there is no bootloader to stay in, it comes back as a freshly booted board.
 final class CoreBridgeBoard: USBDeviceModel {
@@ -25,6 +28,8 @@ final class CoreBridgeBoard: USBDeviceModel {
     static let tickMicroseconds: UInt64 = 500
 
     private let boardConfiguration: SimulatedBoard.Configuration
+    /// Answers as firmware 0.1 (protocol 1.0) did (`LegacyProtocolFilter`).
+    private let legacy: Bool
     private let events: @Sendable (BoardEvent) -> Void
     private let wakeup = Wakeup()
     private let state: Mutex<State>
@@ -33,39 +38,34 @@ final class CoreBridgeBoard: USBDeviceModel {
     private struct State {
         var host: (any USBHostPort)?
         var usb: StandardRequests
-        var inbox: [(bytes: [UInt8], completion: @Sendable (USBPipeResult) -> Void)] = []
+        var inbox: [Inbound] = []
         var outbound: [UInt8] = []
         var polling: Set<UInt8> = []
         var running = true
     }
 
+    /// A bulk OUT transfer waiting for the board, with when it reached the device.
+    private struct Inbound {
+        var bytes: [UInt8]
+        var submittedHostMicroseconds: UInt64
+        var completion: @Sendable (USBPipeResult) -> Void
+    }
+
     init(
-        serial: String, boardConfiguration: SimulatedBoard.Configuration, events: @escaping @Sendable (BoardEvent) -> Void
+        serial: String, boardConfiguration: SimulatedBoard.Configuration, protocolVersion: BridgeEmulation.ProtocolVersion,
+        events: @escaping @Sendable (BoardEvent) -> Void
     ) throws(EmulationError) {
         let serialNumber: BoardSerialNumber
         do { serialNumber = try BoardSerialNumber(serial) } catch { throw .invalidSerial(error.description) }
-        guard let serialDescriptor = USBIdentity.stringDescriptor(serialNumber.text) else {
-            throw .invalidSerial("serial number \"\(serial)\" does not fit a USB string descriptor")
-        }
-        let strings: [[UInt8]] = [
-            [4, 3, UInt8(USBIdentity.languageID & 0xFF), UInt8(USBIdentity.languageID >> 8)],
-            USBIdentity.stringDescriptor(USBIdentity.manufacturer) ?? [],
-            USBIdentity.stringDescriptor(USBIdentity.product) ?? [],
-            serialDescriptor,
-        ]
-        let usb: StandardRequests
-        do {
-            usb = try StandardRequests(
-                deviceDescriptor: USBIdentity.deviceDescriptor, configurationDescriptor: USBIdentity.configurationDescriptor, strings: strings)
-        } catch {
-            throw .enumeration(board: serial, step: "usb_identity.h descriptors", detail: error.description)
-        }
+        let legacy = protocolVersion == .v1_0
+        let usb = try StandardRequests.bridgeBoard(serial: serial, bcdDevice: legacy ? LegacyProtocolFilter.bcdDevice : nil)
         var configuration = boardConfiguration
         // HELLO_REPLY carries the same serial as the string descriptor, as on the board.
         configuration.serialNumber = serialNumber
         // Hours of real time: no acceleration trace, and the I2C log is drained each tick.
         configuration.recordsAcceleration = false
         self.boardConfiguration = configuration
+        self.legacy = legacy
         self.events = events
         state = Mutex(State(usb: usb))
         let thread = Thread { [self] in run() }
@@ -106,7 +106,7 @@ final class CoreBridgeBoard: USBDeviceModel {
         let accepted = state.withLock { s -> USBPipeResult? in
             guard s.running else { return .gone }
             guard endpoint == USBIdentity.bulkOut else { return .stall }
-            s.inbox.append((data, completion))
+            s.inbox.append(Inbound(bytes: data, submittedHostMicroseconds: RealTimeExecutor.monotonicMicroseconds(), completion: completion))
             return nil
         }
         if let accepted { return completion(accepted) }
@@ -135,10 +135,11 @@ final class CoreBridgeBoard: USBDeviceModel {
 
     private func run() {
         var board = SimulatedBoard(configuration: boardConfiguration)
+        var filter = legacy ? LegacyProtocolFilter() : nil
         var origin = RealTimeExecutor.monotonicMicroseconds()
         defer { finished.signal() }
         while true {
-            let taken = state.withLock { s -> [(bytes: [UInt8], completion: @Sendable (USBPipeResult) -> Void)]? in
+            let taken = state.withLock { s -> [Inbound]? in
                 guard s.running else { return nil }
                 // Host bytes wait in the bank (NAKed) until the board is configured; a
                 // halted endpoint STALLs them.
@@ -154,14 +155,17 @@ final class CoreBridgeBoard: USBDeviceModel {
                 events(.failed("the firmware core stopped: \(error)"))
                 return
             }
-            for (bytes, completion) in taken {
+            for t in taken {
                 let halted = state.withLock { $0.usb.halted.contains(USBIdentity.bulkOut) }
-                if halted { completion(.stall); continue }
-                board.send(bytes)
-                events(.bulkOut(boardMicroseconds: Double(board.boardTime), hostMicroseconds: origin + board.time, bytes: bytes))
-                completion(.done([]))
+                if halted { t.completion(.stall); continue }
+                board.send(filter?.hostToBoard(t.bytes) ?? t.bytes)
+                events(
+                    .bulkOut(
+                        boardMicroseconds: Double(board.boardTime), hostMicroseconds: origin + board.time,
+                        submittedHostMicroseconds: t.submittedHostMicroseconds, bytes: t.bytes))
+                t.completion(.done([]))
             }
-            report(board, origin: origin)
+            report(board, origin: origin, filter: &filter)
             if board.bootloaderEntries > 0 {
                 flushBeforeDetach()
                 events(.left(reason: "bootloader"))
@@ -170,6 +174,7 @@ final class CoreBridgeBoard: USBDeviceModel {
                     s.outbound = []
                 }
                 board = SimulatedBoard(configuration: boardConfiguration)
+                filter = legacy ? LegacyProtocolFilter() : nil
                 origin = RealTimeExecutor.monotonicMicroseconds()
                 events(.returned(reason: "bootloader"))
                 continue
@@ -193,8 +198,12 @@ final class CoreBridgeBoard: USBDeviceModel {
     static let flushBoundMicroseconds: UInt64 = 25_000
 
     /// Frames to the IN ring, I2C transactions to the log.
-    private func report(_ board: SimulatedBoard, origin: UInt64) {
-        let frames = board.receivedFrames()
+    private func report(_ board: SimulatedBoard, origin: UInt64, filter: inout LegacyProtocolFilter?) {
+        var frames = board.receivedFrames()
+        if var f = filter {
+            frames = frames.map { f.boardToHost($0) }
+            filter = f
+        }
         if !frames.isEmpty { state.withLock { $0.outbound += frames.joined() } }
         for t in board.i2cLog {
             events(

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RealTime
 import SimavrBridgeDevice
 import Synchronization
 
@@ -17,6 +18,11 @@ import Synchronization
 final class ELFBridgeBoard: USBDeviceModel {
     /// The longest wait for the harness to boot the firmware.
     static let readySeconds: Double = 30
+    /// SCHED_FIFO priority the harness asks for (granted to root): above every normal
+    /// process, so a busy machine does not make the simulation lag the wall clock, and
+    /// below the one a HapticEngine asks for its service thread, which it must not
+    /// delay. Refused, the harness runs at normal priority.
+    static let harnessFIFOPriority = 10
 
     private let child: ChildProcess
     private let socket: Int32
@@ -29,6 +35,7 @@ final class ELFBridgeBoard: USBDeviceModel {
         var id: Int
         var endpoint: UInt8
         var data: [UInt8]
+        var submittedHostMicroseconds: UInt64
         var completion: @Sendable (USBPipeResult) -> Void
     }
 
@@ -61,7 +68,8 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
         let spawned = ChildProcess.spawn(
-            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial], stdio: fds[1], ownGroup: true)
+            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)],
+            stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {
         case .success(let c): child = c
@@ -112,9 +120,10 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
         guard !data.isEmpty else { return completion(.done([])) }  // a zero-length packet carries nothing to the firmware
+        let submitted = RealTimeExecutor.monotonicMicroseconds()
         let first = state.withLock { s -> PendingOut?? in
             guard !s.closed else { return .none }
-            let out = PendingOut(id: s.id(), endpoint: endpoint, data: data, completion: completion)
+            let out = PendingOut(id: s.id(), endpoint: endpoint, data: data, submittedHostMicroseconds: submitted, completion: completion)
             s.outs[endpoint, default: []].append(out)
             return .some(s.outs[endpoint]?.count == 1 ? out : nil)
         }
@@ -253,7 +262,10 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         guard let done else { return }
         if result == .done([]), words.count >= 5, let boardUS = Double(words[3]), let hostUS = UInt64(words[4]) {
-            events(.bulkOut(boardMicroseconds: boardUS, hostMicroseconds: hostUS, bytes: done.data))
+            events(
+                .bulkOut(
+                    boardMicroseconds: boardUS, hostMicroseconds: hostUS, submittedHostMicroseconds: done.submittedHostMicroseconds,
+                    bytes: done.data))
         }
         done.completion(result)
         if let next { sendOut(next) }

@@ -16,13 +16,15 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
     case boardState(String)
     /// The control socket could not be set up or reached.
     case controlSocket(String)
-    /// The log file could not be opened.
+    /// The log file could not be opened or read.
     case log(String)
+    /// `--deny-access` could not make the nodes refuse COMMAND.
+    case accessDenial(String)
 
     public var description: String {
         switch self {
         case .preload(let s), .testbed(let s), .harness(let s), .controlSocket(let s), .log(let s),
-            .boardState(let s), .invalidSerial(let s):
+            .boardState(let s), .invalidSerial(let s), .accessDenial(let s):
             s
         case .enumeration(let board, let step, let detail): "board \(board) did not enumerate: \(step): \(detail)"
         case .noSuchBoard(let name): "no board \(name) (see `list`)"

@@ -11,21 +11,25 @@ import Synchronization
 ///   {"event":"unplug",…}
 ///   {"event":"i2c","board":"1-1","serial":"0001","board_us":12500,"host_us":…,"op":"w","address":90,"bytes":"1d7f","ack":true}
 ///   {"event":"reboot",…,"reason":"watchdog"}      the firmware restarted (new board clock)
-///   {"event":"bulk_out","board":"1-1","serial":"0001","board_us":…,"host_us":…,"bytes":"a506…"}
+///   {"event":"bulk_out","board":"1-1","serial":"0001","board_us":…,"host_us":…,"submit_us":…,"bytes":"a506…"}
 ///   {"event":"error",…,"message":"…"}
 ///
 /// `board_us` is the firmware's own clock (what a stamp means). For the ELF under
 /// simavr it is the firmware's Timer1 clock at the START condition, and `board_stop_us`
 /// adds the clock at STOP; `host_us` is then read when the harness reported it (within
 /// one simulation slice, ~100 µs of simulated time, of the bus transaction).
+/// A `bulk_out`'s `host_us` is when the firmware had taken the transfer's last byte,
+/// its `submit_us` when the transfer reached the device model (the host's side of the
+/// bus: libusb, usbdevfs and umockdev's round trip behind it).
 public final class EmulationLog: Sendable {
-    public struct Entry: Encodable, Sendable {
+    public struct Entry: Codable, Sendable {
         public var event: String
         public var board: String?
         public var serial: String?
         public var host_us: UInt64
         public var board_us: Double?
         public var board_stop_us: Double?
+        public var submit_us: UInt64?
         public var op: String?
         public var address: Int?
         public var bytes: String?
@@ -58,6 +62,22 @@ public final class EmulationLog: Sendable {
 
     public var isEnabled: Bool { file.withLock { $0 != nil } }
 
+    /// The entries of a log file, in order (for tests and benchmarks reading a run's
+    /// log, also while the emulation still writes it: a last line without its newline
+    /// is still being written and is left out).
+    public static func entries(atPath path: String) throws(EmulationError) -> [Entry] {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .log("cannot read the log file \(path): \(error.localizedDescription)") }
+        let decoder = JSONDecoder()
+        var entries: [Entry] = []
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().enumerated() {
+            do { entries.append(try decoder.decode(Entry.self, from: Data(line.utf8))) } catch {
+                throw .log("\(path) line \(i + 1) is not a log entry: \(error)")
+            }
+        }
+        return entries
+    }
+
     public func record(_ entry: Entry) {
         file.withLock { f in
             guard let f else { return }
@@ -72,4 +92,9 @@ public final class EmulationLog: Sendable {
 
 struct FileHandleBox: @unchecked Sendable {
     let handle: FileHandle
+}
+
+extension EmulationLog.Entry {
+    /// `bytes` decoded from hex; nil when there are none or they are not hex.
+    public var decodedBytes: [UInt8]? { bytes.flatMap { Hex.decode($0) } }
 }

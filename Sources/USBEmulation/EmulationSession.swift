@@ -20,12 +20,16 @@ public enum EmulationSession {
         /// One per board, in port order.
         public var serials: [String]
         public var logPath: String?
+        /// Every board's node refuses COMMAND write access (EACCES on open), as a node
+        /// without the udev rule does (`BridgeEmulation(denyAccess:)`, `accessDenied`).
+        public var denyAccess: Bool
         public var command: [String]
 
-        public init(firmware: BridgeEmulation.Firmware, serials: [String], logPath: String?, command: [String]) {
+        public init(firmware: BridgeEmulation.Firmware, serials: [String], logPath: String?, denyAccess: Bool = false, command: [String]) {
             self.firmware = firmware
             self.serials = serials
             self.logPath = logPath
+            self.denyAccess = denyAccess
             self.command = command
         }
     }
@@ -37,17 +41,33 @@ public enum EmulationSession {
             let log = try EmulationLog(path: options.logPath)
             let testbed = try Testbed()
             defer { testbed.close() }
-            let emulation = BridgeEmulation(testbed: testbed, firmware: options.firmware, log: log)
+            let emulation = BridgeEmulation(testbed: testbed, firmware: options.firmware, log: log, denyAccess: options.denyAccess)
             defer { emulation.close() }
             for serial in options.serials { try emulation.add(serial: serial) }
             let server = try ControlServer(path: testbed.root + "/control", execute: { emulation.execute($0) })
             defer { server.stop() }
             setenv(ControlServer.environmentVariable, server.path, 1)
-            return runCommand(options.command, emulation: emulation)
+            var command = options.command
+            if options.denyAccess, let node = emulation.list().first?.node, testbed.canWrite(node: node) {
+                command = try withoutDACOverride(command)
+            }
+            return runCommand(command, emulation: emulation)
         } catch {
             FileHandle.standardError.write(Data("hapbridge emulate: \(error.description)\n".utf8))
             return ChildProcess.emulationFailed
         }
+    }
+
+    /// COMMAND under `setpriv` without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (in
+    /// its inheritable and bounding sets, so an exec as root cannot regain them): how
+    /// root's COMMAND meets the read-only node as a user meets a node without the udev
+    /// rule. Everything else it may do as before.
+    static func withoutDACOverride(_ command: [String]) throws(EmulationError) -> [String] {
+        guard let setpriv = ChildProcess.find(executable: "setpriv") else {
+            throw .accessDenial("--deny-access runs COMMAND through setpriv (Debian package util-linux) to drop root's CAP_DAC_OVERRIDE, and it is not installed")
+        }
+        let dropped = "-dac_override,-dac_read_search"
+        return [setpriv, "--inh-caps=\(dropped)", "--bounding-set=\(dropped)", "--"] + command
     }
 
     private static func runCommand(_ command: [String], emulation: BridgeEmulation) -> Int32 {

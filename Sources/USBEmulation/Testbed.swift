@@ -1,4 +1,5 @@
 import CUMockdev
+import Glibc
 import Synchronization
 
 /// A umockdev testbed: the fake /sys and /dev that every process started under
@@ -67,6 +68,20 @@ public final class Testbed: Sendable {
     public func remove(_ syspath: String) {
         testbed.withLock { t in t.map { umockdev_testbed_remove_device($0.raw, syspath) } }
     }
+
+    /// Makes a device node read-only (mode 0444), as a node without a udev rule
+    /// granting access is to a user (root's, 0664): opening it for writing, which
+    /// libusb does, fails with EACCES for any process without CAP_DAC_OVERRIDE.
+    func denyWrites(node: String) throws(EmulationError) {
+        let path = root + node
+        guard chmod(path, 0o444) == 0 else {
+            throw .accessDenial("cannot make \(path) read-only: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether this process could still open a node for writing (root's
+    /// CAP_DAC_OVERRIDE ignores the mode).
+    func canWrite(node: String) -> Bool { faccessat(AT_FDCWD, root + node, W_OK, AT_EACCESS) == 0 }
 
     public func setAttribute(_ syspath: String, _ name: String, _ value: String) {
         testbed.withLock { t in t.map { umockdev_testbed_set_attribute($0.raw, syspath, name, value) } }

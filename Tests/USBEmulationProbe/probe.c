@@ -22,6 +22,12 @@
  *                                 board reports its stop (EVENT_STOPPED)
  *   idle SECONDS                  a bulk IN pending and the event loop running for that
  *                                 long (for measuring the emulation's CPU use meanwhile)
+ *   open                          libusb_open on every 1209:0001 device: its result
+ *   noise BYTES                   HELLO, then that many bytes from bulk IN: how many were
+ *                                 the frame magic and how many whole valid frames they held
+ *   later-frames                  HELLO (offering this probe's minor), then protocol 1.1's
+ *                                 I2C_READ, I2C_WRITE and REPLACE_FROM, then a SYNC: the
+ *                                 board's answer to each, found by its sequence number
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, kill under -std=c11 */
 
@@ -43,6 +49,9 @@
 #include "hapbridge/usb_identity.h"
 
 #define TIMEOUT_MS 5000u
+/* later-frames' I2C address: one nothing answers on an emulated board (an
+ * accelerometer's, PROTOCOL.md "Untimed I2C"), so its write changes nothing. */
+#define ABSENT_I2C_ADDRESS 0x18u
 #define GUARD_SECONDS 20.0
 
 static void die(const char *fmt, ...)
@@ -168,19 +177,17 @@ static int take_frame(rx *r, uint8_t *payload, uint8_t *len)
     }
 }
 
-/* Reads bulk IN until a frame of this type arrives. */
-static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
+/* The next whole, valid frame from bulk IN: its type, payload in out.  `what` names
+ * what is awaited when none comes within the guard. */
+static int next_frame(libusb_device_handle *h, rx *r, uint8_t *payload, uint8_t *len, double deadline, const char *what)
 {
-    double deadline = now_us() + GUARD_SECONDS * 1e6;
     for (;;) {
-        int t;
-        while ((t = take_frame(r, payload, len)) >= 0) {
-            if (t == type) {
-                return;
-            }
+        int t = take_frame(r, payload, len);
+        if (t >= 0) {
+            return t;
         }
         if (now_us() > deadline) {
-            die("no frame of type 0x%02x within %.0f s", type, GUARD_SECONDS);
+            die("no %s within %.0f s", what, GUARD_SECONDS);
         }
         int got = 0;
         int e = libusb_bulk_transfer(h, HB_USB_EP_BULK_IN, r->bytes + r->len, HB_USB_BULK_SIZE, &got, TIMEOUT_MS);
@@ -188,6 +195,17 @@ static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *pa
             check(e, "bulk IN");
         }
         r->len += got;
+    }
+}
+
+/* Reads bulk IN until a frame of this type arrives. */
+static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
+{
+    double deadline = now_us() + GUARD_SECONDS * 1e6;
+    char what[32];
+    snprintf(what, sizeof what, "frame of type 0x%02x", type);
+    while (next_frame(h, r, payload, len, deadline, what) != type) {
+        /* other frames are skipped */
     }
 }
 
@@ -217,6 +235,7 @@ static void print_board(libusb_device_handle *h)
 
 static void print_hello(const uint8_t *reply, uint8_t len)
 {
+    printf("hello-length bytes=%u\n", len);
     char serial[HB_SERIAL_MAX_LEN + 1] = "-";
     if (len >= HB_HELLO_REPLY_1_1_LEN && reply[HB_HELLO_REPLY_OFF_SERIAL_LEN] <= HB_SERIAL_MAX_LEN) {
         memcpy(serial, &reply[HB_HELLO_REPLY_OFF_SERIAL], reply[HB_HELLO_REPLY_OFF_SERIAL_LEN]);
@@ -503,11 +522,124 @@ static int cmd_idle(libusb_context *ctx, double seconds)
     return 0;
 }
 
+static int cmd_open(libusb_context *ctx)
+{
+    libusb_device **list;
+    ssize_t n = libusb_get_device_list(ctx, &list);
+    check((int)n, "libusb_get_device_list");
+    for (ssize_t i = 0; i < n; i++) {
+        struct libusb_device_descriptor d;
+        if (libusb_get_device_descriptor(list[i], &d) < 0 || d.idVendor != HB_USB_VID || d.idProduct != HB_USB_PID) {
+            continue;
+        }
+        libusb_device_handle *h;
+        int e = libusb_open(list[i], &h);
+        printf("open bus=%u address=%u result=%s\n", libusb_get_bus_number(list[i]), libusb_get_device_address(list[i]),
+               e == 0 ? "OK" : libusb_error_name(e));
+        if (e == 0) {
+            libusb_close(h);
+        }
+    }
+    libusb_free_device_list(list, 1);
+    return 0;
+}
+
+static int cmd_noise(libusb_context *ctx, int want)
+{
+    libusb_device_handle *h = open_board(ctx, NULL);
+    uint8_t p[HB_HELLO_LEN] = {0};
+    p[HB_HELLO_OFF_MAJOR] = HB_PROTO_VERSION_MAJOR;
+    p[HB_HELLO_OFF_MINOR] = HB_PROTO_VERSION_MINOR;
+    send_frame(h, HB_T_HELLO, p, sizeof p);
+    rx r = {.len = 0};
+    int total = 0, magic = 0, frames = 0;
+    double deadline = now_us() + GUARD_SECONDS * 1e6;
+    while (total < want) {
+        if (now_us() > deadline) {
+            die("only %d of %d bytes within %.0f s", total, want, GUARD_SECONDS);
+        }
+        int got = 0;
+        int e = libusb_bulk_transfer(h, HB_USB_EP_BULK_IN, r.bytes + r.len, HB_USB_BULK_SIZE, &got, TIMEOUT_MS);
+        if (e < 0 && e != LIBUSB_ERROR_TIMEOUT) {
+            check(e, "bulk IN");
+        }
+        for (int i = 0; i < got; i++) {
+            magic += r.bytes[r.len + i] == HB_FRAME_MAGIC;
+        }
+        total += got;
+        r.len += got;
+        uint8_t payload[HB_FRAME_MAX_PAYLOAD], len;
+        while (take_frame(&r, payload, &len) >= 0) {
+            frames++;
+        }
+        if (r.len > (int)sizeof r.bytes - HB_USB_BULK_SIZE) { /* only a partial frame can stay: keep its tail */
+            int keep = HB_FRAME_MAX_LEN;
+            memmove(r.bytes, r.bytes + r.len - keep, (size_t)keep);
+            r.len = keep;
+        }
+    }
+    printf("noise bytes=%d magic=%d frames=%d\n", total, magic, frames);
+    libusb_close(h);
+    return 0;
+}
+
+/* The board's answer to the host frame with this sequence number: a NAK naming it, or
+ * a frame of `answer` (whose first payload byte is the request's sequence, unless it
+ * is a SYNC_REPLY). */
+static void print_answer(libusb_device_handle *h, rx *r, uint8_t sent_type, uint8_t seq, uint8_t answer)
+{
+    double deadline = now_us() + GUARD_SECONDS * 1e6;
+    for (;;) {
+        uint8_t payload[HB_FRAME_MAX_PAYLOAD], len;
+        int t = next_frame(h, r, payload, &len, deadline, "answer");
+        if (t == HB_T_NAK && payload[HB_NAK_OFF_SEQ] == seq) {
+            printf("answer sent=0x%02x type=nak reason=%u nak_type=0x%02x\n", sent_type, payload[HB_NAK_OFF_REASON],
+                   payload[HB_NAK_OFF_TYPE]);
+            return;
+        }
+        if (t == answer && (answer == HB_T_SYNC_REPLY || payload[0] == seq)) {
+            printf("answer sent=0x%02x type=0x%02x\n", sent_type, (unsigned)t);
+            return;
+        }
+    }
+}
+
+static int cmd_later_frames(libusb_context *ctx)
+{
+    libusb_device_handle *h = open_board(ctx, NULL);
+    rx r = {.len = 0};
+    uint8_t reply[HB_FRAME_MAX_PAYLOAD];
+    print_hello(reply, hello(h, &r, 0, reply));
+
+    uint8_t read[HB_I2C_READ_LEN] = {ABSENT_I2C_ADDRESS, 0x00, 1};
+    uint8_t seq = host_seq;
+    send_frame(h, HB_T_I2C_READ, read, sizeof read);
+    print_answer(h, &r, HB_T_I2C_READ, seq, HB_T_I2C_RESULT);
+
+    uint8_t write[HB_I2C_WRITE_MIN_LEN] = {ABSENT_I2C_ADDRESS, 0x00, 0x00};
+    seq = host_seq;
+    send_frame(h, HB_T_I2C_WRITE, write, sizeof write);
+    print_answer(h, &r, HB_T_I2C_WRITE, seq, HB_T_I2C_RESULT);
+
+    uint8_t replace[HB_REPLACE_FROM_LEN] = {0};
+    seq = host_seq;
+    send_frame(h, HB_T_REPLACE_FROM, replace, sizeof replace);
+    print_answer(h, &r, HB_T_REPLACE_FROM, seq, HB_T_REPLACED);
+
+    uint8_t sync[HB_SYNC_LEN] = {0};
+    hb_put_u32(&sync[HB_SYNC_OFF_TOKEN], 0x5EC0u);
+    seq = host_seq;
+    send_frame(h, HB_T_SYNC, sync, sizeof sync);
+    print_answer(h, &r, HB_T_SYNC, seq, HB_T_SYNC_REPLY);
+    libusb_close(h);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
-            "bootloader | silence KEEPALIVE_MS | idle SECONDS",
+            "bootloader | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames",
             argv[0]);
     }
     const char *serial = NULL;
@@ -537,6 +669,12 @@ int main(int argc, char **argv)
         status = cmd_bootloader(ctx);
     } else if (strcmp(argv[1], "idle") == 0 && argc == 3) {
         status = cmd_idle(ctx, atof(argv[2]));
+    } else if (strcmp(argv[1], "open") == 0) {
+        status = cmd_open(ctx);
+    } else if (strcmp(argv[1], "noise") == 0 && argc == 3 && atoi(argv[2]) > 0) {
+        status = cmd_noise(ctx, atoi(argv[2]));
+    } else if (strcmp(argv[1], "later-frames") == 0) {
+        status = cmd_later_frames(ctx);
     } else if (strcmp(argv[1], "silence") == 0 && argc == 3) {
         status = cmd_silence(ctx, (uint16_t)atoi(argv[2]));
     } else {

@@ -10,6 +10,8 @@ enum Emulate {
     static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     static let hapbridge = products + "/hapbridge"
     static let probe = products + "/usb-emulation-probe"
+    /// The product's path (DeviceCatalog, USBBridgeTransport, BridgeSession) as a COMMAND.
+    static let sessionProbe = products + "/bridge-session-probe"
     static let packageRoot = SimavrBridgeDevice.packageRoot(above: #filePath) ?? "."
 
     /// HAPBRIDGE_REQUIRE_SIMAVR=1 (scripts/test) turns "ELF not built, skipped" into a failure.
@@ -20,11 +22,14 @@ enum Emulate {
 
     enum Backing: String, CustomTestStringConvertible, Sendable {
         case core, elf
+        /// No firmware: noise on bulk IN (a misbehaving board, not a backing of the bridge).
+        case noise
         var testDescription: String { "--firmware \(rawValue)" }
 
         var arguments: [String] {
             switch self {
             case .core: return ["--firmware", "core"]
+            case .noise: return ["--firmware", "noise"]
             case .elf:
                 let a = Emulate.artifacts
                 return ["--firmware", "elf", "--elf", a?.firmware ?? "missing.elf", "--harness", a?.harness ?? "missing-harness"]

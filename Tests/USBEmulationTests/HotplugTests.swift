@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import USBEmulation
 
 extension EmulatedBoards {
     /// Unplugging and plugging back while COMMAND runs, as libusb sees it: a transfer in
@@ -42,7 +43,7 @@ extension EmulatedBoards {
             #expect(run.record("ack")["type"] == "0x08")
             #expect(run.records("hotplug").map { $0["event"] } == ["left", "arrived"])
             #expect(run.records("hello-reply").count == 2)
-            let events = try LogFile(path: log).events.map(\.event).filter { ["plug", "unplug", "reboot"].contains($0) }
+            let events = try EmulationLog.entries(atPath: log).map(\.event).filter { ["plug", "unplug", "reboot"].contains($0) }
             #expect(events.prefix(4) == ["plug", "unplug", "reboot", "plug"])
         }
 

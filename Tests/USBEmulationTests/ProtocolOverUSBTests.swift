@@ -3,6 +3,7 @@ import CHapbridgeProtocol
 import DRV2605
 import Foundation
 import Testing
+import USBEmulation
 
 extension EmulatedBoards {
     /// A real libusb client exchanging protocol frames with emulated boards over their
@@ -47,7 +48,7 @@ extension EmulatedBoards {
             // PROTOCOL.md, Safety: "Host silence: no CRC-valid frame for the keep-alive
             // timeout → stop, flush, EVENT_STOPPED HOST_SILENT".
             #expect(run.record("stopped")["reason"] == String(HB_STOP_HOST_SILENT))
-            let events = try LogFile(path: log).events
+            let events = try EmulationLog.entries(atPath: log)
             let lastFrame = try #require(events.last { $0.event == "bulk_out" }?.board_us)
             let stopAt = try #require(UInt32(run.record("stopped")["at_us"] ?? ""))
             let silence = Double(stopAt) - lastFrame
@@ -59,39 +60,10 @@ extension EmulatedBoards {
             // MODE standby, logged with both clocks.
             let expiry = lastFrame + Double(keepAlive * 1000)
             let writes = events.filter { $0.event == "i2c" && $0.op == "w" && (expiry...Double(stopAt)).contains($0.board_us ?? -1) }
-                .compactMap { $0.bytes.flatMap(bytes) }
+                .compactMap(\.decodedBytes)
             #expect(writes.contains([RegisterAddress.rtpInput.rawValue, 0]))
             #expect(writes.contains { $0.count == 2 && $0[0] == RegisterAddress.mode.rawValue && ModeRegister(rawValue: $0[1]).standby })
             #expect(events.filter { $0.event == "i2c" }.allSatisfy { $0.host_us > 0 })
         }
     }
-}
-
-/// The emulation's --log, one JSON object per line.
-struct LogFile {
-    struct Event: Decodable {
-        var event: String
-        var board: String?
-        var serial: String?
-        var host_us: UInt64
-        var board_us: Double?
-        var op: String?
-        var bytes: String?
-        var node: String?
-        var reason: String?
-    }
-
-    let events: [Event]
-
-    init(path: String) throws {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        events = try text.split(separator: "\n").map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
-    }
-}
-
-/// The log's hex bytes.
-func bytes(_ hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
 }

@@ -1,0 +1,60 @@
+// bridge-session-probe [ADDRESS]: the product's own path to a bridge board, as
+// `hapbridge` takes it — DeviceCatalog opens ADDRESS (default `usb`) through
+// USBBridgeTransport, BridgeSession says HELLO and reads the chip's STATUS register —
+// run as COMMAND under `hapbridge emulate bridge` by Tests/USBEmulationTests. One line
+// per step on stdout:
+//
+//   device address=usb:1-1 summary="..."
+//   identity protocol=1.1 firmware=0.2 serial=0001 chip=DRV2605L register_access=yes
+//   register address=0x5a register=0x00 value=0xe0
+//   error during=open|hello|read kind=device.accessDenied message="..."
+//
+// Exit status 0 when every step worked, 1 after an error line.
+import DRV2605
+import DeviceInterface
+import Devices
+import Foundation
+
+/// The error's case path ("device.accessDenied"): what a test can match besides the message.
+func kind(of error: any Error) -> String {
+    var names: [String] = []
+    var mirror = Mirror(reflecting: error)
+    while mirror.displayStyle == .enum, let child = mirror.children.first, let label = child.label {
+        names.append(label)
+        mirror = Mirror(reflecting: child.value)
+    }
+    return names.isEmpty ? String(describing: type(of: error)) : names.joined(separator: ".")
+}
+
+func quoted(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        .replacingOccurrences(of: "\n", with: "\\n") + "\""
+}
+
+func hex(_ bytes: [UInt8]) -> String { "0x" + bytes.map { String(format: "%02x", $0) }.joined() }
+
+func fail(during step: String, _ error: any Error) -> Never {
+    print("error during=\(step) kind=\(kind(of: error)) message=\(quoted("\(error)"))")
+    exit(1)
+}
+
+let text = CommandLine.arguments.dropFirst().first ?? "usb"
+let address: DeviceAddress
+do { address = try DeviceAddress(parsing: text) } catch { fail(during: "address", error) }
+let catalog = DeviceCatalog()
+let opened: OpenedDevice
+do { opened = try catalog.open(address, simulated: SimulatedBoardSetup(actuator: nil)) } catch { fail(during: "open", error) }
+print("device address=\(opened.address) summary=\(quoted(opened.summary))")
+let session = BridgeSession(transport: opened.takeTransport())
+let identity: BoardIdentity
+do { identity = try await session.open() } catch { fail(during: "hello", error) }
+print(
+    "identity protocol=\(identity.protocolVersion) firmware=\(identity.firmwareVersion) serial=\(identity.serialNumber ?? "-")"
+        + " chip=\(identity.chip.map { "\($0)" } ?? "-") register_access=\(identity.canAccessRegisters ? "yes" : "no")")
+do {
+    let register = RegisterAddress.status.rawValue
+    let value = try await session.read(address: DRV2605I2C.address, register: register, count: 1)
+    print("register address=\(hex([DRV2605I2C.address])) register=\(hex([register])) value=\(hex(value))")
+} catch {
+    fail(during: "read", error)
+}
