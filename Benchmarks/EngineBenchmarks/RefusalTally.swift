@@ -12,6 +12,7 @@ final class RefusalTally: FrameTransport {
     var summary: String { inner.summary }
     var hostMicroseconds: UInt64 { inner.hostMicroseconds }
     var isRealTime: Bool { inner.isRealTime }
+    func close() { inner.close() }
     func send(_ bytes: [UInt8]) throws(DeviceError) { try inner.send(bytes) }
 
     func poll() -> [DeviceEvent] {
