@@ -25,7 +25,7 @@ struct EmulateCommand: ParsableCommand {
                 ignored), --protocol 1.0 (the core answering as firmware 0.1 did: HELLO_REPLY at minor 0, \
                 1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
                 without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
-                `hapbridge emulate control list|unplug [BOARD]|replug [BOARD]|add [--serial S]`; \
+                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board.
                 Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation failed; \
                 126 / 127 if COMMAND could not be run / was not found.
@@ -118,7 +118,7 @@ struct EmulateCommand: ParsableCommand {
 
     struct Control: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send a command to a running emulation: list, unplug [BOARD], replug [BOARD], add [--serial S], help.",
+            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], help.",
             discussion: "BOARD is a bus-port name (1-2) or a serial number. Exits 0 when the emulation answered ok.")
 
         @Option(help: ArgumentHelp("The control socket (default: $HAPBRIDGE_EMULATE_CONTROL, set for COMMAND).", valueName: "PATH"))
@@ -131,7 +131,7 @@ struct EmulateCommand: ParsableCommand {
             guard let path = socket ?? ProcessInfo.processInfo.environment["HAPBRIDGE_EMULATE_CONTROL"] else {
                 throw ValidationError("no control socket: run under `hapbridge emulate bridge` or give --socket")
             }
-            guard !words.isEmpty else { throw ValidationError("give a command: list, unplug [BOARD], replug [BOARD], add [--serial S]") }
+            guard !words.isEmpty else { throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S]") }
             let reply: (ok: Bool, lines: [String])
             do { reply = try ControlClient.send(words.joined(separator: " "), to: path) } catch { throw CLIError(error.description) }
             for line in reply.lines { print(line) }

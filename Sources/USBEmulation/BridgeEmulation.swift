@@ -135,7 +135,24 @@ public final class BridgeEmulation: Sendable {
         }
     }
 
-    /// Plugs an unplugged board back in: it boots afresh and enumerates.
+    /// Takes a board off the bus but keeps it powered: what a host sees when a
+    /// self-powered board's cable is pulled (or its hub port switched off). The firmware
+    /// runs on without a host, so its own safety (the host-silence watchdog) acts, and
+    /// the log keeps recording what it does to the chip.
+    @discardableResult
+    public func detach(_ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            guard state.withLock({ $0.slots[index].plugged != nil }) else {
+                throw .boardState("board \(board(index).busPort) is not plugged in")
+            }
+            removeFromBus(index, reason: "detached (the board keeps its power)")
+            return board(index)
+        }
+    }
+
+    /// Plugs an unplugged board back in: it boots afresh and enumerates (a detached
+    /// one, still running, enumerates again as it is).
     @discardableResult
     public func replug(_ selector: String? = nil) throws(EmulationError) -> Board {
         try onQueue { () throws(EmulationError) -> Board in

@@ -4,7 +4,10 @@
 ///
 ///   list                  one line per board: "1-1 serial=0001 plugged node=/dev/bus/usb/001/002"
 ///   unplug [BOARD]        cut a board's power and take it off the bus (default: the first board)
-///   replug [BOARD]        plug it back in: it boots afresh and enumerates
+///   detach [BOARD]        take it off the bus but keep it powered (a self-powered board, a hub
+///                         port switched off): its firmware runs on without a host
+///   replug [BOARD]        plug it back in: after unplug it boots afresh, after detach it
+///                         enumerates again as it is
 ///   add [--serial S]      a new board on the next port
 ///   help
 ///
@@ -12,12 +15,13 @@
 public enum ControlCommand: Sendable, Equatable {
     case list
     case unplug(String?)
+    case detach(String?)
     case replug(String?)
     case add(serial: String?)
     case help
 
     public static let usage = [
-        "list", "unplug [BOARD]", "replug [BOARD]", "add [--serial S]", "help",
+        "list", "unplug [BOARD]", "detach [BOARD]", "replug [BOARD]", "add [--serial S]", "help",
         "BOARD: a bus-port name (1-2) or a serial number; the first board when left out",
     ]
 
@@ -31,6 +35,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "list" where words.count == 1: self = .list
         case "help" where words.count == 1: self = .help
         case "unplug": self = .unplug(try one("unplug"))
+        case "detach": self = .detach(try one("detach"))
         case "replug": self = .replug(try one("replug"))
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
@@ -47,6 +52,7 @@ extension BridgeEmulation {
             case .list: return list().map(\.description) + ["ok"]
             case .help: return ControlCommand.usage + ["ok"]
             case .unplug(let board): return ["ok unplugged \(try unplug(board))"]
+            case .detach(let board): return ["ok detached \(try detach(board))"]
             case .replug(let board): return ["ok plugged \(try replug(board))"]
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
             }

@@ -131,6 +131,7 @@ struct ControlCommandTests {
         #expect(try ControlCommand(parsing: "list") == .list)
         #expect(try ControlCommand(parsing: "unplug") == .unplug(nil))
         #expect(try ControlCommand(parsing: "unplug 1-2") == .unplug("1-2"))
+        #expect(try ControlCommand(parsing: "detach HB0001") == .detach("HB0001"))
         #expect(try ControlCommand(parsing: "replug  SER-9") == .replug("SER-9"))
         #expect(try ControlCommand(parsing: "add") == .add(serial: nil))
         #expect(try ControlCommand(parsing: "add --serial X-1") == .add(serial: "X-1"))

@@ -62,6 +62,25 @@ extension EmulatedBoards {
                 && none.errors.contains("usb:HB-B"), "\(none)")
         }
 
+        @Test("hapbridge itself against boards that misbehave: each a clear one-line error, never a hang")
+        func misbehavingBoardsGetClearErrors() throws {
+            let denied = try Emulate.bridge(.core, ["--deny-access"], [Self.hapbridge, "list", "--json"])
+            let board = try #require((try Self.json(denied.output)["boards"] as? [[String: Any]])?.first, "\(denied)")
+            #expect(board["status"] as? String == "access-denied", "\(denied)")
+            #expect((board["message"] as? String)?.contains("install Hardware/udev/60-hapbridge.rules") == true)
+            let deniedInfo = try Emulate.bridge(.core, ["--deny-access"], [Self.hapbridge, "info", "--device", "usb"])
+            #expect(deniedInfo.status == 1 && deniedInfo.errors.contains("permission denied") && deniedInfo.errors.contains("udev"), "\(deniedInfo)")
+
+            let noise = try Emulate.bridge(.noise, [], [Self.hapbridge, "info", "--device", "usb"])
+            #expect(noise.status == 1 && noise.errors.contains("that were not hapbridge frames"), "\(noise)")
+
+            let old = try Emulate.bridge(.core, ["--protocol", "1.0"], [Self.hapbridge, "calibrate", "--device", "usb", "--actuator", "pmd-c10-100"])
+            #expect(old.status == 1 && old.errors.contains("cannot read registers: run `hapbridge flash`"), "\(old)")
+            let oldList = try Emulate.bridge(.core, ["--protocol", "1.0"], [Self.hapbridge, "list", "--json"])
+            let oldBoard = try #require((try Self.json(oldList.output)["boards"] as? [[String: Any]])?.first, "\(oldList)")
+            #expect(oldBoard["protocol"] as? String == "1.0" && oldBoard["serial"] as? String != nil)
+        }
+
         @Test("play on the firmware ELF: every RTP's I2C START on the chip lands within 10 µs of its stamp, nothing late")
         func playLandsEveryRTPAtItsStamp() throws {
             guard Emulate.backings.contains(.elf) else { return }
@@ -131,6 +150,43 @@ extension EmulatedBoards {
             let run = try Emulate.bridge(backing, [], ["sh", "-c", script, Self.hapbridge])
             #expect(run.output.contains("status=3"), "\(run)")
             #expect(run.output.contains("stopped early") && run.output.contains("device disconnected"), "\(run)")
+        }
+
+        @Test(
+            "cable pulled from a powered board mid-play: play stops with device disconnected, and the firmware's host-silence watchdog stops the actuator within its keep-alive, in board time",
+            arguments: Emulate.backings)
+        func theWatchdogStopsAnOrphanedBoard(_ backing: Emulate.Backing) throws {
+            let dir = try Self.scratch()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let out = dir.appendingPathComponent("play.txt").path, log = dir.appendingPathComponent("log.jsonl").path
+            let buzz = dir.appendingPathComponent("buzz.ahap").path
+            try #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20}}]}"#.write(
+                toFile: buzz, atomically: true, encoding: .utf8)
+            // Detach once the buzz drives the chip (a non-zero RTP_INPUT in the log), then
+            // wait for the firmware to act on its own: one more MODE = STANDBY write.
+            let driving = #"grep -Eq '"bytes":"02(0[1-9a-f]|[1-9a-f][0-9a-f])"'"#
+            let standbys = #"grep -c '"bytes":"0140"'"#
+            let script = """
+                "$0" play "\(buzz)" --device usb >"\(out)" 2>&1 & p=$!
+                until \(driving) "\(log)"; do sleep 0.02; done
+                before=$(\(standbys) "\(log)"); "$0" emulate control detach >/dev/null
+                wait $p; echo "status=$?"; cat "\(out)"
+                until [ "$(\(standbys) "\(log)")" -gt "$before" ]; do sleep 0.02; done
+                """
+            let run = try Emulate.bridge(backing, ["--log", log], ["sh", "-c", script, Self.hapbridge])
+            #expect(run.output.contains("status=3") && run.output.contains("device disconnected"), "\(run)")
+            let entries = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { try? Self.json(String($0)) }
+            // The last frame the firmware took from the host, on its own clock.
+            let lastHost = try #require(entries.last { $0["event"] as? String == "bulk_out" }?["board_us"] as? Double)
+            // The stop (PROTOCOL.md "The stop"): RTP_INPUT = 0, GO = 0, MODE = STANDBY, after it.
+            let writes = entries.filter { $0["event"] as? String == "i2c" && $0["op"] as? String == "w" }
+            let stop = try #require(
+                writes.first { ($0["board_us"] as? Double ?? 0) > lastHost && ($0["bytes"] as? String) == "0200" }?["board_us"] as? Double,
+                "no RTP_INPUT = 0 after the host fell silent: \(run)")
+            #expect(writes.contains { ($0["board_us"] as? Double ?? 0) >= stop && ($0["bytes"] as? String) == "0140" }, "MODE = STANDBY follows")
+            // Silent for the keep-alive (500 ms), then stopped at the next poll (≤ 1 ms).
+            let silence = stop - lastHost
+            #expect(silence >= 500_000 && silence <= 502_000, "stopped \(silence) µs after the last host frame")
         }
 
         @Test("unplugged and plugged back: the engine stops with deviceDisconnected, calls its reset handler, starts and plays again", arguments: Emulate.backings)
