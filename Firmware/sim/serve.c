@@ -28,7 +28,6 @@
  */
 #include "serve.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,7 @@
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/frame.h"
 #include "hapbridge/protocol.h"
+#include "line_io.h"
 #include "sim_board.h"
 #include "usb_host.h"
 
@@ -57,16 +57,6 @@ static avr_cycle_count_t epoch; /* timer1_start as last reported */
 static uint32_t seen_boots;
 static bool detached;
 
-static void line(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout); /* the host reads line by line: never leave one in a buffer */
-}
-
 static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
 static double now(void) { return us(board.avr->cycle); }
 
@@ -76,16 +66,6 @@ static double board_us_at(avr_cycle_count_t c)
 {
     avr_cycle_count_t e = c >= board.timer1_start ? board.timer1_start : epoch;
     return ((double)c - (double)e) / SIM_CYCLES_PER_US;
-}
-
-static void hex(char *out, const uint8_t *bytes, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[bytes[i] >> 4];
-        out[2 * i + 1] = digits[bytes[i] & 15u];
-    }
-    out[2 * n] = 0;
 }
 
 /* Prints and forgets the transactions logged since the last call, so the
@@ -98,8 +78,8 @@ static void emit_i2c(void)
         bytes[0] = t->reg;
         memcpy(&bytes[1], t->bytes, t->n);
         char text[2 * sizeof bytes + 1];
-        hex(text, bytes, 1u + t->n);
-        line("i2c %.4f %.4f %.4f %c %02x %s", board_us_at(t->start_cycle), us(t->start_cycle),
+        hex_encode(text, bytes, 1u + t->n);
+        line_out("i2c %.4f %.4f %.4f %c %02x %s", board_us_at(t->start_cycle), us(t->start_cycle),
              board_us_at(t->stop_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
     }
     chip.count = 0;
@@ -126,8 +106,8 @@ static void poll_in(void)
             char text[2 * HB_FRAME_MAX_LEN + 1];
             uint8_t len = hb_frame_encode(frame, hb_decoder_seq(&from_board), hb_decoder_type(&from_board),
                                           hb_decoder_payload(&from_board), hb_decoder_len(&from_board));
-            hex(text, frame, len);
-            line("frame %.4f %s", now(), text);
+            hex_encode(text, frame, len);
+            line_out("frame %.4f %s", now(), text);
         }
     }
 }
@@ -138,14 +118,14 @@ static bool check_link(void)
 {
     if (!detached && board.usb_detached) {
         detached = true; /* from this cycle on usb_host.c gets no answer */
-        line("detach %.4f", us(board.detach_cycle));
+        line_out("detach %.4f", us(board.detach_cycle));
     }
     if (board.boots == seen_boots) {
         return true;
     }
     seen_boots = board.boots;
     if (!detached) { /* detached and re-attached within one step: still a detach */
-        line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
+        line_out("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
     }
     bool ran = sim_board_boot(&board, BOOT_MAX_US);
     emit_i2c(); /* under both epochs: board_us_at tells them apart */
@@ -156,12 +136,12 @@ static bool check_link(void)
     hb_decoder_init(&from_board);
     char why[160];
     if (!usb_enumerate(&board, USB_ADDRESS, why, sizeof why)) {
-        line("err enumeration after reset failed: %s", why);
+        line_out("err enumeration after reset failed: %s", why);
         return false;
     }
     emit_i2c();
     detached = false;
-    line("reset %.4f %.4f", now(), us(epoch));
+    line_out("reset %.4f %.4f", now(), us(epoch));
     return true;
 }
 
@@ -191,31 +171,17 @@ static bool run_to(avr_cycle_count_t end)
     return true;
 }
 
-static int nibble(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static void cmd_send(const char *text)
 {
     static uint8_t bytes[MAX_SEND];
-    size_t n = 0;
-    for (; text[0] && text[1] && n < MAX_SEND; text += 2) {
-        int hi = nibble(text[0]), lo = nibble(text[1]);
-        if (hi < 0 || lo < 0) {
-            break;
-        }
-        bytes[n++] = (uint8_t)(hi << 4 | lo);
-    }
-    if (text[0] || n == 0) {
-        line("err send: expected 1..%u bytes as hex", MAX_SEND);
+    int decoded = hex_decode(text, bytes, MAX_SEND);
+    size_t n = decoded > 0 ? (size_t)decoded : 0;
+    if (decoded <= 0) {
+        line_out("err send: expected 1..%u bytes as hex", MAX_SEND);
         return;
     }
     if (detached || board.usb_detached) {
-        line("err send: detached");
+        line_out("err send: detached");
         return;
     }
     for (size_t off = 0; off < n; off += 64) {
@@ -223,37 +189,37 @@ static void cmd_send(const char *text)
         /* a full OUT bank is NAKed: usb_host retries, running the CPU meanwhile */
         if (usb_host_bulk_out(&board, EP_OUT, &bytes[off], chunk) < 0) {
             emit_i2c();
-            line("err send: bulk OUT not accepted after %zu of %zu bytes", off, n);
+            line_out("err send: bulk OUT not accepted after %zu of %zu bytes", off, n);
             return;
         }
     }
     emit_i2c();
-    line("ok %.4f", now());
+    line_out("ok %.4f", now());
 }
 
 int serve_main(const char *elf_path, uint32_t poll_us)
 {
     if (!sim_board_load(&board, elf_path)) {
-        line("err cannot load firmware %s", elf_path);
+        line_out("err cannot load firmware %s", elf_path);
         return 1;
     }
     drv_model_attach(&chip, board.avr);
     hb_decoder_init(&from_board);
     poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
     if (!sim_board_boot(&board, BOOT_MAX_US)) {
-        line("err firmware did not boot");
+        line_out("err firmware did not boot");
         return 1;
     }
     char why[160];
     if (!usb_enumerate(&board, USB_ADDRESS, why, sizeof why)) {
-        line("err enumeration failed: %s", why);
+        line_out("err enumeration failed: %s", why);
         return 1;
     }
     seen_boots = board.boots;
     epoch = board.timer1_start;
     next_poll = board.avr->cycle + poll_cycles;
     emit_i2c();
-    line("ready %.4f %.4f", now(), us(epoch));
+    line_out("ready %.4f %.4f", now(), us(epoch));
 
     char *cmd = NULL;
     size_t cap = 0;
@@ -266,18 +232,18 @@ int serve_main(const char *elf_path, uint32_t poll_us)
             double t = strtod(cmd + 4, NULL);
             avr_cycle_count_t end = t > 0 ? (avr_cycle_count_t)(t * SIM_CYCLES_PER_US) : 0;
             if (!run_to(end)) {
-                line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+                line_out("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
                 free(cmd);
                 return 1;
             }
-            line("done %.4f", now());
+            line_out("done %.4f", now());
         } else if (strcmp(cmd, "now") == 0) {
-            line("done %.4f", now());
+            line_out("done %.4f", now());
         } else if (strcmp(cmd, "quit") == 0) {
-            line("bye");
+            line_out("bye");
             break;
         } else {
-            line("err unknown command: %.40s", cmd);
+            line_out("err unknown command: %.40s", cmd);
         }
     }
     free(cmd);

@@ -51,7 +51,6 @@
  */
 #include "usb_serve.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +61,7 @@
 
 #include "hapbridge/drv2605_regs.h"
 #include "hapbridge/protocol.h"
+#include "line_io.h"
 #include "realtime_io.h"
 #include "suite.h"
 #include "usb_host.h"
@@ -95,16 +95,6 @@ typedef struct out_transfer {
 static out_transfer outs[MAX_OUT];
 static unsigned outs_head, outs_count;
 
-static void line(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout); /* the host reads line by line: never leave one in a buffer */
-}
-
 static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
 
 /* The host clock at a simulated cycle: when the pacing has it due, plus the
@@ -127,38 +117,6 @@ static double board_us_at(avr_cycle_count_t c)
     return ((double)c - (double)e) / SIM_CYCLES_PER_US;
 }
 
-static void hex(char *out, const uint8_t *bytes, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[bytes[i] >> 4];
-        out[2 * i + 1] = digits[bytes[i] & 15u];
-    }
-    out[2 * n] = 0;
-}
-
-static int nibble(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Hex text to bytes: the count, or -1 when it is not whole bytes of hex. */
-static int unhex(const char *text, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (; text[0] && text[0] != ' '; text += 2) {
-        int hi = nibble(text[0]), lo = text[1] ? nibble(text[1]) : -1;
-        if (hi < 0 || lo < 0 || n == cap) {
-            return -1;
-        }
-        out[n++] = (uint8_t)(hi << 4 | lo);
-    }
-    return (int)n;
-}
-
 /* ---- what the host learns ------------------------------------------------ */
 
 static void emit_i2c(void)
@@ -169,8 +127,8 @@ static void emit_i2c(void)
         bytes[0] = t->reg;
         memcpy(&bytes[1], t->bytes, t->n);
         char text[2 * sizeof bytes + 1];
-        hex(text, bytes, 1u + t->n);
-        line("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
+        hex_encode(text, bytes, 1u + t->n);
+        line_out("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
              (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
     }
     chip.count = 0;
@@ -181,7 +139,7 @@ static void emit_i2c(void)
 static void drop_transfers(void)
 {
     for (; outs_count; outs_count--, outs_head = (outs_head + 1) % MAX_OUT) {
-        line("out %s gone", outs[outs_head].id);
+        line_out("out %s gone", outs[outs_head].id);
     }
     memset(polling, 0, sizeof polling);
 }
@@ -193,7 +151,7 @@ static bool check_link(void)
     if (!detached && board.usb_detached) {
         detached = true;
         drop_transfers();
-        line("detach %.4f", us(board.detach_cycle));
+        line_out("detach %.4f", us(board.detach_cycle));
     }
     if (board.boots == seen_boots) {
         return true;
@@ -201,7 +159,7 @@ static bool check_link(void)
     seen_boots = board.boots;
     if (!detached) { /* detached and re-attached within one slice: still a detach */
         drop_transfers();
-        line("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
+        line_out("detach %.4f", us(board.detach_cycle > epoch ? board.detach_cycle : board.timer1_start));
     }
     bool ran = sim_board_boot(&board, BOOT_MAX_US);
     emit_i2c();
@@ -211,7 +169,7 @@ static bool check_link(void)
     }
     usb_host_bus_reset(&board);
     detached = false;
-    line("reboot %.4f %.4f", now(), us(epoch));
+    line_out("reboot %.4f %.4f", now(), us(epoch));
     return true;
 }
 
@@ -273,13 +231,13 @@ static void cmd_control(char *args)
     char *data_hex = strtok(NULL, " ");
     uint8_t setup[8];
     static uint8_t data[MAX_BYTES];
-    int data_len = data_hex ? unhex(data_hex, data, sizeof data) : 0;
-    if (!id || !setup_hex || unhex(setup_hex, setup, sizeof setup) != 8 || data_len < 0) {
-        line("err control: expected ID, an 8-byte setup packet and optional data, as hex");
+    int data_len = data_hex ? hex_decode(data_hex, data, sizeof data) : 0;
+    if (!id || !setup_hex || hex_decode(setup_hex, setup, sizeof setup) != 8 || data_len < 0) {
+        line_out("err control: expected ID, an 8-byte setup packet and optional data, as hex");
         return;
     }
     if (detached || board.usb_detached) {
-        line("control %s gone", id);
+        line_out("control %s gone", id);
         return;
     }
     uint16_t w_length = hb_get_u16(&setup[6]);
@@ -294,18 +252,18 @@ static void cmd_control(char *args)
     }
     emit_i2c();
     if (r == USB_HOST_STALL) {
-        line("control %s stall", id);
+        line_out("control %s stall", id);
     } else if (r == USB_HOST_DETACHED || board.usb_detached) {
-        line("control %s gone", id);
+        line_out("control %s gone", id);
     } else if (r < 0) {
-        line("control %s gone", id); /* the device stopped answering: as good as gone */
-        line("err control %s: no answer (%d)", id, r);
+        line_out("control %s gone", id); /* the device stopped answering: as good as gone */
+        line_out("err control %s: no answer (%d)", id, r);
     } else if (setup[0] & 0x80u) {
         static char text[2 * sizeof in + 1];
-        hex(text, in, (size_t)r);
-        line("control %s ok %s", id, text);
+        hex_encode(text, in, (size_t)r);
+        line_out("control %s ok %s", id, text);
     } else {
-        line("control %s ok", id);
+        line_out("control %s ok", id);
     }
 }
 
@@ -325,9 +283,9 @@ static void service_outs(void)
             if (o->sent < o->len) {
                 continue;
             }
-            line("out %s ok %.4f %llu", o->id, board_us_at(board.avr->cycle), (unsigned long long)host_at(board.avr->cycle));
+            line_out("out %s ok %.4f %llu", o->id, board_us_at(board.avr->cycle), (unsigned long long)host_at(board.avr->cycle));
         } else {
-            line("out %s %s", o->id, r == USB_HOST_STALL ? "stall" : "gone");
+            line_out("out %s %s", o->id, r == USB_HOST_STALL ? "stall" : "gone");
         }
         outs_head = (outs_head + 1) % MAX_OUT;
         outs_count--;
@@ -340,16 +298,16 @@ static void cmd_out(char *args)
     char *ep = strtok(NULL, " ");
     char *data = strtok(NULL, " ");
     out_transfer *o = outs_count < MAX_OUT ? &outs[(outs_head + outs_count) % MAX_OUT] : NULL;
-    int n = data && o ? unhex(data, o->bytes, MAX_BYTES) : -1;
+    int n = data && o ? hex_decode(data, o->bytes, MAX_BYTES) : -1;
     if (!id || !ep || !o || strlen(id) >= sizeof o->id || n <= 0) {
-        line("err out: expected ID EP and 1..%u bytes as hex, at most %u transfers in flight", MAX_BYTES, MAX_OUT);
+        line_out("err out: expected ID EP and 1..%u bytes as hex, at most %u transfers in flight", MAX_BYTES, MAX_OUT);
         if (id && strlen(id) < 32) {
-            line("out %s gone", id);
+            line_out("out %s gone", id);
         }
         return;
     }
     if (detached || board.usb_detached) {
-        line("out %s gone", id);
+        line_out("out %s gone", id);
         return;
     }
     snprintf(o->id, sizeof o->id, "%s", id);
@@ -369,15 +327,15 @@ static void poll_in(void)
             uint8_t buf[BULK_PACKET];
             int n = usb_host_bulk_in(&board, ep, buf);
             if (n == USB_HOST_STALL) {
-                line("in %u stall", 0x80u | ep);
+                line_out("in %u stall", 0x80u | ep);
                 break;
             }
             if (n <= 0) {
                 break; /* nothing (simavr answers an empty bulk IN with a ZLP, the port never sends one) */
             }
             char text[2 * BULK_PACKET + 1];
-            hex(text, buf, (size_t)n);
-            line("in %u %s", 0x80u | ep, text);
+            hex_encode(text, buf, (size_t)n);
+            line_out("in %u %s", 0x80u | ep, text);
             if (n < (int)BULK_PACKET) {
                 break;
             }
@@ -390,7 +348,7 @@ static void cmd_poll(char *args)
     char *ep = strtok(args, " ");
     char *state = strtok(NULL, " ");
     if (!ep || !state || (strcmp(state, "on") && strcmp(state, "off"))) {
-        line("err poll: expected EP on|off");
+        line_out("err poll: expected EP on|off");
         return;
     }
     uint8_t n = (uint8_t)(strtoul(ep, NULL, 0) & 0x0Fu);
@@ -412,12 +370,12 @@ static bool handle(char *cmd)
     } else if (strncmp(cmd, "busreset ", 9) == 0) {
         usb_host_bus_reset(&board);
         emit_i2c();
-        line("busreset %s ok", cmd + 9);
+        line_out("busreset %s ok", cmd + 9);
     } else if (strcmp(cmd, "quit") == 0) {
-        line("bye");
+        line_out("bye");
         return false;
     } else if (cmd[0]) {
-        line("err unknown command: %.40s", cmd);
+        line_out("err unknown command: %.40s", cmd);
     }
     return true;
 }
@@ -428,11 +386,11 @@ static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->
 static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority)
 {
     if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
-        line("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
+        line_out("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
         return 2;
     }
     if (!boot_board(elf_path, serial, caterina_image, caterina_image_len)) {
-        line("err cannot boot firmware %s", elf_path);
+        line_out("err cannot boot firmware %s", elf_path);
         return 1;
     }
     if (fifo_priority > 0) {
@@ -448,7 +406,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
     anchor_host_us = rt_host_us();
     emit_i2c(); /* the boot's transactions, due before the anchor */
     next_poll = anchor_cycle;
-    line("ready %.4f %.4f", now(), us(epoch));
+    line_out("ready %.4f %.4f", now(), us(epoch));
 
     while (rt_read_lines(handle)) {
         service_outs();
@@ -462,7 +420,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
         }
         if (end > board.avr->cycle && !sim_run_cycles(&board, end - board.avr->cycle)) {
             emit_i2c();
-            line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+            line_out("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
             return 1;
         }
         emit_i2c();
@@ -473,7 +431,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
             }
         }
         if (!check_link()) {
-            line("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
+            line_out("err simulated CPU stopped at %.4f (pc 0x%04x)", now(), board.avr->pc);
             return 1;
         }
         pace();

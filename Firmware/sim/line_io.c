@@ -1,0 +1,45 @@
+#include "line_io.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void line_out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout); /* the host reads line by line: never leave one in a buffer */
+}
+
+void hex_encode(char *out, const uint8_t *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15u];
+    }
+    out[2 * n] = 0;
+}
+
+static int nibble(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int hex_decode(const char *text, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (; text[0] && text[0] != ' '; text += 2) {
+        int hi = nibble(text[0]), lo = text[1] ? nibble(text[1]) : -1;
+        if (hi < 0 || lo < 0 || n == cap) {
+            return -1;
+        }
+        out[n++] = (uint8_t)(hi << 4 | lo);
+    }
+    return (int)n;
+}

@@ -1,0 +1,20 @@
+/* The line protocol both serve modes speak on stdout/stdin (serve.c for the
+ * Swift SimavrBridgeDevice, usb_serve.c for the USB emulation): one flushed
+ * line per reply or event, bytes as lower-case hex. */
+#ifndef LINE_IO_H
+#define LINE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* printf to stdout as one line, flushed at once: the host reads line by line. */
+void line_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* n bytes as 2n hex digits and a terminating 0 (out holds 2n + 1). */
+void hex_encode(char *out, const uint8_t *bytes, size_t n);
+
+/* Hex text up to its end or a space, to bytes: how many, or -1 when it is not
+ * whole bytes of hex or more than cap of them. */
+int hex_decode(const char *text, uint8_t *out, size_t cap);
+
+#endif
