@@ -119,9 +119,8 @@ private final class ThreadStart: @unchecked Sendable {
 extension RealTimeExecutor {
     /// The queue, the timers and the thread's loop, behind one mutex and condition.
     final class Core: @unchecked Sendable {
-        // @unchecked: every field below is read and written with `mutex` held.
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        // @unchecked: every field below is read and written with `condition`'s lock held.
+        private let condition = MonotonicCondition()
         private var jobs: [UnownedJob] = []
         private var jobsHead = 0
         private var timers: [(deadline: UInt64, fire: @Sendable () -> Void)] = []
@@ -133,72 +132,56 @@ extension RealTimeExecutor {
         /// After shutdown: where late jobs and timers go (in order, one at a time).
         private let fallback = DispatchQueue(label: "hapbridge.realtime.fallback")
 
-        init() {
-            pthread_mutex_init(mutex, nil)
-            var attributes = pthread_condattr_t()
-            pthread_condattr_init(&attributes)
-            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-            pthread_cond_init(condition, &attributes)
-            pthread_condattr_destroy(&attributes)
-        }
-
-        deinit {
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
-            condition.deallocate()
-            mutex.deallocate()
-        }
-
         func enqueue(_ job: UnownedJob, executor: UnownedSerialExecutor) {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             ownExecutor = executor
             if threadAlive {
                 jobs.append(job)
-                pthread_cond_signal(condition)
-                pthread_mutex_unlock(mutex)
+                condition.signal()
+                condition.unlock()
             } else {
-                pthread_mutex_unlock(mutex)
+                condition.unlock()
                 fallback.async { job.runSynchronously(on: executor) }
             }
         }
 
         func addTimer(_ deadline: UInt64, _ fire: @escaping @Sendable () -> Void) {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             guard threadAlive else {
-                pthread_mutex_unlock(mutex)
+                condition.unlock()
                 let now = RealTimeExecutor.monotonicMicroseconds()
                 fallback.asyncAfter(deadline: .now() + .microseconds(Int(clamping: deadline > now ? deadline - now : 0)), execute: fire)
                 return
             }
             let i = timers.firstIndex { $0.deadline > deadline } ?? timers.endIndex
             timers.insert((deadline, fire), at: i)
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
+            condition.signal()
+            condition.unlock()
         }
 
         func keepAlive(_ executor: AnyObject) {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             if threadAlive { owner = executor }
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
         }
 
         func shutdown() {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             running = false
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
+            condition.signal()
+            condition.unlock()
         }
 
         func stopWithoutThread() {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             running = false
             threadAlive = false
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
         }
 
         /// Jobs first (in order), then due timers; otherwise wait for either.
         func runLoop() {
-            pthread_mutex_lock(mutex)
+            condition.lock()
             while true {
                 if jobsHead < jobs.count {
                     let job = jobs[jobsHead]
@@ -208,26 +191,21 @@ extension RealTimeExecutor {
                         jobsHead = 0
                     }
                     let executor = ownExecutor
-                    pthread_mutex_unlock(mutex)
+                    condition.unlock()
                     if let executor { job.runSynchronously(on: executor) }
-                    pthread_mutex_lock(mutex)
+                    condition.lock()
                     continue
                 }
                 let now = RealTimeExecutor.monotonicMicroseconds()
                 if let first = timers.first, first.deadline <= now {
                     timers.removeFirst()
-                    pthread_mutex_unlock(mutex)
+                    condition.unlock()
                     first.fire()  // a sleeper's resume enqueues its job: it runs next round
-                    pthread_mutex_lock(mutex)
+                    condition.lock()
                     continue
                 }
                 if !running { break }
-                if let first = timers.first {
-                    var until = timespec(tv_sec: Int(first.deadline / 1_000_000), tv_nsec: Int(first.deadline % 1_000_000) * 1_000)
-                    pthread_cond_timedwait(condition, mutex, &until)
-                } else {
-                    pthread_cond_wait(condition, mutex)
-                }
+                condition.wait(untilMicroseconds: timers.first?.deadline)
             }
             // Shut down: whatever still sleeps wakes on the fallback queue at its time.
             threadAlive = false
@@ -235,7 +213,7 @@ extension RealTimeExecutor {
             timers.removeAll()
             let lastReference = owner
             owner = nil
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
             defer { withExtendedLifetime(lastReference) {} }
             for t in left {
                 let now = RealTimeExecutor.monotonicMicroseconds()
