@@ -100,7 +100,7 @@ public final class USBBridgeTransport: FrameTransport {
             try handle.claimInterface(USBIdentity.interfaceNumber)
             self.handle = handle
             self.board.deviceAddress = device.address
-            shared.connected(address: device.address)
+            shared.connected(bus: device.busNumber, address: device.address)
             for _ in 0..<inFlightReads {
                 let t = try USBTransfer(handle: handle, endpoint: USBIdentity.bulkIn, capacity: USBIdentity.bulkPacketSize)
                 try shared.read(t)
@@ -172,6 +172,7 @@ extension USBBridgeTransport {
             /// Transfers submitted and not yet completed (reads and writes).
             var inFlight = 0
             var failure: DeviceError?
+            var bus: UInt8 = 0
             var address: UInt8 = 0
             /// A board arrived on some port since the last look (bus, ports).
             var arrivals: [(UInt8, [UInt8])] = []
@@ -181,9 +182,10 @@ extension USBBridgeTransport {
         let idle = DispatchSemaphore(value: 0)
         init(logger: Logger) { self.logger = logger }
 
-        func connected(address: UInt8) {
+        func connected(bus: UInt8, address: UInt8) {
             state.withLock {
                 $0.isConnected = true
+                $0.bus = bus
                 $0.stopping = false
                 $0.failure = nil
                 $0.address = address
@@ -259,9 +261,9 @@ extension USBBridgeTransport {
         func hotplug(_ event: USBHotplugEvent, bus: UInt8, ports: [UInt8], address: UInt8) {
             switch event {
             case .left:
-                let ours = state.withLock { $0.isConnected && $0.address == address }
+                // Bus and device number name the one that left (its port path may be gone with it).
+                let ours = state.withLock { $0.isConnected && $0.bus == bus && $0.address == address }
                 if ours { lost("hotplug: left") }
-                _ = bus
             case .arrived:
                 state.withLock { $0.arrivals.append((bus, ports)) }
             }

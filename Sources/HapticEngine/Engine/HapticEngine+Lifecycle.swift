@@ -50,7 +50,7 @@ extension HapticEngine {
             compiler = DriveCompiler(target: t)
         } catch { throw .compilation(error) }
         statistics = StreamStatistics()
-        options.logger.info(
+        options.logger.debug(
             "started", metadata: [
                 "device": "\(device.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
                 "loop": "\(target?.loop == .closed ? "closed" : "open")", "deepStreaming": "\(canReplace)",
@@ -201,7 +201,7 @@ extension HapticEngine {
     /// Stops everything; `reason` nil for a client stop (no stopped handler).
     func stopInternally(reason: StoppedReason?) {
         guard state != .stopped else { return }
-        if let reason { options.logger.notice("stopped", metadata: ["reason": "\(reason)"]) } else { options.logger.info("stopped by the client") }
+        if let reason { options.logger.notice("stopped", metadata: ["reason": "\(reason)"]) } else { options.logger.debug("stopped by the client") }
         if connected { try? send(encoder.stopAll()) }
         state = .stopped
         serviceTask?.cancel()

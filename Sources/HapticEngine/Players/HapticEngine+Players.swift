@@ -85,12 +85,14 @@ extension HapticEngine {
         logOperation(on: id) { body(&$0, t) }
         // Act now rather than at the next service pass: this is the start latency.
         // The action's own step goes out first, alone, so compiling the rest of the
-        // window is not between its stamp and its frame leaving.
+        // window is not between its stamp and its frame leaving. Then only the short
+        // window follows (what the next service pass could not send in time): the deep
+        // part is the service loop's, off the caller's path.
         if state == .running, let now = boardNow() {
             let window = horizon(now: now)
             generate(upTo: min(t, window))
             try sendPending(now: now)
-            generate(upTo: window)
+            generate(upTo: min(window, max(t, now) + options.lookAheadMicroseconds))
             try sendPending(now: now)
         }
     }
