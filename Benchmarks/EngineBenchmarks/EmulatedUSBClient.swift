@@ -81,6 +81,7 @@ struct EmulatedUSBClient {
                 + "\(starting.unmatched) stamps without a chip write")
         let (errors, unmatched) = timingErrors(stamps: rtp.filter { $0.time >= begin }, writes: writes, earlyTolerance: 1)
         print(Stats(samples: errors).line("event timing |RTP START − stamp|, ELF over emulated USB"))
+        printGoal("event timing ≤ 10 µs at p99.9", value: Stats(samples: errors).percentile(99.9), limit: 10)
         // The event phase alone: what the engine counted after the starts.
         let clock = statistics.clock.map { String(format: "±%.0f µs", $0.errorMicroseconds) } ?? "none"
         print(

@@ -73,6 +73,7 @@ func simavrEventTiming(count: Int, packageRoot: String) async throws -> SimavrTi
 
 func reportSimavr(_ run: SimavrTimingRun, expected: Int) {
     print(run.rtp.line("event timing |RTP START − stamp|, firmware ELF (simavr)"))
+    printGoal("event timing ≤ 10 µs at p99.9", value: run.rtp.percentile(99.9), limit: 10)
     print(run.firstWritePerStamp.line("  first I2C write per stamp − stamp"))
     let s = run.statistics
     print("   \(s.commandsSent) commands sent, \(s.lateCommands) late, \(s.boardUnderruns) board underruns, \(s.rejectedFrames) rejected; \(run.unmatched) stamps without a chip write; queue high water \(s.queueHighWater)")

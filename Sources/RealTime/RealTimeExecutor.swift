@@ -126,6 +126,8 @@ extension RealTimeExecutor {
         private var timers: [(deadline: UInt64, fire: @Sendable () -> Void)] = []
         private var running = true
         private var threadAlive = true
+        /// The thread is parked in `wait`: only then does an enqueue pay for a wake-up.
+        private var parked = false
         private var ownExecutor: UnownedSerialExecutor?
         /// The executor, held by its running thread (released when the thread ends).
         private var owner: AnyObject?
@@ -137,8 +139,11 @@ extension RealTimeExecutor {
             ownExecutor = executor
             if threadAlive {
                 jobs.append(job)
-                condition.signal()
+                let wake = parked
                 condition.unlock()
+                // Signalled after unlocking: a real-time waiter woken with the lock still
+                // held would preempt this thread only to block on the mutex and switch back.
+                if wake { condition.signal() }
             } else {
                 condition.unlock()
                 fallback.async { job.runSynchronously(on: executor) }
@@ -155,8 +160,10 @@ extension RealTimeExecutor {
             }
             let i = timers.firstIndex { $0.deadline > deadline } ?? timers.endIndex
             timers.insert((deadline, fire), at: i)
-            condition.signal()
+            // Only a new earliest deadline changes how long the parked thread waits.
+            let wake = parked && i == 0
             condition.unlock()
+            if wake { condition.signal() }
         }
 
         func keepAlive(_ executor: AnyObject) {
@@ -205,7 +212,9 @@ extension RealTimeExecutor {
                     continue
                 }
                 if !running { break }
+                parked = true
                 condition.wait(untilMicroseconds: timers.first?.deadline)
+                parked = false
             }
             // Shut down: whatever still sleeps wakes on the fallback queue at its time.
             threadAlive = false
