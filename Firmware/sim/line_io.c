@@ -23,6 +23,12 @@ void hex_encode(char *out, const uint8_t *bytes, size_t n)
     out[2 * n] = 0;
 }
 
+void hex_encode_register_access(char *out, uint8_t reg, const uint8_t *bytes, size_t n)
+{
+    hex_encode(out, &reg, 1);
+    hex_encode(out + 2, bytes, n);
+}
+
 static int nibble(char c)
 {
     if (c >= '0' && c <= '9') return c - '0';

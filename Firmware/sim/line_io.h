@@ -13,6 +13,10 @@ void line_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* n bytes as 2n hex digits and a terminating 0 (out holds 2n + 1). */
 void hex_encode(char *out, const uint8_t *bytes, size_t n);
 
+/* An I2C register transaction as the host reads it: the register pointer, then n
+ * data bytes, as hex (out holds 2n + 3). */
+void hex_encode_register_access(char *out, uint8_t reg, const uint8_t *bytes, size_t n);
+
 /* Hex text up to its end or a space, to bytes: how many, or -1 when it is not
  * whole bytes of hex or more than cap of them. */
 int hex_decode(const char *text, uint8_t *out, size_t cap);

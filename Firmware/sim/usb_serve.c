@@ -123,11 +123,8 @@ static void emit_i2c(void)
 {
     for (uint32_t i = 0; i < chip.count; i++) {
         const drv_txn *t = &chip.log[i];
-        uint8_t bytes[1 + DRV_TXN_MAX_BYTES];
-        bytes[0] = t->reg;
-        memcpy(&bytes[1], t->bytes, t->n);
-        char text[2 * sizeof bytes + 1];
-        hex_encode(text, bytes, 1u + t->n);
+        char text[2 * (1 + DRV_TXN_MAX_BYTES) + 1];
+        hex_encode_register_access(text, t->reg, t->bytes, t->n);
         line_out("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
              (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
     }
