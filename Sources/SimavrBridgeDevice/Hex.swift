@@ -1,7 +1,7 @@
 /// Bytes as hex text: the sim-harness line protocol, the emulation log and the
 /// umockdev record (which insists on upper case) all carry bytes this way.
-enum Hex {
-    static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+public enum Hex {
+    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
         let digits = Array(uppercase ? "0123456789ABCDEF".utf8 : "0123456789abcdef".utf8)
         var out: [UInt8] = []
         for b in bytes {
@@ -12,7 +12,7 @@ enum Hex {
     }
 
     /// nil unless the text is an even number of hex digits.
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out: [UInt8] = []

@@ -162,7 +162,7 @@ public final class SimavrBridgeDevice: FrameTransport {
         guard isAttached else { throw .disconnected }
         guard !bytes.isEmpty else { return }
         sentTransfers.append(SimavrTransfer(simulationMicroseconds: simulationMicroseconds, bytes: bytes))
-        let reply = try command("send " + hex(bytes))
+        let reply = try command("send " + Hex.encode(bytes))
         if reply == "err send: detached" {
             throw .disconnected
         }
@@ -235,12 +235,12 @@ public final class SimavrBridgeDevice: FrameTransport {
         guard let kind = f.first else { return }
         switch kind {
         case "frame" where f.count == 3:
-            guard let at = Double(f[1]), let bytes = unhex(f[2]) else { break }
+            guard let at = Double(f[1]), let bytes = Hex.decode(f[2]) else { break }
             events.append(.frame(bytes, receivedAt: UInt64(max(0, at).rounded(.down))))
             return
         case "i2c" where f.count == 7:
             guard let start = Double(f[1]), let startSim = Double(f[2]), let stop = Double(f[3]),
-                let address = UInt8(f[5], radix: 16), let bytes = unhex(f[6])
+                let address = UInt8(f[5], radix: 16), let bytes = Hex.decode(f[6])
             else { break }
             i2cTransactions.append(
                 SimavrI2CTransaction(
@@ -263,37 +263,4 @@ public final class SimavrBridgeDevice: FrameTransport {
         }
         harness.note(line)  // simavr's loader messages and the like
     }
-}
-
-private func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 15)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-private func unhex(_ text: Substring) -> [UInt8]? {
-    let u = Array(text.utf8)
-    guard u.count % 2 == 0 else { return nil }
-    func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-    var out = [UInt8]()
-    out.reserveCapacity(u.count / 2)
-    var i = 0
-    while i < u.count {
-        guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
-        out.append(hi << 4 | lo)
-        i += 2
-    }
-    return out
 }

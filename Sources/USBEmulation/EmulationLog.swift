@@ -1,5 +1,6 @@
 import Foundation
 import RealTime
+import SimavrBridgeDevice
 import Synchronization
 
 /// `--log FILE`: one JSON object per line, written as things happen, so a test (or a

@@ -1,4 +1,5 @@
 import Foundation
+import SimavrBridgeDevice
 import Synchronization
 
 /// What Linux does with a device that appears on a port, before any program sees it

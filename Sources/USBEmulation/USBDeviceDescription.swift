@@ -1,3 +1,5 @@
+import SimavrBridgeDevice
+
 /// What a device told the host about itself when it was enumerated: its device
 /// descriptor, every configuration descriptor (with their interfaces and endpoints)
 /// and the strings the kernel reads into sysfs. The umockdev record is built from

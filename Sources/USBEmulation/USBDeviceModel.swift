@@ -1,3 +1,5 @@
+import SimavrBridgeDevice
+
 /// A USB device as the bus sees it, below the host controller: what an emulated
 /// device implements so the usbdevfs handler (`USBDevFSHandler`) can put it behind
 /// real libusb. The handler plays the host controller and the kernel: it turns URBs

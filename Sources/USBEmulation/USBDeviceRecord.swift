@@ -1,3 +1,5 @@
+import SimavrBridgeDevice
+
 /// Where an emulated device sits on the bus and what the kernel would show of it: its
 /// sysfs path, device node and umockdev record (sysfs attributes, udev properties,
 /// the descriptors file, and one child per interface).
