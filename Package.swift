@@ -162,7 +162,9 @@ let package = Package(
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
-        .testTarget(name: "HapticsTests", dependencies: ["Haptics"], swiftSettings: strict),
+        // Helpers several test targets share (a seeded generator); no product code.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "HapticsTests", dependencies: ["Haptics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
@@ -178,7 +180,7 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
-        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI"], swiftSettings: strict),
+        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
             name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
@@ -190,7 +192,7 @@ let package = Package(
             name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
-            dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators"],
+            dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6],

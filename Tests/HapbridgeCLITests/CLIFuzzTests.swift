@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 import Testing
+import TestSupport
 
 @testable import HapbridgeCLI
 
@@ -10,20 +11,8 @@ import Testing
 /// documents; a success must have written well-formed SVG or JSON; standard error
 /// must carry no raw control bytes and stay a few lines long.
 @Suite struct CLIFuzzTests {
-    /// SplitMix64: the same runs every time, and a failure names its seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
+    /// The same runs every time, and a failure names its seed.
+    typealias Generator = SeededGenerator
 
     /// Numbers that have broken parsers, converters and renderers.
     static let hostileNumbers = [
@@ -114,7 +103,7 @@ import Testing
     }
 
     static func cases(count: Int, seed: UInt64, in directory: URL) throws -> [Case] {
-        var g = Generator(state: seed)
+        var g = Generator(seed: seed)
         let examples = try ["SOS.ahap", "Fade.ahap", "Beethoven5.ahap"].map { Array(try Data(contentsOf: Hapbridge.repository.appendingPathComponent("Examples/\($0)"))) }
         let profileText = try String(contentsOf: Hapbridge.repository.appendingPathComponent("Hardware/actuators/pmd-c10-100.json"), encoding: .utf8)
         let file = directory.appendingPathComponent("plain-file").path

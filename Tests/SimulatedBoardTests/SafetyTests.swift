@@ -2,6 +2,7 @@ import BridgeProtocol
 import DRV2605
 import SimulatedBoard
 import Testing
+import TestSupport
 
 @Suite("Simulated board refuses bad frames and stops on its own")
 struct SafetyTests {
@@ -109,7 +110,7 @@ struct SafetyTests {
 
     @Test func randomBytesFromTheHostNeverDriveTheActuator() throws {
         let board = SimulatedBoard(profile: try profile("pmd-c10-100"))
-        var rng = SplitMix64(seed: 0x5EED)
+        var rng = SeededGenerator(seed: 0x5EED)
         for _ in 0..<2_000 {
             board.send((0..<Int.random(in: 1...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
             try board.advance(by: 500)
@@ -128,18 +129,5 @@ struct SafetyTests {
             try board.advance(to: 4_000)
         }
         #expect(board.time == 5_000)
-    }
-}
-
-/// A small seeded generator so the random test is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
