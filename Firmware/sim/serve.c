@@ -60,13 +60,7 @@ static bool detached;
 static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
 static double now(void) { return us(board.avr->cycle); }
 
-/* Board time of a logged cycle.  A reboot moves Timer1's start; transactions
- * from before it (logged in the same step) keep the epoch they ran under. */
-static double board_us_at(avr_cycle_count_t c)
-{
-    avr_cycle_count_t e = c >= board.timer1_start ? board.timer1_start : epoch;
-    return ((double)c - (double)e) / SIM_CYCLES_PER_US;
-}
+static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&board, c, epoch); }
 
 /* Prints and forgets the transactions logged since the last call, so the
  * model's log never fills however long the host runs. */

@@ -230,6 +230,12 @@ double sim_board_us_at(const sim_board *b, avr_cycle_count_t cycle)
     return ((double)cycle - (double)b->timer1_start) / SIM_CYCLES_PER_US;
 }
 
+double sim_board_us_at_logged(const sim_board *b, avr_cycle_count_t cycle, avr_cycle_count_t previous_epoch)
+{
+    avr_cycle_count_t e = cycle >= b->timer1_start ? b->timer1_start : previous_epoch;
+    return ((double)cycle - (double)e) / SIM_CYCLES_PER_US;
+}
+
 uint32_t sim_board_symbol(const sim_board *b, const char *name)
 {
     for (uint32_t i = 0; i < b->symbol_count; i++) {

@@ -60,6 +60,9 @@ bool sim_run_cycles(sim_board *b, avr_cycle_count_t cycles);
 double sim_now_us(const sim_board *b);
 /* Board time (the firmware's now_us) at a simulated cycle. */
 double sim_board_us_at(const sim_board *b, avr_cycle_count_t cycle);
+/* The same for a logged cycle: a reboot moves Timer1's start, and a cycle from
+ * before it (logged in the same step) keeps the epoch it ran under. */
+double sim_board_us_at_logged(const sim_board *b, avr_cycle_count_t cycle, avr_cycle_count_t previous_epoch);
 /* Flash byte address of a function in the ELF, or 0 when it has none (inlined). */
 uint32_t sim_board_symbol(const sim_board *b, const char *name);
 /* Runs one instruction at a time until the CPU is about to execute `pc` (a

@@ -109,13 +109,7 @@ static uint64_t host_at(avr_cycle_count_t c)
 }
 static double now(void) { return us(board.avr->cycle); }
 
-/* Board time of a logged cycle; transactions from before a reboot keep the
- * epoch they ran under. */
-static double board_us_at(avr_cycle_count_t c)
-{
-    avr_cycle_count_t e = c >= board.timer1_start ? board.timer1_start : epoch;
-    return ((double)c - (double)e) / SIM_CYCLES_PER_US;
-}
+static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&board, c, epoch); }
 
 /* ---- what the host learns ------------------------------------------------ */
 
