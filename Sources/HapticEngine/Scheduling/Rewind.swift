@@ -7,8 +7,9 @@ import HapticCompilation
 /// on (REPLACE_FROM). So the scheduler compiles far ahead (`deepLookAheadMicroseconds`)
 /// and sends as much as the board's queue holds: a host stall shorter than that span
 /// costs nothing. A change must still land at now + lead, though, and by then the mix
-/// is compiled well past it. So after every step the scheduler keeps a snapshot of the
-/// mix (every player and the compiler, all value types); a player operation at time T
+/// is compiled well past it. So every service period's worth of steps the scheduler
+/// keeps a snapshot of the mix (every player and the compiler, all value types); a
+/// player operation at time T
 /// goes back to the last snapshot before T, re-applies the operations made since that
 /// snapshot, applies its own, and compiles forward again:
 ///
@@ -59,8 +60,12 @@ extension HapticEngine {
         operations.append(LoggedOperation(sequence: operationCount, player: id, apply: apply))
     }
 
+    /// One snapshot a service period, not one a step: storing one shares the players
+    /// with the history, so the next step copies them. A rewind replays from the
+    /// snapshot before its time anyway, so at most a period's steps more.
     func takeSnapshot(at time: Int64, compiler: DriveCompiler) {
         guard canReplace else { return }
+        if let last = history.last, time - last.time < options.servicePeriodMicroseconds { return }
         history.append(MixSnapshot(time: time, players: players, compiler: compiler, lastActive: lastActive, operationsApplied: operationCount))
     }
 
