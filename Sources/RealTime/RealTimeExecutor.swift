@@ -67,7 +67,7 @@ public final class RealTimeExecutor: SerialExecutor, @unchecked Sendable {
     /// executor the wake-up is one job straight onto this thread: a nonisolated sleep
     /// would resume on the global pool first and hop back, paying its latency.
     public func sleep(untilMicroseconds deadline: UInt64, isolation: isolated (any Actor)? = #isolation) async {
-        await withCheckedContinuation(isolation: isolation) { (c: CheckedContinuation<Void, Never>) in core.addTimer(deadline) { c.resume() } }
+        await withCheckedContinuation(isolation: isolation) { (c: CheckedContinuation<Void, Never>) in schedule(atMicroseconds: deadline) { c.resume() } }
     }
 
     /// Runs `body` on this thread once CLOCK_MONOTONIC reaches `deadline` (what a

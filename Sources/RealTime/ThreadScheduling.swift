@@ -9,8 +9,6 @@ public enum ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     /// The normal time-sharing class, and why real time was not granted.
     case normal(reason: String)
 
-    public var isRealTime: Bool { if case .realTime = self { true } else { false } }
-
     public var description: String {
         switch self {
         case .realTime(let p): "real-time (SCHED_FIFO \(p))"
