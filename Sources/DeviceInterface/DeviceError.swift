@@ -9,8 +9,6 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case busy(device: String)
     /// Nothing answers at the address, or no device matches it.
     case notFound(String)
-    /// The device answered, but not as the protocol says (wrong version, garbage).
-    case protocolMismatch(String)
     /// The device did not answer in time.
     case timeout(String)
     /// Any other I/O failure, with the transport's own words.
@@ -22,7 +20,6 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .accessDenied(let device, let advice): "permission denied opening \(device): \(advice)"
         case .busy(let device): "\(device) is in use by another program (its interface is claimed)"
         case .notFound(let what): what
-        case .protocolMismatch(let what): what
         case .timeout(let what): "timed out: \(what)"
         case .io(let what): "device I/O failed: \(what)"
         }

@@ -47,11 +47,12 @@ public struct CalibrateCommand: AsyncParsableCommand {
     /// XDG config directory); the line says where, or why they were not kept.
     static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?) -> String {
         guard let chip = board.chip else { return "not stored: the board reported no known chip" }
+        guard let serial = board.serialNumber else { return "not stored: \(CalibrationStoreError.noSerial)" }
         do {
             let store = try CalibrationStore.user()
             for warning in store.warnings { try? Console.err("note: \(warning)") }
             let record = CalibrationRecord(
-                result: result, boardSerial: board.serialNumber ?? "", profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
+                result: result, boardSerial: serial, profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
                 supplyVolts: supplyVolts)
             return "stored for `play` (closed loop): \(try store.save(record))"
         } catch {
