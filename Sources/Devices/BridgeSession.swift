@@ -21,6 +21,14 @@ public final class BridgeSession {
     private var lastSent: UInt64 = 0
     private var inbox: [BoardFrame] = []
 
+    /// Asked while the session waits (for a reply, or for time to pass): a reason to
+    /// give up now ("interrupted by SIGINT"), or nil to go on. Waits are cut into
+    /// steps of at most `interruptionCheckMicroseconds` while it is set, so an
+    /// interruption ends a procedure within one step and one reply.
+    public var interruption: (@Sendable () -> String?)?
+    /// The longest a wait goes on without asking `interruption`.
+    public static let interruptionCheckMicroseconds: UInt64 = 5_000
+
     public init(transport: any FrameTransport) { self.transport = transport }
 
     /// HELLO: opens a session (the board re-probes its chip) and reads the board's
@@ -84,16 +92,20 @@ public final class BridgeSession {
         while true {
             let now = transport.hostMicroseconds
             if now >= end { return }
+            try checkInterruption()
             if now - lastSent >= keepAliveMicroseconds / 4 { try send(encoder.keepAlive()) }
-            let next = min(end, lastSent + keepAliveMicroseconds / 4)
+            var next = min(end, lastSent + keepAliveMicroseconds / 4)
+            if interruption != nil { next = min(next, now + Self.interruptionCheckMicroseconds) }
             try await pass(until: max(next, now + 1))
             collect()
         }
     }
 
     /// Stops the actuator and flushes the board's queue (STOP_ALL), so a bench command
-    /// never leaves the chip driving when it is done.
+    /// never leaves the chip driving when it is done. Not cut short by `interruption`:
+    /// it is what an interruption ends with.
     public func stopAll() async throws(BridgeSessionError) {
+        interruption = nil
         try send(encoder.stopAll())
         _ = try await awaitFrame(what: "ACK of STOP_ALL") { $0.type == .ack }
     }
@@ -102,6 +114,10 @@ public final class BridgeSession {
     public var i2cBus: BridgeI2CBus { BridgeI2CBus(session: self) }
 
     // MARK: frames
+
+    private func checkInterruption() throws(BridgeSessionError) {
+        if let reason = interruption?() { throw .interrupted(reason) }
+    }
 
     private func requireRegisterAccess() throws(BridgeSessionError) {
         guard let identity else { throw .notOpen }
@@ -151,6 +167,7 @@ public final class BridgeSession {
         while true {
             collect()
             if let i = inbox.firstIndex(where: matches) { return inbox.remove(at: i) }
+            try checkInterruption()
             let now = transport.hostMicroseconds
             guard now < deadline else { throw .noAnswer("\(transport.summary) did not send \(what) within \(replyTimeoutMicroseconds / 1000) ms") }
             // Polling 200 µs apart: below a USB frame, and a virtual board steps that far.
@@ -174,6 +191,8 @@ public enum BridgeSessionError: Error, Sendable, Equatable, CustomStringConverti
     case rejected(NakReason, what: String)
     case invalidRequest(String)
     case i2c(I2CError)
+    /// The session's `interruption` gave this reason to stop waiting.
+    case interrupted(String)
 
     public var description: String {
         switch self {
@@ -188,6 +207,7 @@ public enum BridgeSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .rejected(let reason, let what): "the board refused \(what): \(reason)"
         case .invalidRequest(let why): why
         case .i2c(let e): e.description
+        case .interrupted(let why): why
         }
     }
 }
@@ -212,6 +232,7 @@ public final class BridgeI2CBus: I2CBus {
 
     static func i2cError(_ error: BridgeSessionError) -> I2CError {
         if case .i2c(let e) = error { return e }
+        if case .interrupted = error { return .cancelled }
         return .adapterFailure(error.description)
     }
 }

@@ -31,12 +31,14 @@ public struct CalibrateCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        Interruption.install()
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench(opened)
         var report = await Self.calibrate(on: bench, profile: profile)
         await bench.close()
+        report.noteInterruption()
         if report.passed, let result = report.calibration, !noSave {
             report.add(Self.store(result, board: bench.identity, profile: profile, supplyVolts: report.supplyVolts))
         }

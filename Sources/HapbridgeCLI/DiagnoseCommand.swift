@@ -19,12 +19,14 @@ public struct DiagnoseCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
+        Interruption.install()
         let plot = try device.plotFile()
         let profile = try actuator.load()
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench(opened)
-        let report = await Self.diagnose(on: bench, profile: profile)
+        var report = await Self.diagnose(on: bench, profile: profile)
         await bench.close()
+        report.noteInterruption()
         try report.finish(plot: plot, title: "Diagnostics", subtitle: bench.summary)
     }
 

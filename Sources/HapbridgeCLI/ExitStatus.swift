@@ -15,10 +15,13 @@ enum ExitStatus: Int32, CaseIterable {
     /// time limit, a chip fault, the device going away): what was measured is printed.
     case incomplete = 3
 
+    // 128 + N: `play`, `calibrate`, `diagnose` and `rom` stopped by signal N (SIGINT
+    // 130, SIGTERM 143, SIGHUP 129) after stopping the actuator; see `Interruption`.
+
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end; `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -46,11 +46,14 @@ final class BridgeBench: HardwareDevice {
 
     /// Opens a session (HELLO) on the device; a board that cannot do register access
     /// (protocol 1.0) is refused with what to do about it.
-    init(_ opened: borrowing OpenedDevice) async throws(CLIError) {
+    /// A signal (`Interruption`) cuts any wait of the session short.
+    init(_ opened: borrowing OpenedDevice) async throws {
         session = BridgeSession(transport: opened.transport)
+        session.interruption = { Interruption.shared.reason }
         let identity: BoardIdentity
         do { identity = try await session.open() } catch {
             opened.transport.close()
+            try Interruption.shared.exitIfInterrupted()
             throw CLIError(TerminalText.safe(error.description))
         }
         guard identity.canAccessRegisters else {

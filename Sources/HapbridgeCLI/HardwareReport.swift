@@ -18,6 +18,17 @@ public struct HardwareReport: Sendable {
         lines.append(line)
         passed = false
     }
+    /// Set when a signal cut the procedure short (`Interruption`): the reason.
+    public var interruption: String?
+
+    /// Says so when a signal cut the procedure short: the error the procedure met as
+    /// its wait was cut ("wait cancelled") is the interruption, and is said as one.
+    mutating func noteInterruption() {
+        guard let reason = Interruption.shared.reason else { return }
+        interruption = reason
+        if let last = lines.last, last.hasPrefix("error: ") { lines.removeLast() }
+        fail("stopped: \(reason); the actuator was stopped and the board's queue flushed (STOP_ALL)")
+    }
     public var text: String { lines.joined(separator: "\n") }
 }
 
@@ -37,6 +48,7 @@ extension HardwareReport {
                 try Console.out("plot: no acceleration recorded (the device has no accelerometer), nothing written")
             }
         }
+        try Interruption.shared.exitIfInterrupted()
         if !passed { throw ExitCode.failure }
     }
 }

@@ -84,6 +84,7 @@ public struct PlayCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        Interruption.install()
         let plotFile = try device.plotFile()
         let recordFile = try record.map { (path) throws(CLIError) in try OutputFile(path, purpose: "record") }
         let source = try PatternSource.resolve(pattern)
@@ -107,11 +108,21 @@ public struct PlayCommand: AsyncParsableCommand {
         let engine = HapticEngine(device: opened.takeTransport(), actuator: profile, options: options)
         let outcome = PlayOutcome()
         await engine.setStoppedHandler { outcome.stopped($0) }
+        // A signal stops the engine at once (STOP_ALL flushes the board's queue and puts
+        // the chip in standby), from the signal thread: the play loop may be waiting.
+        Interruption.shared.onInterrupt { _ in
+            Task {
+                let at = await engine.currentTime
+                await engine.stop()
+                outcome.flushed(atBoardMicroseconds: Int64((at * 1e6).rounded(.down)))
+            }
+        }
 
         try Console.lines(["device: \(summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))"], to: .output)
         if onRealClock, let notice = engine.serviceThreadScheduling.notice { try Console.err("note: \(notice)") }
         do { try await engine.start() } catch {
             await engine.close()
+            try Interruption.shared.exitIfInterrupted()
             throw CLIError("cannot start the engine: \(error)")
         }
         let caps = await engine.capabilities
@@ -144,7 +155,7 @@ public struct PlayCommand: AsyncParsableCommand {
             let state = outcome.state
             let stats = await engine.statistics
             try progress.update(Self.progress(position: min(position, duration), duration: duration, stats: stats), fraction: Self.fraction(position, of: duration))
-            if state.endedEarly { break }
+            if state.endedEarly || Interruption.shared.signal != nil { break }
             if state.completed && position >= duration { break }
             if position > duration + 1 { break }  // the completion never came: report, do not hang
         }
@@ -152,18 +163,26 @@ public struct PlayCommand: AsyncParsableCommand {
         try await pass(Self.stepSeconds, on: engine, realClock: onRealClock)  // let the last brake ring down in the plot
         await engine.callbacksDelivered()
         let state = outcome.state  // before stop(), which ends any player still going
+        let interruption = Interruption.shared.reason
         let s = await engine.statistics
         await engine.close()
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
         if let c = s.clock {
             report.append(String(format: "clock: board − host offset %.0f µs, drift %.1f ppm, error ±%.0f µs (%d sync rounds)", c.offset, c.drift * 1e6, c.errorMicroseconds, c.exchanges))
         }
+        // What STOP_ALL flushed from the board's queue never played: the record and the
+        // plot hold what did, and the drive falls to 0 where the chip went to standby.
+        let flushedAt = outcome.state.flushedAt
+        let sent = await engine.sentCommands
+        let played = flushedAt.map { at in sent.filter { $0.time <= at } } ?? sent
+        var driveTrace: [(UInt64, Int8)] = played.compactMap { c in
+            guard case .rtp(let amplitude) = c.command, c.time >= Int64(beginBoard) else { return nil }
+            return (UInt64(c.time), amplitude)
+        }
+        if let flushedAt, flushedAt >= Int64(beginBoard) { driveTrace.append((UInt64(flushedAt), 0)) }
         let trace = PlayTrace(
             samples: await engine.acceleration(since: beginBoard), source: await engine.withDevice { $0.telemetry?.accelerationSource },
-            drive: await engine.sentCommands.compactMap { c in
-                guard case .rtp(let amplitude) = c.command, c.time >= Int64(beginBoard) else { return nil }
-                return (UInt64(c.time), amplitude)
-            })
+            drive: driveTrace)
         if let samples = trace.samples, !samples.isEmpty {
             report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (\(trace.source ?? "measured"))")
         } else {
@@ -174,16 +193,22 @@ public struct PlayCommand: AsyncParsableCommand {
         if let recordFile {
             try recordFile.write(
                 PlayRecord.json(
-                    device: address.description, commands: await engine.sentCommands, statistics: s, stopReason: state.stopReason))
+                    device: address.description, commands: played, flushed: sent.count - played.count, statistics: s,
+                    stopReason: interruption ?? state.stopReason.map { "\($0)" }))
             try Console.out("record: \(recordFile.name)")
         }
-        if state.endedEarly {
+        if let interruption {
+            try Console.err(
+                "stopped: \(interruption) after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)); "
+                    + "the engine stopped and the board's queue was flushed (STOP_ALL)")
+        } else if state.endedEarly {
             try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(state.stopReason, engine.options))")
         }
         if let plotFile {
             try plotFile.write(trace.plot(title: "hapbridge play \(source.label)", subtitle: "\(profile.displayName) on \(summary)").svg())
             try Console.out("plot: \(plotFile.name)")
         }
+        try Interruption.shared.exitIfInterrupted()
         if state.endedEarly { throw ExitStatus.incomplete.exitCode }
         if !state.completed { throw CLIError("the player did not report completion within 1 s of the pattern's end") }
     }
@@ -287,6 +312,8 @@ final class PlayOutcome: @unchecked Sendable {
         var cutShort = false
         /// The engine's stopped handler: why, when the client did not ask.
         var stopReason: StoppedReason?
+        /// A signal stopped the engine (STOP_ALL) at this board time.
+        var flushedAt: Int64?
 
         /// The engine stopped before the pattern's end.
         var endedEarly: Bool { stopReason != nil || cutShort }
@@ -304,4 +331,6 @@ final class PlayOutcome: @unchecked Sendable {
     }
 
     func stopped(_ reason: StoppedReason) { lock.withLock { value.stopReason = reason } }
+
+    func flushed(atBoardMicroseconds time: Int64) { lock.withLock { value.flushedAt = time } }
 }

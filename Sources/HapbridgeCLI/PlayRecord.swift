@@ -9,13 +9,17 @@ import JSON
 ///      "commands": [{"board_us": 1234567, "kind": "rtp", "amplitude": 85},
 ///                   {"board_us": 1234567, "kind": "register", "register": 32, "value": 58},
 ///                   {"board_us": 1300000, "kind": "stop"}, ...],
-///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0},
+///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0},
 ///      "stopReason": null}
 ///
+/// `stopReason` is null when the pattern played to its end, else why it did not: the
+/// engine's stop reason, or "interrupted by SIGINT" (SIGTERM, SIGHUP).
+///
 /// `board_us` is the command's stamp on the board's clock (µs since its boot, before
-/// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed.
+/// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed, nor
+/// are those a signal's STOP_ALL flushed before they played (`flushed` counts them).
 enum PlayRecord {
-    static func json(device: String, commands: [TimedCommand], statistics s: StreamStatistics, stopReason: StoppedReason?) -> String {
+    static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
         let entries: [JSONValue] = commands.map { c in
             let t = JSONValue.number(Double(c.time))
             switch c.command {
@@ -28,11 +32,12 @@ enum PlayRecord {
         let stats = JSONValue.fields([
             "sent": .number(Double(s.commandsSent)), "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
             "rejected": .number(Double(s.rejectedFrames)), "replacements": .number(Double(s.replacements)),
+            "flushed": .number(Double(flushed)),
         ])
         return JSONWriter.string(
             .fields([
                 "schema": .string("hapbridge-play-record/1"), "device": .string(device), "commands": .array(entries), "statistics": stats,
-                "stopReason": stopReason.map { .string("\($0)") } ?? .null,
+                "stopReason": stopReason.map { .string($0) } ?? .null,
             ]), pretty: false) + "\n"
     }
 }

@@ -48,13 +48,15 @@ public struct ROMCommand: AsyncParsableCommand {
             return
         }
         guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
+        Interruption.install()
         let plot = try device.plotFile()
         let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench(opened)
-        let report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)
+        var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)
         await bench.close()
+        report.noteInterruption()
         try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(bench.summary)")
     }
 

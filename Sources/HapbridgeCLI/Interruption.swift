@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+
+/// SIGINT, SIGTERM and SIGHUP while a command drives the actuator (`play`,
+/// `calibrate`, `diagnose`, `rom`).
+///
+/// By default these signals kill the process where it stands: nothing is printed,
+/// no record or plot is written, and the board plays what it has queued and then
+/// holds the last amplitude until its host-silence watchdog ends it. A command that
+/// drives the actuator catches them instead: the first one stops the engine (or the
+/// bench procedure) and flushes the board at once, the command reports what it did
+/// and why it stopped, writes its record and plot, and exits as a shell reports a
+/// death by that signal (128 + N: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP),
+/// so a script sees the same status either way. A second signal while it stops
+/// exits at once, with the same status.
+///
+/// The C handler only writes the signal's number to a pipe (write(2) is
+/// async-signal-safe); a thread of its own reads the pipe and runs the command's
+/// reaction, so the reaction may lock, allocate and start tasks.
+final class Interruption: Sendable {
+    /// The signals a driving command turns into an orderly stop.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    private struct State {
+        var signal: Int32?
+        var reactions: [@Sendable (Int32) -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// The one instance: signal dispositions belong to the process.
+    static let shared = Interruption()
+
+    private init() {}
+
+    /// Installs the handlers (once; later calls do nothing). Called by a command as it
+    /// starts to drive, before it opens the device.
+    static func install() {
+        _ = installed
+    }
+
+    private static let installed: Bool = {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        interruptionWriteEnd = fds[1]
+        let readEnd = fds[0]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(interruptionWriteEnd, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for s in signals { sigaction(s, &action, nil) }
+        let thread = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                guard n == 1 else { return }
+                shared.received(Int32(byte))
+            }
+        }
+        thread.name = "hapbridge signals"
+        thread.start()
+        return true
+    }()
+
+    /// The first signal received, if one was.
+    var signal: Int32? { state.withLock { $0.signal } }
+
+    /// "SIGINT", for messages.
+    var signalName: String? { signal.map(Self.name) }
+
+    /// Runs `reaction` when the first signal comes (at once, if it already came).
+    func onInterrupt(_ reaction: @escaping @Sendable (Int32) -> Void) {
+        let already: Int32? = state.withLock { s in
+            if s.signal == nil { s.reactions.append(reaction) }
+            return s.signal
+        }
+        if let already { reaction(already) }
+    }
+
+    private func received(_ signal: Int32) {
+        let reactions: [@Sendable (Int32) -> Void]? = state.withLock { s in
+            guard s.signal == nil else { return nil }
+            s.signal = signal
+            defer { s.reactions = [] }
+            return s.reactions
+        }
+        guard let reactions else {
+            // A second signal while stopping: the user wants out now.
+            let message = "\nhapbridge: \(Self.name(signal)) again: exiting at once\n"
+            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            _exit(Self.exitStatus(signal))
+        }
+        let message = "\nhapbridge: \(Self.name(signal)): stopping the actuator (again to exit at once)\n"
+        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        for reaction in reactions { reaction(signal) }
+    }
+
+    /// 128 + N, as a shell reports a process that signal N killed.
+    static func exitStatus(_ signal: Int32) -> Int32 { 128 + signal }
+
+    static func name(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+    }
+
+    /// The reason a command stopped, for its report: "interrupted by SIGINT".
+    var reason: String? { signalName.map { "interrupted by \($0)" } }
+
+    /// Ends the command with the signal's status when one came; otherwise nothing.
+    func exitIfInterrupted() throws(ExitCode) {
+        if let signal { throw ExitCode(Self.exitStatus(signal)) }
+    }
+}
+
+/// The pipe the C handler writes to: a C function pointer captures nothing, and this
+/// is set once, before any handler is installed.
+nonisolated(unsafe) private var interruptionWriteEnd: Int32 = -1

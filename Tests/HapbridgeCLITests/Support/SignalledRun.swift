@@ -1,0 +1,83 @@
+import Foundation
+
+/// A run of the built `hapbridge` that the test signals while it works: started with
+/// its output in files, signalled once a marker shows on standard output (the command
+/// has reached the part under test), then waited for within a bound.
+final class SignalledRun {
+    let process = Process()
+    let scratch: URL
+    let stdoutFile: URL
+    let stderrFile: URL
+
+    init(_ arguments: [String], configHome: String? = nil) throws {
+        scratch = try Hapbridge.scratchDirectory()
+        stdoutFile = scratch.appendingPathComponent("stdout")
+        stderrFile = scratch.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Hapbridge.executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = configHome ?? scratch.appendingPathComponent("config").path
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
+        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    var out: String { (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "" }
+    var err: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
+
+    /// Waits (polling the output file) until standard output contains `marker`; false
+    /// if the process ended or `seconds` passed first.
+    func waitForOutput(_ marker: String, seconds: Double = 60) -> Bool { waitFor(marker, in: { $0.out }, seconds: seconds) }
+
+    /// The same on standard error (where `play` reports its progress).
+    func waitForError(_ marker: String, seconds: Double = 60) -> Bool { waitFor(marker, in: { $0.err }, seconds: seconds) }
+
+    /// The same on a file the command (or the emulation) writes as it goes.
+    func waitForFile(_ path: String, toContain marker: String, seconds: Double = 60) -> Bool {
+        waitFor(marker, in: { _ in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }, seconds: seconds)
+    }
+
+    private func waitFor(_ marker: String, in text: (SignalledRun) -> String, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if text(self).contains(marker) { return true }
+            if !process.isRunning { return text(self).contains(marker) }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// The exit status, or nil when the process did not end within `seconds` (it is
+    /// then killed, so the test fails rather than hangs). A death by a signal is
+    /// reported as a shell would (128 + N).
+    func waitForExit(seconds: Double = 60) -> Int32? {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            guard Date() < end else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            usleep(10_000)
+        }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// CLOCK_MONOTONIC in µs: the clock the emulation's log stamps `host_us` with.
+    static func monotonicMicroseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
+    }
+}
