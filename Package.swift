@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
-            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605"], swiftSettings: strict),
+            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],

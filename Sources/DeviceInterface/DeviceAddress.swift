@@ -105,5 +105,14 @@ public struct DeviceAddressError: Error, Sendable, Equatable, CustomStringConver
         self.text = text
         self.rule = rule
     }
-    public var description: String { "bad device address \"\(text.prefix(64))\": \(rule)" }
+    /// The address as given, cut past `echoLimit` characters with its length said.
+    public var description: String { "bad device address \(Self.echo(text)): \(rule)" }
+
+    public static let echoLimit = 64
+
+    /// `"usb:abc"`, or `"usb:aaaa…" (1000 characters)` past the limit.
+    static func echo(_ text: String) -> String {
+        guard text.count > echoLimit else { return "\"\(text)\"" }
+        return "\"\(text.prefix(echoLimit))…\" (\(text.count) characters)"
+    }
 }

@@ -66,8 +66,21 @@ public final class DeviceCatalog: Sendable {
 
     public func choose(_ address: DeviceAddress?) throws(DeviceSelectionError) -> Choice {
         switch address {
+        case .simulated?: return .simulated(notice: nil)
+        case .ftdi?: throw .unsupported("the FT232H transport is not built yet: use a bridge board (usb) or the simulated board (sim)")
+        case nil, .usb?: return try Self.choose(address, among: usbBoards(), usbUnavailable: usbUnavailable)
+        }
+    }
+
+    /// The rule, on the boards found: no address takes the only board (the simulated
+    /// one when there is none, an error listing them when there are several);
+    /// `usb` the first; `usb:BUS-PORT` the board on that port; `usb:SERIAL` the board
+    /// with that serial, and an error listing them when several report it.
+    public static func choose(_ address: DeviceAddress?, among boards: [USBBridgeBoard], usbUnavailable: String? = nil)
+        throws(DeviceSelectionError) -> Choice
+    {
+        switch address {
         case nil:
-            let boards = usbBoards()
             switch boards.count {
             case 0:
                 return .simulated(notice: "no bridge board found on USB: using the simulated board (say --device sim to silence this)")
@@ -77,10 +90,13 @@ public final class DeviceCatalog: Sendable {
         case .simulated?:
             return .simulated(notice: nil)
         case .usb(let selector)?:
-            let boards = usbBoards()
-            guard let board = boards.first(where: { $0.matches(selector) }) else {
+            let matching = boards.filter { $0.matches(selector) }
+            guard let board = matching.first else {
                 throw .noMatch(DeviceAddress.usb(selector), found: boards, usbUnavailable: usbUnavailable)
             }
+            // A serial names one board; two that report the same one cannot be told
+            // apart by it, and "the first" would drive whichever enumerated first.
+            if case .serial = selector, matching.count > 1 { throw .ambiguousAddress(DeviceAddress.usb(selector), matching) }
             return .usb(board)
         case .ftdi?:
             throw .unsupported("the FT232H transport is not built yet: use a bridge board (usb) or the simulated board (sim)")
@@ -113,6 +129,8 @@ public final class DeviceCatalog: Sendable {
 public enum DeviceSelectionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Several boards and no address.
     case ambiguous([USBBridgeBoard])
+    /// Several boards answer to the address (the same serial number).
+    case ambiguousAddress(DeviceAddress, [USBBridgeBoard])
     /// Nothing matches the address; what is there instead.
     case noMatch(DeviceAddress, found: [USBBridgeBoard], usbUnavailable: String?)
     case unsupported(String)
@@ -121,8 +139,10 @@ public enum DeviceSelectionError: Error, Sendable, Equatable, CustomStringConver
     public var description: String {
         switch self {
         case .ambiguous(let boards):
-            "\(boards.count) bridge boards found; pick one with --device: "
-                + boards.map { "usb:\($0.portPath)" + ($0.serialNumber.map { " (usb:\($0))" } ?? "") }.joined(separator: ", ")
+            "\(boards.count) bridge boards found; pick one with --device: " + boards.map(Self.addresses).joined(separator: ", ")
+        case .ambiguousAddress(let address, let boards):
+            "\(boards.count) bridge boards answer to \(address) (the same serial number); pick one by its port with --device: "
+                + boards.map { "usb:\($0.portPath)" }.joined(separator: ", ")
         case .noMatch(let address, let found, let unavailable):
             if let unavailable { "no device at \(address): \(unavailable)" }
             else if found.isEmpty { "no bridge board found on USB for \(address) (is it plugged in? `hapbridge list` shows what is there)" }
@@ -133,5 +153,11 @@ public enum DeviceSelectionError: Error, Sendable, Equatable, CustomStringConver
         case .unsupported(let why): why
         case .device(let e): e.description
         }
+    }
+
+    /// "usb:1-1 (usb:0001)": the board's port, and its serial as an address that
+    /// selects it (`usb:serial=1-2` where the serial looks like a port), when it has one.
+    static func addresses(_ board: USBBridgeBoard) -> String {
+        "usb:\(board.portPath)" + (board.serialNumber.map { " (\(DeviceAddress.usb(.serial($0))))" } ?? "")
     }
 }

@@ -4,6 +4,7 @@ import DeviceInterface
 import Devices
 import Foundation
 import Testing
+@testable import USBBridge
 
 let actuatorDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -48,5 +49,58 @@ struct DeviceCatalogTests {
             return nil
         }
         #expect(frames.first?.helloReply?.deviceID == 7)
+    }
+}
+
+/// The choosing rule on the boards discovery found (the emulated-USB suites run the
+/// same rule over libusb): an address says what it means, and an error's suggestions
+/// select what they say.
+@Suite("Device addresses that say what they mean")
+struct DeviceChoiceTests {
+    static func board(port: UInt8, serial: String?) -> USBBridgeBoard {
+        USBBridgeBoard(busNumber: 1, portNumbers: [port], deviceAddress: port + 1, serialNumber: serial, bcdDevice: 0x0002, openError: nil)
+    }
+
+    @Test("with several boards and no address, the error suggests each board by port and by a serial address that selects it")
+    func ambiguousSuggestsAddressesThatSelect() throws {
+        // Board 1's serial looks like a port: `usb:1-2` would select board 2, so it is suggested as `usb:serial=1-2`.
+        let boards = [Self.board(port: 1, serial: "1-2"), Self.board(port: 2, serial: "BENCH")]
+        do {
+            _ = try DeviceCatalog.choose(nil, among: boards)
+            Issue.record("two boards and no address must be an error")
+        } catch {
+            #expect(error.description.contains("usb:1-1 (usb:serial=1-2), usb:1-2 (usb:BENCH)"), "\(error)")
+            // Each suggestion parses back to the board it was written for.
+            for (board, text) in zip(boards, ["usb:serial=1-2", "usb:BENCH"]) {
+                #expect(try DeviceCatalog.choose(DeviceAddress(parsing: text), among: boards) == .usb(board))
+                #expect(try DeviceCatalog.choose(DeviceAddress(parsing: "usb:\(board.portPath)"), among: boards) == .usb(board))
+            }
+        }
+    }
+
+    @Test("two boards reporting the same serial are ambiguous for usb:SERIAL: an error listing both by port, never the first")
+    func duplicateSerialIsAmbiguous() throws {
+        let boards = [Self.board(port: 1, serial: "UNSET"), Self.board(port: 2, serial: "UNSET"), Self.board(port: 3, serial: "B")]
+        do {
+            _ = try DeviceCatalog.choose(.usb(.serial("UNSET")), among: boards)
+            Issue.record("a serial two boards report must not pick one")
+        } catch {
+            #expect(error == .ambiguousAddress(.usb(.serial("UNSET")), Array(boards.prefix(2))))
+            #expect(error.description.contains("2 bridge boards answer to usb:UNSET") && error.description.contains("usb:1-1, usb:1-2"))
+        }
+        #expect(try DeviceCatalog.choose(.usb(.serial("B")), among: boards) == .usb(boards[2]))
+    }
+
+    @Test("an address echoed in an error is cut past 64 characters, with its length given")
+    func longAddressIsCut() throws {
+        let text = "usb:" + String(repeating: "x", count: 1000)
+        do {
+            _ = try DeviceAddress(parsing: text)
+            Issue.record("a 1000-character serial must not parse")
+        } catch {
+            #expect(error.description.hasPrefix("bad device address \"usb:xxx"))
+            #expect(error.description.contains("…\" (1004 characters)"), "\(error)")
+            #expect(error.description.count < 200)
+        }
     }
 }
