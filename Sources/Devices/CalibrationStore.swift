@@ -147,7 +147,7 @@ public struct CalibrationStore: Sendable {
         let key = try CalibrationKey(boardSerial: record.boardSerial, actuatorID: record.actuatorID)
         let file = path(for: key)
         do { try FileWriter.makeDirectories(FilePath(directory), mode: 0o700) } catch {
-            throw .unwritable(file: file, reason: "cannot create the directory \(error.path.map(\.description) ?? directory): \(error.problem)")
+            throw .unwritable(file: file, reason: "cannot create the directory \(directory): \(error.problem)")
         }
         do { try FileWriter.write(JSONWriter.string(record.json), to: FilePath(file)) } catch {
             throw .unwritable(file: file, reason: "\(error.problem)")

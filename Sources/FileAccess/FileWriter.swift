@@ -76,13 +76,21 @@ public enum FileWriter {
     /// `mode` (0700 for a private store, as the XDG Base Directory Specification asks).
     /// An existing directory, or a link to one, is left as it is.
     public static func makeDirectories(_ path: FilePath, mode: mode_t) throws(FileAccessError) {
+        do { try makeMissing(path, mode: mode) } catch {
+            // Said of the whole path: which of its names is too long, a directory's or the last.
+            if case .nameTooLong = error.problem { throw FileAccessError(.write, path, FileProblem.tooLong(path)) }
+            throw FileAccessError(.write, path, error.problem)
+        }
+    }
+
+    private static func makeMissing(_ path: FilePath, mode: mode_t) throws(FileAccessError) {
         var info = stat()
         if (try? path.withCString({ stat($0, &info) })) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw FileAccessError(.write, path, .notADirectory(path)) }
             return
         }
         let parent = path.directory
-        if parent != path, parent != ".", parent != "/" { try makeDirectories(parent, mode: mode) }
+        if parent != path, parent != ".", parent != "/" { try makeMissing(parent, mode: mode) }
         let made: Int32
         do { made = try path.withCString { mkdir($0, mode) } } catch { throw FileAccessError(.write, path, error) }
         guard made == 0 || errno == EEXIST else {
