@@ -39,6 +39,31 @@ public enum DescriptorIO {
         if let failure { throw failure }
     }
 
+    /// Runs `body` with SIGPIPE held back on this thread, so a write to a FIFO whose
+    /// reader has gone fails with EPIPE (a message, a status) instead of killing the
+    /// process; a SIGPIPE that write raised is taken off again, one pending before is left.
+    public static func withoutSIGPIPE<R>(_ body: () throws(SystemError) -> R) throws(SystemError) -> R {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        var pending = sigset_t()
+        sigpending(&pending)
+        let wasPending = sigismember(&pending, SIGPIPE) == 1
+        defer {
+            if !wasPending {
+                sigpending(&pending)
+                if sigismember(&pending, SIGPIPE) == 1 {
+                    var now = timespec()
+                    _ = sigtimedwait(&pipeSignal, nil, &now)
+                }
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return try body()
+    }
+
     /// The read size: whole chunks, because some files refuse odd-sized reads
     /// (/proc/self/pagemap takes multiples of 8).
     public static let chunk = 1 << 16

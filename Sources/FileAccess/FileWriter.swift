@@ -176,7 +176,10 @@ public final class FileStream {
 
     public func append(_ bytes: [UInt8]) throws(FileAccessError) {
         guard !finished else { throw FileAccessError(.write, path, .system(EBADF)) }
-        do { try DescriptorIO.writeAll(bytes, to: descriptor) } catch { throw FileAccessError(.write, path, FileProblem(errno: error.code, path: path)) }
+        let descriptor = descriptor
+        do { try DescriptorIO.withoutSIGPIPE { () throws(SystemError) in try DescriptorIO.writeAll(bytes, to: descriptor) } } catch {
+            throw FileAccessError(.write, path, FileProblem(errno: error.code, path: path))
+        }
     }
 
     public func append(_ text: String) throws(FileAccessError) { try append(Array(text.utf8)) }

@@ -15,7 +15,8 @@ public struct CalibrateCommand: AsyncParsableCommand {
             On PASS the results are stored per board serial number and actuator under \
             $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
             board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
-            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL.
+            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL, and when the results \
+            cannot be stored (printed first, then the file and the cause; --no-save does not store them).
             """)
 
     @OptionGroup public var actuator: ActuatorOption

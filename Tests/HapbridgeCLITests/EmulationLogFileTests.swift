@@ -42,6 +42,24 @@ import Testing
         #expect(lines.first?.hasPrefix("{") == true && lines.contains { $0.contains("\"event\":\"plug\"") }, "\(lines.prefix(3))")
     }
 
+    @Test("--log to a FIFO whose reader leaves: the run fails with 125 and \"Broken pipe\", not killed by SIGPIPE")
+    func fifoReaderLeaving() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("log.fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // The reader opens the FIFO (the emulation's open waits for it) and closes it at
+        // once; COMMAND waits for it to be gone, then plugs a board: a line to the log
+        // with no reader.
+        let command = "while kill -0 $reader 2>/dev/null; do :; done; \"$HB\" emulate control add --serial LATE-1 >/dev/null"
+        let run = try Shell.run(
+            "(exec 3<\(Shell.quote(fifo)); exec 3<&-) & reader=$!; export reader; "
+                + "\"$HB\" emulate bridge --firmware core --log \(Shell.quote(fifo)) -- sh -c \(Shell.quote(command)); echo \"status $?\"",
+            environment: [:])
+        #expect(run.out == "status 125\n", "\(run)")
+        #expect(run.errLines == ["hapbridge emulate: cannot write the log to \(fifo): Broken pipe"], "\(run)")
+    }
+
     @Test("--log to a symbolic link: the link stays a link and its target gets the log")
     func linksAreWrittenThrough() throws {
         let directory = try Hapbridge.scratchDirectory()
