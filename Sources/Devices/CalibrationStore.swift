@@ -76,7 +76,7 @@ public struct CalibrationStore: Sendable {
     }
 
     /// The user's store, from the environment by the XDG Base Directory rules above.
-    public static func user(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CalibrationStoreError)
+    public static func user(environment: [String: String] = ArgumentText.environment()) throws(CalibrationStoreError)
         -> CalibrationStore
     {
         var warnings: [String] = []

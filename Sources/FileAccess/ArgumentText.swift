@@ -26,6 +26,23 @@ public enum ArgumentText {
         }
     }
 
+    /// The process's environment, decoded the same way: a directory named by a variable
+    /// (`XDG_CONFIG_HOME`, `HOME`) is the bytes it holds. The first of a repeated name wins,
+    /// as with getenv.
+    public static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+                let name = string(from: Array(bytes[..<equals]))
+                if result[name] == nil { result[name] = string(from: Array(bytes[(equals + 1)...])) }
+            }
+            entry += 1
+        }
+        return result
+    }
+
     /// `bytes` as a string: valid UTF-8 as itself, every other byte escaped.
     public static func string(from bytes: [UInt8]) -> String {
         var scalars = String.UnicodeScalarView()
