@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
         .library(name: "SimavrBridgeDevice", targets: ["SimavrBridgeDevice"]),
         .library(name: "USBEmulation", targets: ["USBEmulation"]),
+        .library(name: "FileAccess", targets: ["FileAccess"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,13 +36,17 @@ let package = Package(
         // The strict JSON reader and writer every input file goes through (patterns and
         // actuator profiles): limits, line and column in errors, warned leniencies.
         .target(name: "JSON", swiftSettings: strict),
+        // The one bounded reader and the one safe writer every file goes through
+        // (patterns, profiles, the calibration store, outputs, plots, logs), and paths
+        // as bytes: an argument that is not UTF-8 names the file it names.
+        .target(name: "FileAccess", swiftSettings: strict),
         // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
         // rendering to a timeline. No I/O below it.
         .target(name: "Haptics", dependencies: ["JSON"], swiftSettings: strict),
         // Dependency-free SVG plotting shared by every command that draws a trace.
         .target(name: "Plot", swiftSettings: strict),
         // Actuator profiles (Hardware/actuators/*.json, read with JSON) and LRA/ERM physics.
-        .target(name: "Actuators", dependencies: ["JSON"], swiftSettings: strict),
+        .target(name: "Actuators", dependencies: ["JSON", "FileAccess"], swiftSettings: strict),
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
         // telemetry, device addresses. Depends on nothing: the engine, each transport, and
@@ -74,7 +79,7 @@ let package = Package(
             name: "Devices",
             dependencies: [
                 "DeviceInterface", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
-                "DRV2605", "DRV2605Model", "JSON", .product(name: "Logging", package: "swift-log"),
+                "DRV2605", "DRV2605Model", "JSON", "FileAccess", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
@@ -122,6 +127,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
+                "FileAccess",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
@@ -130,7 +136,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -162,6 +168,7 @@ let package = Package(
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+        .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"], swiftSettings: strict),
         // Helpers several test targets share (a seeded generator); no product code.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "HapticsTests", dependencies: ["Haptics", "TestSupport"], swiftSettings: strict),
@@ -180,7 +187,7 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
-        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
             name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
@@ -189,7 +196,7 @@ let package = Package(
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
-            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge"], swiftSettings: strict),
+            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import JSON
 
@@ -105,18 +106,16 @@ public enum ActuatorProfileLoader {
         return names.sorted()
     }
 
+    /// Reads `path` through the bounded reader (`FileReader`): a link is judged by its
+    /// target, a FIFO or device is refused as what it is, a file over `maxBytes` is
+    /// refused before it is read. The path's bytes are the file's name (`FilePath`).
     public static func load(path: String) throws(ActuatorProfileError) -> LoadedProfile {
-        let fm = FileManager.default
-        guard fm.fileExists(atPath: path) else { throw .unreadable(file: path, reason: "no such file") }
-        // Refuse a large file before reading it into memory.
-        if let size = (try? fm.attributesOfItem(atPath: path))?[.size] as? Int, size > maxBytes {
-            throw .tooLarge(file: path, bytes: size, limit: maxBytes)
+        let bytes: [UInt8]
+        do { bytes = try FileReader.read(FilePath(path), limit: maxBytes) } catch {
+            if case .tooLarge(let limit, let size) = error.problem { throw .tooLarge(file: path, bytes: size ?? limit + 1, limit: limit) }
+            throw .unreadable(file: path, reason: error.problem == .noSuchFile ? "no such file" : error.problem.description)
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(file: path, reason: error.localizedDescription)
-        }
-        return try parse(data, file: path)
+        return try parse(Data(bytes), file: path)
     }
 
     public static func parse(_ data: Data, file: String) throws(ActuatorProfileError) -> LoadedProfile {

@@ -1,6 +1,7 @@
 import Actuators
 import BridgeProtocol
 import DRV2605
+import FileAccess
 import Foundation
 import JSON
 
@@ -51,9 +52,11 @@ import Darwin
 /// the profile it was calibrated with: a profile whose type or voltages have changed
 /// since gets `.stale`, never the old reference in silence.
 ///
-/// **Writing** is atomic: a temporary file in the same directory, flushed to disk,
-/// then renamed over the old one, so a reader sees the old file or the new one, never
-/// half of one, and a failure leaves the old one as it was.
+/// **Reading and writing** go through `FileReader` and `FileWriter`: a file is read
+/// only if it is a regular file (a link judged by its target) within the limit, and
+/// written atomically (a temporary file beside it, flushed, renamed over the old one),
+/// so a reader sees the old file or the new one, never half of one, a failure leaves
+/// the old one as it was, and an existing file keeps its mode.
 public struct CalibrationStore: Sendable {
     public let directory: String
     /// Why the directory is not where the environment seemed to point (a relative
@@ -73,7 +76,7 @@ public struct CalibrationStore: Sendable {
     }
 
     /// The user's store, from the environment by the XDG Base Directory rules above.
-    public static func user(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CalibrationStoreError)
+    public static func user(environment: [String: String] = ArgumentText.environment()) throws(CalibrationStoreError)
         -> CalibrationStore
     {
         var warnings: [String] = []
@@ -105,7 +108,7 @@ public struct CalibrationStore: Sendable {
     /// read), sorted.
     public func actuators(calibratedFor boardSerial: String) -> [String] {
         let prefix = boardSerial + "@"
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let files = FileReader.names(in: FilePath(directory)).map(\.string)
         return files.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }
             .map { String($0.dropFirst(prefix.count).dropLast(".json".count)) }.sorted()
     }
@@ -118,14 +121,15 @@ public struct CalibrationStore: Sendable {
     {
         let key = try CalibrationKey(boardSerial: boardSerial, actuatorID: profile.id)
         let file = path(for: key)
-        let fm = FileManager.default
-        guard fm.fileExists(atPath: file) else { return nil }
-        if let size = (try? fm.attributesOfItem(atPath: file))?[.size] as? Int, size > Self.maxBytes {
-            throw .tooLarge(file: file, bytes: size, limit: Self.maxBytes)
+        let bytes: [UInt8]
+        do { bytes = try FileReader.read(FilePath(file), limit: Self.maxBytes) } catch {
+            switch error.problem {
+            case .noSuchFile, .system(ENOTDIR): return nil
+            case .tooLarge(let limit, let size): throw .tooLarge(file: file, bytes: size, limit: limit)
+            case let problem: throw .unreadable(file: file, reason: problem.description)
+            }
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw .unreadable(file: file, reason: error.localizedDescription) }
-        let record = try CalibrationRecord.parse(Array(data), file: file)
+        let record = try CalibrationRecord.parse(bytes, file: file)
         for (field, stored, expected) in [("boardSerial", record.boardSerial, key.boardSerial), ("actuator.id", record.actuatorID, key.actuatorID)]
         where stored != expected {
             throw .keyMismatch(file: file, field: field, found: stored, expected: expected)
@@ -142,12 +146,19 @@ public struct CalibrationStore: Sendable {
     public func save(_ record: CalibrationRecord) throws(CalibrationStoreError) -> String {
         let key = try CalibrationKey(boardSerial: record.boardSerial, actuatorID: record.actuatorID)
         let file = path(for: key)
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .unwritable(file: directory, reason: error.localizedDescription)
+        do { try FileWriter.makeDirectories(FilePath(directory), mode: 0o700) } catch {
+            throw .unwritable(file: file, reason: "cannot create the directory \(directory): \(error.problem)")
         }
-        try AtomicFile.replace(file, in: directory, with: Array(JSONWriter.string(record.json).utf8))
+        // The store's file is ours, not an output the user named: what is there (through
+        // any link) must be a regular file or nothing. A FIFO would block the write until
+        // something reads it, and results written into a device are lost.
+        var info = stat()
+        if (try? FilePath(file).withCString({ stat($0, &info) })) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw .unwritable(file: file, reason: "\(FileProblem.notRegular(FileKind(mode: info.st_mode)))")
+        }
+        do { try FileWriter.write(JSONWriter.string(record.json), to: FilePath(file)) } catch {
+            throw .unwritable(file: file, reason: "\(error.problem)")
+        }
         return file
     }
 }
@@ -186,7 +197,8 @@ public enum CalibrationStoreError: Error, Sendable, Equatable, CustomStringConve
     case invalidActuatorID(String)
     case unreadable(file: String, reason: String)
     case unwritable(file: String, reason: String)
-    case tooLarge(file: String, bytes: Int, limit: Int)
+    /// `bytes` nil: the file never said its size and was read past the limit.
+    case tooLarge(file: String, bytes: Int?, limit: Int)
     case invalidJSON(file: String, line: Int, column: Int, reason: String)
     case missingField(file: String, field: String)
     case wrongType(file: String, field: String, expected: String)
@@ -211,7 +223,8 @@ public enum CalibrationStoreError: Error, Sendable, Equatable, CustomStringConve
         case .invalidActuatorID(let id): "cannot key calibration results by actuator id \(Echo.quoted(id)): an id is letters, digits, '-' and '_'"
         case .unreadable(let f, let why): "\(f): cannot read (\(why))"
         case .unwritable(let f, let why): "\(f): cannot write (\(why)); nothing was changed"
-        case .tooLarge(let f, let bytes, let limit): "\(f): \(bytes) bytes; a calibration file is at most \(limit)"
+        case .tooLarge(let f, let bytes, let limit):
+            "\(f): \(bytes.map { "\($0) bytes" } ?? "more than \(limit) bytes"); a calibration file is at most \(limit) bytes"
         case .invalidJSON(let f, let line, let column, let why): "\(f): line \(line), column \(column): not valid JSON: \(why)"
         case .missingField(let f, let field): "\(f): missing required field '\(field)'"
         case .wrongType(let f, let field, let expected): "\(f): field '\(field)' must be \(expected)"
@@ -223,41 +236,6 @@ public enum CalibrationStoreError: Error, Sendable, Equatable, CustomStringConve
         case .stale(let f, let at, let changes):
             "\(f): measured \(at), but since then \(changes.joined(separator: "; ")): these results no longer describe the actuator; "
                 + "run `hapbridge calibrate` again"
-        }
-    }
-}
-
-/// Writes a file so that readers see the old contents or the new, never part: a
-/// temporary file beside it, flushed, renamed over it.
-enum AtomicFile {
-    static func replace(_ file: String, in directory: String, with bytes: [UInt8]) throws(CalibrationStoreError) {
-        let name = file.split(separator: "/").last.map(String.init) ?? "calibration"
-        let temporary = "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw .unwritable(file: temporary, reason: String(cString: strerror(errno))) }
-        var failure = bytes.withUnsafeBytes { buffer -> String? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, base + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { return String(cString: strerror(errno)) }
-                offset += n
-            }
-            return nil
-        }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temporary, file) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw .unwritable(file: file, reason: failure)
-        }
-        // The rename is durable once the directory's entry is on disk too.
-        let dir = open(directory, O_RDONLY)
-        if dir >= 0 {
-            _ = fsync(dir)
-            close(dir)
         }
     }
 }

@@ -15,7 +15,8 @@ public struct CalibrateCommand: AsyncParsableCommand {
             On PASS the results are stored per board serial number and actuator under \
             $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
             board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
-            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL.
+            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL, and when the results \
+            cannot be stored (printed first, then the file and the cause; --no-save does not store them).
             """)
 
     @OptionGroup public var actuator: ActuatorOption
@@ -39,26 +40,38 @@ public struct CalibrateCommand: AsyncParsableCommand {
         var report = await Self.calibrate(on: bench, profile: profile)
         await bench.close()
         report.noteInterruption()
+        var notStored: CLIError?
         if report.passed, let result = report.calibration, !noSave {
-            report.add(Self.store(result, board: bench.identity, profile: profile, supplyVolts: report.supplyVolts))
+            switch Self.store(result, board: bench.identity, profile: profile, supplyVolts: report.supplyVolts) {
+            case .success(let line): report.add(line)
+            case .failure(let error): notStored = error
+            }
         }
+        // The measured results (and the plot) first, whatever happens to the store:
+        // they are on screen even when they could not be kept.
         try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: bench.summary)
+        if let notStored { throw notStored }
     }
 
     /// Keeps the results for `play` (per board serial and actuator, under the user's
-    /// XDG config directory); the line says where, or why they were not kept.
-    static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?) -> String {
-        guard let chip = board.chip else { return "not stored: the board reported no known chip" }
-        guard let serial = board.serialNumber else { return "not stored: \(CalibrationStoreError.noSerial)" }
-        do {
+    /// XDG config directory): the line that says where, or why they were not kept,
+    /// which fails the command (status 1), so that a script can trust a 0.
+    static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?)
+        -> Result<String, CLIError>
+    {
+        guard let chip = board.chip else { return .failure(CLIError("calibration results not stored: the board reported no known chip")) }
+        guard let serial = board.serialNumber else { return .failure(CLIError("calibration results not stored: \(CalibrationStoreError.noSerial)")) }
+        do throws(CalibrationStoreError) {
             let store = try CalibrationStore.user()
             for warning in store.warnings { try? Console.err("note: \(warning)") }
             let record = CalibrationRecord(
                 result: result, boardSerial: serial, profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
                 supplyVolts: supplyVolts)
-            return "stored for `play` (closed loop): \(try store.save(record))"
+            return .success("stored for `play` (closed loop): \(try store.save(record))")
+        } catch .unwritable(let file, let reason) {
+            return .failure(CLIError("calibration results not stored in \(TerminalText.echo(file, limit: 300)): \(reason)"))
         } catch {
-            return "not stored: \(error)"
+            return .failure(CLIError("calibration results not stored: \(error)"))
         }
     }
 

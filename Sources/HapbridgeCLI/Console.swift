@@ -1,4 +1,5 @@
 import Foundation
+import FileAccess
 
 /// Standard output or standard error.
 enum StandardStream: Sendable, CustomStringConvertible {
@@ -75,7 +76,7 @@ enum Console {
     /// Data as it is (a command's output format), or text the caller has made safe.
     static func write(_ text: String, to stream: StandardStream) throws(StreamWriteError) {
         guard !isClosed(stream.descriptor) else { throw StreamWriteError(stream: stream, code: EBADF) }
-        do { try FileDescriptorIO.writeAll(text, to: stream.descriptor) } catch { throw StreamWriteError(stream: stream, code: error.code) }
+        do { try DescriptorIO.writeAll(text, to: stream.descriptor) } catch { throw StreamWriteError(stream: stream, code: error.code) }
     }
 
     private static func capped(_ line: String) -> String {

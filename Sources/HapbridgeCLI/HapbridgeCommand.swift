@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 
 /// The `hapbridge` command: one subcommand per file in this folder.
@@ -28,7 +29,9 @@ extension HapbridgeCommand {
     /// status `ExitStatus` documents.
     public static func runFromCommandLine() async -> Never {
         Console.adoptStandardDescriptors()
-        Foundation.exit(await main(Array(CommandLine.arguments.dropFirst())))
+        // The arguments' own bytes: `CommandLine.arguments` would repair a file name that
+        // is not UTF-8 into another name (`ArgumentText`).
+        Foundation.exit(await main(Array(ArgumentText.commandLineArguments().dropFirst())))
     }
 
     /// The one place errors become exit statuses. Whatever parsing throws (including a

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FileAccess
 
 /// `--plot FILE.svg`, shared by every command that has it.
 enum PlotOption {
@@ -13,8 +13,7 @@ enum PlotOption {
         guard let path else { return }
         guard path != "-" else { throw ValidationError("--plot needs a file: standard output carries the report") }
         guard !path.lowercased().hasSuffix(".svg") else { return }
-        var info = stat()
-        let isSpecial = stat(path, &info) == 0 && [S_IFCHR, S_IFIFO].contains(info.st_mode & S_IFMT)
+        let isSpecial = [.characterDevice, .fifo].contains(FilePath(path).kind)
         guard isSpecial else { throw ValidationError("--plot writes SVG: give a file name ending in .svg, not \(TerminalText.echo(path))") }
     }
 }

@@ -1,3 +1,5 @@
+import FileAccess
+
 /// Text from input (file names, pattern metadata, JSON keys, profile fields) made
 /// safe to show on a terminal. A file name or a key may hold ESC sequences that
 /// recolour, retitle or rewrite the user's terminal, or a carriage return that
@@ -16,6 +18,8 @@ enum TerminalText {
         for scalar in text.unicodeScalars {
             if !needsEscape(scalar) {
                 out.unicodeScalars.append(scalar)
+            } else if let byte = ArgumentText.escapedByte(scalar) {
+                out += "\\x" + hex(UInt32(byte), digits: 2)  // a byte of a name that is not UTF-8
             } else if scalar.value < 0x100 {
                 out += "\\x" + hex(scalar.value, digits: 2)
             } else {
@@ -38,6 +42,7 @@ enum TerminalText {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x2028, 0x2029: true  // line and paragraph separators
         case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks, embeddings, overrides, isolates
+        case _ where ArgumentText.escapedByte(scalar) != nil: true  // an argument's byte that is not UTF-8 (`ArgumentText`)
         default: false
         }
     }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import RealTime
 import SimavrBridgeDevice
@@ -47,28 +48,64 @@ public final class EmulationLog: Sendable {
         }
     }
 
-    private let file: Mutex<FileHandleBox?>
-
-    /// nil path: a log that drops everything (no `--log`).
-    public init(path: String?) throws(EmulationError) {
-        guard let path else {
-            file = Mutex(nil)
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw .log("cannot write the log file \(path)")
-        }
-        file = Mutex(FileHandleBox(handle: handle))
+    /// The open log and the first write that failed (after which nothing more is
+    /// written: the log would have a hole).
+    private struct State {
+        var stream: FileStream?
+        var failure: FileAccessError?
     }
 
-    public var isEnabled: Bool { file.withLock { $0 != nil } }
+    private let state: Mutex<State>
+    /// The log's path, nil without `--log`.
+    public let path: FilePath?
+
+    /// nil path: a log that drops everything (no `--log`). The file is written by
+    /// `FileWriter`'s rules, in place (`FileStream.writtenInPlace`): a device, FIFO or
+    /// link is written through, a regular file keeps its mode and owner, and the log
+    /// can be followed while the emulation runs and holds every line written before a
+    /// crash. The path is bytes (`FilePath`): an argument that is not UTF-8 is the
+    /// file it names.
+    public init(path: String?) throws(EmulationError) {
+        guard let path else {
+            self.path = nil
+            state = Mutex(State())
+            return
+        }
+        let filePath = FilePath(path)
+        self.path = filePath
+        do { state = Mutex(State(stream: try FileStream(filePath, regularFile: .writtenInPlace))) } catch {
+            throw .log("cannot write the log to \(filePath): \(error.problem)")
+        }
+    }
+
+    /// The first write to the log that failed (a full disk, /dev/full, a FIFO whose
+    /// reader left), in one line naming the file and the cause; nil while every line
+    /// has been written. The emulation checks it at the end (`finish`), so a run whose
+    /// log is incomplete does not end as a success.
+    public var failure: EmulationError? {
+        state.withLock { s in s.failure.map { .log("cannot write the log to \(path.map(\.description) ?? "?"): \($0.problem)") } }
+    }
+
+    /// Flushes the log to disk and throws `failure`, if any. Lines recorded after it
+    /// are still written (teardown's events).
+    public func finish() throws(EmulationError) {
+        state.withLock { s in
+            guard s.failure == nil, let stream = s.stream else { return }
+            do throws(FileAccessError) { try stream.sync() } catch { s.failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    public var isEnabled: Bool { path != nil }
 
     /// The entries of a log file, in order (for tests and benchmarks reading a run's
     /// log, also while the emulation still writes it: a last line without its newline
     /// is still being written and is left out).
     public static func entries(atPath path: String) throws(EmulationError) -> [Entry] {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw .log("cannot read the log file \(path): \(error.localizedDescription)") }
+        do { text = String(decoding: try FileReader.read(FilePath(path), limit: Int.max - DescriptorIO.chunk), as: UTF8.self) } catch {
+            throw .log("cannot read the log file \(error.path.map(\.description) ?? path): \(error.problem)")
+        }
         let decoder = JSONDecoder()
         var entries: [Entry] = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().enumerated() {
@@ -80,19 +117,15 @@ public final class EmulationLog: Sendable {
     }
 
     public func record(_ entry: Entry) {
-        file.withLock { f in
-            guard let f else { return }
+        state.withLock { s in
+            guard let stream = s.stream, s.failure == nil else { return }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard var line = try? encoder.encode(entry) else { return }
             line.append(UInt8(ascii: "\n"))
-            f.handle.write(line)
+            do throws(FileAccessError) { try stream.append(Array(line)) } catch { s.failure = error }
         }
     }
-}
-
-struct FileHandleBox: @unchecked Sendable {
-    let handle: FileHandle
 }
 
 extension EmulationLog.Entry {

@@ -51,7 +51,9 @@ public enum EmulationSession {
             if options.denyAccess, let node = emulation.list().first?.node, testbed.canWrite(node: node) {
                 command = try withoutDACOverride(command)
             }
-            return runCommand(command, emulation: emulation)
+            let status = runCommand(command, emulation: emulation)
+            try log.finish()  // a log that could not be written fails the run (125), whatever COMMAND's status
+            return status
         } catch {
             FileHandle.standardError.write(Data("hapbridge emulate: \(error.description)\n".utf8))
             return ChildProcess.emulationFailed

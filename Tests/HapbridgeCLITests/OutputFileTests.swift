@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Testing
 
@@ -68,7 +69,7 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let fd = open(fifo, O_RDONLY)
-            received.set((try? FileDescriptorIO.read(fd, upTo: 1 << 24)) ?? [])
+            received.set((try? DescriptorIO.read(fd, upTo: 1 << 24)) ?? [])
             close(fd)
             done.signal()
         }
@@ -92,7 +93,7 @@ import Testing
             }
         }
         let regular = directory.appendingPathComponent("r.svg").path
-        guard case .replace(nil) = try OutputFile(regular, purpose: "output").destination(of: regular) else {
+        guard case .replace(existing: nil) = try OutputFile(regular, purpose: "output").destination(of: regular) else {
             Issue.record("a new file is replaced atomically")
             return
         }
