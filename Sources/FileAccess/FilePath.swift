@@ -44,7 +44,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
 
     /// Calls `body` with the path as a C string; a path holding a NUL byte (which no
     /// system call can take) is refused rather than cut short at the NUL.
-    func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) throws(FileProblem) -> R {
+    public func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) throws(FileProblem) -> R {
         guard !bytes.isEmpty else { throw .system(ENOENT) }
         guard !bytes.contains(0) else { throw .nulInName }
         let cString = bytes.map { CChar(bitPattern: $0) } + [0]
