@@ -68,14 +68,17 @@ import TestSupport
                     ? ["calibrate", "--actuator", actuator, "--device", "sim"] + (g.chance(20) ? ["--no-save"] : [])
                     : ["play", g.pick(short), "--actuator", actuator, "--device", "sim"]
                 let writes = arguments[0] == "calibrate" && !arguments.contains("--no-save")
-                cases.append(Case(arguments: arguments, outputs: writes ? [storeFile] : [], allowed: [0, 1, 3], store: store))
+                // A link at the store's file is written through: its target is the store's file.
+                let outputs: Set<String> = writes ? Set([storeFile] + (store == .danglingLink ? ["nowhere"] : store == .hugeSparse ? ["huge"] : [])) : []
+                cases.append(Case(arguments: arguments, outputs: outputs, allowed: [0, 1, 3], store: store))
             case 4:  // a driving command on the simulated board in real time, signalled partway
                 let signal = g.pick([SIGINT, SIGTERM, SIGHUP])
                 let arguments = g.chance(70)
                     ? ["play", g.pick(short + ["Examples/SOS.ahap"]), "--device", "sim", "--realtime", "--record", "record.json", "--plot", "plot.svg"]
                     : [g.pick(["diagnose", "calibrate", "rom"])] + (g.chance(50) ? ["--actuator", actuator] : ["--actuator", "pmd-307-103"])
                         + ["--device", "sim", "--no-save"]
-                let fixed = arguments[0] == "rom" ? ["rom", "1"] + arguments.dropFirst() : arguments.filter { $0 != "--no-save" || arguments[0] == "calibrate" }
+                let fixed = arguments[0] == "rom" ? ["rom", "1"] + arguments.dropFirst().filter { $0 != "--no-save" }
+                    : arguments.filter { $0 != "--no-save" || arguments[0] == "calibrate" }
                 cases.append(
                     Case(
                         arguments: fixed.map { $0 == "Examples/SOS.ahap" ? Hapbridge.path($0) : $0 }, outputs: ["record.json", "plot.svg"],
@@ -251,9 +254,10 @@ import TestSupport
         let seed: UInt64 = 0x4842_5255_4E53_3137  // "HBRUNS17"
         let root = try Hapbridge.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let cases = Self.cases(count: 160, seed: seed)
+        let cases = Self.cases(count: 320, seed: seed)
         let failures = RunLog()
         let seen = RunLog()
+        let statuses = RunLog()
         DispatchQueue.concurrentPerform(iterations: cases.count) { index in
             let c = cases[index]
             let directory = root.appendingPathComponent("case\(index)")
@@ -264,6 +268,7 @@ import TestSupport
                 let outcome = try Self.run(c, in: directory)
                 let after = Self.snapshot(directory.path)
                 seen.add("\(c.arguments[0]) \(c.arguments.count > 1 && c.arguments[0] == "emulate" ? c.arguments[1] : "")")
+                statuses.add("\(c.arguments[0]) \(c.arguments.count > 1 && c.arguments[0] == "emulate" ? c.arguments[1] : "") \(outcome.signal.map { "signal \($0)" } ?? "status \(outcome.status ?? -1)")")
                 let problems = Self.problems(c, outcome, before: before, after: after)
                 if !problems.isEmpty {
                     failures.add(
@@ -276,6 +281,8 @@ import TestSupport
             try? FileManager.default.removeItem(at: directory)
         }
         let found = failures.entries
+        let counts = Dictionary(statuses.entries.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.key < $1.key }
+        print("CLIHostileRunTests: \(cases.count) runs, seed \(seed): " + counts.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         #expect(found.isEmpty, "seed \(seed): \(found.count) of \(cases.count) runs failed:\n\(found.prefix(20).joined(separator: "\n"))")
         // The runs reach every subcommand this test is for.
         let commands = Set(seen.entries.map { $0.split(separator: " ").map(String.init).joined(separator: " ") })
