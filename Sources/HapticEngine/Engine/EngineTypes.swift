@@ -70,13 +70,15 @@ public struct BoardOverload: Sendable, Equatable, CustomStringConvertible {
             ? "the engine sent at most \(Self.rate(writeSpacingMicroseconds)) writes a millisecond"
             : "the engine sent without pacing (write spacing 0)"
         return "the board fell behind what it was sent: \(what.joined(separator: "; ")); \(pace), "
-            + "its expected intake is \(Self.rate(BoardIntake.writeSpacingMicroseconds)) (BoardIntake)"
+            + "a board is expected to take \(Self.rate(BoardIntake.writeSpacingMicroseconds)) (BoardIntake)"
     }
 
     static func ms(_ us: Int64) -> String { us >= 10_000 ? "\(us / 1000) ms" : "\(Double(us / 100) / 10) ms" }
+    /// Writes a millisecond at a spacing, as text ("4", "6.7"; "unbounded" for no spacing).
     static func rate(_ spacing: Int64) -> String {
         let r = BoardIntake.writesPerMillisecond(spacing: spacing)
-        return r == r.rounded() ? "\(Int(r))" : "\((r * 10).rounded() / 10)"
+        guard r.isFinite else { return "unbounded" }
+        return r == r.rounded() ? "\(Int64(r))" : "\((r * 10).rounded() / 10)"
     }
 }
 
