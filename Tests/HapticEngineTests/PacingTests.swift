@@ -62,7 +62,7 @@ import Testing
     func theOverloadNamesItsFigures() {
         let paced = BoardOverload(lagMicroseconds: 56_000, underruns: 750, writeSpacingMicroseconds: 250)
         #expect("\(StoppedReason.boardFellBehind(paced))" == "the board fell behind what it was sent: it ran commands 56 ms after their stamps; "
-            + "750 commands started late; the engine sent at most 4 writes a millisecond, a board is expected to take 4 (BoardIntake)")
+            + "750 commands started late; the engine sent at most 4 writes a millisecond, a board is expected to take 4 a millisecond (BoardIntake)")
         let unpaced = BoardOverload(lagMicroseconds: nil, underruns: 0, writeSpacingMicroseconds: 0, silenceReportedAfterSendMicroseconds: 1_500)
         let text = "\(unpaced)"
         #expect(text.contains("stopped for host silence though the host had sent a frame 1.5 ms before"))

@@ -70,7 +70,7 @@ public struct BoardOverload: Sendable, Equatable, CustomStringConvertible {
             ? "the engine sent at most \(Self.rate(writeSpacingMicroseconds)) writes a millisecond"
             : "the engine sent without pacing (write spacing 0)"
         return "the board fell behind what it was sent: \(what.joined(separator: "; ")); \(pace), "
-            + "a board is expected to take \(Self.rate(BoardIntake.writeSpacingMicroseconds)) (BoardIntake)"
+            + "a board is expected to take \(Self.rate(BoardIntake.writeSpacingMicroseconds)) a millisecond (BoardIntake)"
     }
 
     static func ms(_ us: Int64) -> String { us >= 10_000 ? "\(us / 1000) ms" : "\(Double(us / 100) / 10) ms" }

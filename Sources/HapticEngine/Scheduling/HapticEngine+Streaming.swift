@@ -13,9 +13,13 @@ import HapticCompilation
 /// 3. mixes the players and compiles steps up to `now + lookAhead` (board time), one
 ///    step per control period, plus a step exactly at every player action;
 /// 4. sends compiled commands while the board's queue, as the host accounts it
-///    (sent stamps not yet due), has room: it never overfills the 32 slots, and a
-///    command is counted late when it leaves later than its stamp minus the link's
-///    one-way delay.
+///    (sent stamps not yet due), has room: it never overfills the slots HELLO_REPLY
+///    gave, and a command is counted late when it leaves later than its stamp minus
+///    the link's one-way delay. The compiler has already paced them to the board's
+///    intake (`DriveCompiler` rule 4, `BoardIntake`);
+/// 5. watches the board keep up: a QUEUE_STATUS lag past `overloadLagMicroseconds`,
+///    a send that failed, a host-silence stop while sending, each stops the engine
+///    with its true cause (`stopIfSendFailed`, `checkBoardLag`).
 ///
 /// A change (stop, seek, parameters) is mixed in at the first step not yet compiled,
 /// so it lands within one look-ahead window. A stop that leaves nothing playing does
