@@ -86,7 +86,11 @@ import Haptics
 ///    the last value winning (`CommandEmitter`). A change after a quiet spell goes
 ///    out on its own microsecond, so a transient's onset is on time; a burst's
 ///    brake or end, a step's next level, the next of transients closer than the
-///    spacing, come out at most a slot late, at the value the drive then has; what
+///    spacing, come out at most a slot late, at the value the drive then has (a
+///    pulse shorter than a slot is lengthened to it, never dropped; only a value
+///    that was itself waiting for a slot can be replaced in it: the phases of one
+///    burst are milliseconds apart, so what merges is transients that would cut
+///    each other short anyway, the latest winning as rule 3 has it); what
 ///    a later value replaced within a slot is counted (`mergedWrites`), as are writes
 ///    sent after their own time (`delayedWrites`). Whatever the pattern, the board
 ///    gets at most 1000 / spacing writes a millisecond of its time.

@@ -162,6 +162,19 @@ import Testing
         #expect(!c.isSettled)
     }
 
+    @Test("a pulse shorter than a slot after a quiet spell is lengthened to the slot, never dropped")
+    func aShortPulseSurvives() {
+        // The ERM: a rise of Δ = 0.81115 × 0.37² = 0.111 at S = 0.05 is a full-scale
+        // pulse of 0.05 × 0.111 × 35 000 ≈ 194 µs, shorter than the spacing.
+        var c = DriveCompiler(target: targets.erm)
+        _ = c.step(time: 9_000, intensity: 0, sharpness: 0)
+        let level = DriveCompiler.code(c.continuousLevel(intensity: 0.37))
+        #expect(c.step(time: 10_000, intensity: 0.37, sharpness: 0.05) == [TimedCommand(time: 10_000, command: .rtp(127))])
+        #expect(c.step(time: 11_000, intensity: 0.37, sharpness: 0.05)
+            == [TimedCommand(time: 10_000 + BoardIntake.writeSpacingMicroseconds, command: .rtp(level))])
+        #expect(c.mergedWrites == 0 && c.delayedWrites == 1)
+    }
+
     @Test("transients eight a millisecond compile to at most the intake a millisecond, their first on its microsecond")
     func denseTransientsArePaced() throws {
         let levels = [0.4, 0.7, 1.0, 0.55]
