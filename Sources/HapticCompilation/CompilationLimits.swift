@@ -8,9 +8,9 @@ import Haptics
 public struct CompilationLimits: Sendable, Equatable {
     /// At most this many transients may start within any one control step of a
     /// player's timeline (at its playback rate, across loop wraps). Each start is
-    /// up to two chip writes (RTP, and OL_LRA_PERIOD on a DRV2605L) and the chip's
-    /// bus carries about 14 a millisecond (~70 µs a write at 400 kHz), so a step
-    /// with more cannot start them on time anyway; and a burst lasts several
+    /// up to two chip writes (RTP, and OL_LRA_PERIOD on a DRV2605L) and a board
+    /// takes a few a millisecond (`BoardIntake`), so the compiler merges the starts
+    /// of a step into what its pacing lets through anyway; and a burst lasts several
     /// milliseconds, so each would only cut the one before it short.
     public var transientsPerStep: Int
     /// At most this many players may be mixed into one step. Intensities add,

@@ -11,7 +11,7 @@ public struct DeviceProgram: Sendable, Equatable {
     /// In non-decreasing time order; the last one returns the drive to 0.
     public var commands: [TimedCommand]
     /// µs: the timeline's duration, or later where the last burst or step shaping
-    /// plays out beyond it.
+    /// plays out beyond it (or the final 0 waits for its paced slot).
     public var duration: Int64
 
     /// Steps through the timeline's samples (its sample rate is the control rate:
@@ -40,8 +40,9 @@ public struct DeviceProgram: Sendable, Equatable {
             k += 1
         }
         let end = max(t, microseconds(timeline.duration))
-        commands += compiler.finish(at: end)
-        return DeviceProgram(target: target, setup: target.setupCommands(at: 0), commands: commands, duration: end)
+        let last = compiler.finish(at: end)
+        commands += last
+        return DeviceProgram(target: target, setup: target.setupCommands(at: 0), commands: commands, duration: max(end, last.last?.time ?? end))
     }
 
     /// Seconds as whole µs; what is not a finite time within a year (no rendered

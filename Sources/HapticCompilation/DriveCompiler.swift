@@ -78,9 +78,22 @@ import Haptics
 ///    there is no host brake: when the burst's level drops back to c the chip brakes
 ///    the excess itself, locked to the mass's phase (on the C10-100 model a transient
 ///    falls to 10 % of its peak in about half the open-loop time).
-/// 4. **Economy.** A command is emitted only when the RTP code or period changes;
-///    stamps never go backwards; of the changes at one microsecond only the last
-///    counts (`CommandEmitter`).
+/// 4. **Economy and pacing.** A command is emitted only when the RTP code or period
+///    changes; stamps never go backwards; of the changes at one microsecond only the
+///    last counts. And never more than the board takes in: a stamp carrying k writes
+///    holds the next one back by k × `writeSpacingMicroseconds` (`BoardIntake`: 250
+///    µs, 4 writes a millisecond), every change due within that slot landing in it,
+///    the last value winning (`CommandEmitter`). A change after a quiet spell goes
+///    out on its own microsecond, so a transient's onset is on time; a burst's
+///    brake or end, a step's next level, the next of transients closer than the
+///    spacing, come out at most a slot late, at the value the drive then has (a
+///    pulse shorter than a slot is lengthened to it, never dropped; only a value
+///    that was itself waiting for a slot can be replaced in it: the phases of one
+///    burst are milliseconds apart, so what merges is transients that would cut
+///    each other short anyway, the latest winning as rule 3 has it); what
+///    a later value replaced within a slot is counted (`mergedWrites`), as are writes
+///    sent after their own time (`delayedWrites`). Whatever the pattern, the board
+///    gets at most 1000 / spacing writes a millisecond of its time.
 /// 5. **Bounded work.** A step costs O(k log k) in the k transients handed to it and
 ///    O(1) otherwise; `checkWork(for:stepMicroseconds:playbackRate:loopLength:limits:)`
 ///    refuses a timeline whose transients are denser than `CompilationLimits`
@@ -90,6 +103,17 @@ public struct DriveCompiler: Sendable {
     /// Rises and falls smaller than this are followed, not shaped (a 1 ms ramp
     /// would otherwise be all overdrive pulses).
     public var emphasisThreshold = 0.1
+    /// Rule 4's pacing: the least board time (µs) a write holds the next stamp back
+    /// (0: no pacing, every change on its own microsecond).
+    public var writeSpacingMicroseconds: Int64 {
+        get { emitter.spacing }
+        set { emitter.spacing = max(0, newValue) }
+    }
+    /// Drive values rule 4's pacing never sent: a later value replaced them within
+    /// their slot. Counted since the compiler was made (a reset keeps the count).
+    public var mergedWrites: Int { emitter.merged }
+    /// Writes rule 4's pacing sent after their own time (by less than a slot).
+    public var delayedWrites: Int { emitter.delayed }
 
     /// One transient to play, at an exact time (µs), with mixed parameters.
     public struct Transient: Sendable, Equatable {
@@ -195,7 +219,8 @@ public struct DriveCompiler: Sendable {
 
     /// One sample at `time` (µs, increasing from call to call) of the mixed
     /// continuous intensity and sharpness, with the transients due in
-    /// (previous time, time]. Returns the commands, stamped at or before `time`.
+    /// (previous time, time]. Returns the commands, stamped at or before `time`
+    /// (one paced past the previous step's time comes out here, before this one's).
     public mutating func step(time: Int64, intensity: Double, sharpness: Double, transients: [Transient] = []) -> [TimedCommand] {
         var out: [TimedCommand] = []
         let due = Self.merged(transients, until: time)
@@ -221,11 +246,13 @@ public struct DriveCompiler: Sendable {
         }
         updateContinuous(time: time, intensity: Self.unit(intensity), sharpness: Self.unit(sharpness))
         drive(at: time, into: &out)
-        emitter.flush(into: &out)
+        // A change waiting for a slot after `time` stays: the next step may replace it.
+        emitter.flush(upTo: time, into: &out)
         return out
     }
 
-    /// Ends the program at `time`: bursts and step shaping are cut, the drive goes to 0.
+    /// Ends the program at `time`: bursts and step shaping are cut, the drive goes to 0
+    /// (at `time`, or at the slot rule 4's pacing holds, a fraction of a millisecond on).
     public mutating func finish(at time: Int64) -> [TimedCommand] {
         var out: [TimedCommand] = []
         burst = nil
@@ -239,7 +266,7 @@ public struct DriveCompiler: Sendable {
 
     /// No burst or step shaping running and the drive at rest: nothing more to send
     /// until new input.
-    public var isSettled: Bool { burst == nil && transition == nil && (emitter.lastCode ?? 0) == 0 }
+    public var isSettled: Bool { burst == nil && transition == nil && !emitter.hasPending && (emitter.lastCode ?? 0) == 0 }
 
     /// Forgets what the chip was last told (after a stop or reset the next command
     /// must be sent whatever it is).

@@ -134,3 +134,63 @@ import Testing
         #expect(program.duration == 95000)
     }
 }
+
+/// Rule 4's pacing (`BoardIntake`): a board gets at most 1000 / spacing writes a
+/// millisecond, the onset after a quiet spell on its own microsecond, the last value
+/// of a slot winning.
+@Suite struct PacingRuleTests {
+    let targets: Targets
+    init() throws { targets = try Targets() }
+
+    @Test("changes within a slot land in it, the last value winning; the first after a quiet spell is on time")
+    func changesWithinASlotMerge() {
+        // The C10-100 on a plain DRV2605: one write (RTP) a change; steps below the
+        // emphasis threshold are followed as they come.
+        var c = DriveCompiler(target: targets.lraPlain)
+        let spacing = BoardIntake.writeSpacingMicroseconds
+        let code = { (i: Double) in DriveCompiler.code(DriveCompiler(target: targets.lraPlain).continuousLevel(intensity: i)) }
+        #expect(c.step(time: 10_000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 10_000, command: .rtp(code(0.5)))])
+        // Every 100 µs a new level: each waits for the slot at 10 000 + spacing.
+        #expect(c.step(time: 10_100, intensity: 0.6, sharpness: 0) == [])
+        #expect(c.step(time: 10_200, intensity: 0.7, sharpness: 0) == [])
+        // Past the slot: the value the drive had by then (0.7's), stamped at the slot.
+        #expect(c.step(time: 10_300, intensity: 0.8, sharpness: 0) == [TimedCommand(time: 10_000 + spacing, command: .rtp(code(0.7)))])
+        #expect(c.mergedWrites == 1 && c.delayedWrites == 1)
+        // A quiet spell, then a change: on its own microsecond.
+        _ = c.step(time: 20_000, intensity: 0.8, sharpness: 0)
+        #expect(c.step(time: 30_000, intensity: 0.9, sharpness: 0) == [TimedCommand(time: 30_000, command: .rtp(code(0.9)))])
+        #expect(!c.isSettled)
+    }
+
+    @Test("a pulse shorter than a slot after a quiet spell is lengthened to the slot, never dropped")
+    func aShortPulseSurvives() {
+        // The ERM: a rise of Δ = 0.81115 × 0.37² = 0.111 at S = 0.05 is a full-scale
+        // pulse of 0.05 × 0.111 × 35 000 ≈ 194 µs, shorter than the spacing.
+        var c = DriveCompiler(target: targets.erm)
+        _ = c.step(time: 9_000, intensity: 0, sharpness: 0)
+        let level = DriveCompiler.code(c.continuousLevel(intensity: 0.37))
+        #expect(c.step(time: 10_000, intensity: 0.37, sharpness: 0.05) == [TimedCommand(time: 10_000, command: .rtp(127))])
+        #expect(c.step(time: 11_000, intensity: 0.37, sharpness: 0.05)
+            == [TimedCommand(time: 10_000 + BoardIntake.writeSpacingMicroseconds, command: .rtp(level))])
+        #expect(c.mergedWrites == 0 && c.delayedWrites == 1)
+    }
+
+    @Test("transients eight a millisecond compile to at most the intake a millisecond, their first on its microsecond")
+    func denseTransientsArePaced() throws {
+        let levels = [0.4, 0.7, 1.0, 0.55]
+        let pattern = HapticPattern(events: (0..<400).map { .transient(at: 0.01 + Double($0) * 0.000125, intensity: levels[$0 % 4], sharpness: 0.5) })
+        let program = DeviceProgram.compile(try Renderer.render(pattern), for: targets.lraPlain)
+        let times = program.commands.map(\.time)
+        let intake = Int(BoardIntake.writesPerMillisecond(spacing: BoardIntake.writeSpacingMicroseconds))
+        var best = 0, start = 0
+        for end in times.indices {
+            while times[end] - times[start] >= 1000 { start += 1 }
+            best = max(best, end - start + 1)
+        }
+        #expect(best <= intake)
+        // (The program opens with an RTP 0 at 0: a fresh compiler does not know the chip.)
+        #expect(program.commands.first { $0.time > 0 } == TimedCommand(time: 10_000, command: .rtp(DriveCompiler.code(0.16))))
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 >= BoardIntake.writeSpacingMicroseconds })
+    }
+}

@@ -161,9 +161,15 @@ struct RenderedDriveCheck {
         // levels (closed-loop ramp) for up to τ after a step.
         var emphasisUntil = Int64.min
         var rtp = 0, period: UInt8?, next = 0, b = 0
+        // The latest stamp read and its writes: rule 4's pacing holds the next stamp
+        // back by writes × spacing.
+        var stamp = Int64.min, writes: Int64 = 0
+        let spacing = BoardIntake.writeSpacingMicroseconds
         for k in 0..<timeline.sampleCount {
             let t = sampleTime(k)
             while next < commands.count, commands[next].time <= t {
+                if commands[next].time != stamp { (stamp, writes) = (commands[next].time, 0) }
+                writes += 1
                 switch commands[next].command {
                 case .rtp(let a): rtp = Int(a)
                 case .register(_, let v): period = v
@@ -171,6 +177,14 @@ struct RenderedDriveCheck {
                 }
                 next += 1
             }
+            // A change due by t that the pacing held to the slot just after it: the
+            // drive at t is read either side of that (the slot carries the value the
+            // drive has by then, last winning).
+            var paced: Int?
+            if commands.count > next, stamp != .min, commands[next].time == stamp + writes * spacing, case .rtp(let a) = commands[next].command {
+                paced = Int(a)
+            }
+            func off(_ expected: Int) -> Int { min(abs(rtp - expected), paced.map { abs($0 - expected) } ?? .max) }
             let i = timeline.intensity[k], s = timeline.sharpness[k], c = level(intensity: i)
             if target.shaping != .openLoopFrequency, k > 0, abs(c - level(intensity: timeline.intensity[k - 1])) >= 0.1 {
                 emphasisUntil = t + Int64(target.timeConstantMicroseconds.rounded())
@@ -187,16 +201,16 @@ struct RenderedDriveCheck {
             }
             guard t > emphasisUntil else { continue }
             guard let burst else {
-                report.outside.add(abs(rtp - code(c)), at: t)
+                report.outside.add(off(code(c)), at: t)
                 continue
             }
             let added = burst.intensity * burst.intensity
             if t < burst.overdriveEnd {
-                report.overdrive.add(abs(rtp - code(min(1, c + added))), at: t)
+                report.overdrive.add(off(code(min(1, c + added))), at: t)
             } else {
                 let share = max(0, min(added, 1 - level(at: burst.overdriveEnd - 1)))
-                report.brake.add(abs(rtp - code(c - share)), at: t)
-                if rtp < code(c) - code(share) - 1 { report.belowContinuousLessShare += 1 }
+                report.brake.add(off(code(c - share)), at: t)
+                if max(rtp, paced ?? rtp) < code(c) - code(share) - 1 { report.belowContinuousLessShare += 1 }
             }
         }
         return report

@@ -18,6 +18,10 @@ public enum StoppedReason: Sendable, Equatable, CustomStringConvertible {
     case chipFault(ChipFaults)
     /// The board's maximum-continuous-drive limit stopped the actuator.
     case driveTimeLimit
+    /// The board could not keep up with what it was sent: it ran commands ever later
+    /// than their stamps, or it stopped for host silence while the host was sending
+    /// (its intake fell so far behind that frames waited in the link).
+    case boardFellBehind(BoardOverload)
     /// Anything else: the board stopped for host silence, refused the session, …
     case systemError(String)
 
@@ -29,8 +33,52 @@ public enum StoppedReason: Sendable, Equatable, CustomStringConvertible {
         case .engineDestroyed: "engine destroyed"
         case .chipFault(let f): "chip fault: \(f)"
         case .driveTimeLimit: "the board's maximum continuous drive time was reached"
+        case .boardFellBehind(let o): "\(o)"
         case .systemError(let why): "system error: \(why)"
         }
+    }
+}
+
+/// What the engine saw of a board that fell behind (`StoppedReason.boardFellBehind`).
+public struct BoardOverload: Sendable, Equatable, CustomStringConvertible {
+    /// How late (µs) the board said it ran the last command it ran; nil when it
+    /// could no longer say (its host-silence stop came first).
+    public var lagMicroseconds: Int64?
+    /// Commands the board started more than 100 µs late, this session.
+    public var underruns: Int
+    /// The pacing the engine sent at (`Options.writeSpacingMicroseconds`); 0: none.
+    public var writeSpacingMicroseconds: Int64
+    /// The board stopped for host silence although the host had sent a frame this
+    /// many µs before (within the keep-alive): frames it had not taken in yet.
+    public var silenceReportedAfterSendMicroseconds: Int64?
+
+    public init(lagMicroseconds: Int64?, underruns: Int, writeSpacingMicroseconds: Int64, silenceReportedAfterSendMicroseconds: Int64? = nil) {
+        self.lagMicroseconds = lagMicroseconds
+        self.underruns = underruns
+        self.writeSpacingMicroseconds = writeSpacingMicroseconds
+        self.silenceReportedAfterSendMicroseconds = silenceReportedAfterSendMicroseconds
+    }
+
+    public var description: String {
+        var what: [String] = []
+        if let lag = lagMicroseconds { what.append("it ran commands \(Self.ms(lag)) after their stamps") }
+        if let sent = silenceReportedAfterSendMicroseconds {
+            what.append("it stopped for host silence though the host had sent a frame \(Self.ms(sent)) before (frames waited in the link behind its intake)")
+        }
+        what.append("\(underruns) commands started late")
+        let pace = writeSpacingMicroseconds > 0
+            ? "the engine sent at most \(Self.rate(writeSpacingMicroseconds)) writes a millisecond"
+            : "the engine sent without pacing (write spacing 0)"
+        return "the board fell behind what it was sent: \(what.joined(separator: "; ")); \(pace), "
+            + "a board is expected to take \(Self.rate(BoardIntake.writeSpacingMicroseconds)) a millisecond (BoardIntake)"
+    }
+
+    static func ms(_ us: Int64) -> String { us >= 10_000 ? "\(us / 1000) ms" : "\(Double(us / 100) / 10) ms" }
+    /// Writes a millisecond at a spacing, as text ("4", "6.7"; "unbounded" for no spacing).
+    static func rate(_ spacing: Int64) -> String {
+        let r = BoardIntake.writesPerMillisecond(spacing: spacing)
+        guard r.isFinite else { return "unbounded" }
+        return r == r.rounded() ? "\(Int64(r))" : "\((r * 10).rounded() / 10)"
     }
 }
 
@@ -133,6 +181,17 @@ public struct StreamStatistics: Sendable, Equatable {
     public var queueHighWater = 0
     /// REPLACE_FROMs sent: changes that took back commands already queued (1.1 boards).
     public var replacements = 0
+    /// The pacing this session streams at: the least board µs between two stamped
+    /// writes (`Options.writeSpacingMicroseconds`, the board's intake).
+    public var writeSpacingMicroseconds: Int64 = 0
+    /// Drive values the pacing never sent: a later value replaced them within their
+    /// slot (changes denser than the board's intake; `DriveCompiler` rule 4).
+    public var mergedWrites = 0
+    /// Writes the pacing sent after their own time, by less than a slot.
+    public var delayedWrites = 0
+    /// The latest any command the board reported running started after its stamp,
+    /// µs (QUEUE_STATUS).
+    public var boardLagHighWater: Int64 = 0
     public var clock: ClockSync.Estimate?
 }
 

@@ -17,6 +17,9 @@ extension HapticEngine {
         }
         guard connected else { throw .deviceDisconnected }
         helloReply = nil
+        sendFailure = nil
+        lastSentAt = nil
+        lastSilentSpellEnd = nil
         encoder = HostFrameEncoder()
         try send(encoder.hello(
             keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds,
@@ -47,9 +50,15 @@ extension HapticEngine {
         do {
             let t = try DriveTarget(profile: profile, variant: v, calibration: options.calibration)
             target = t
-            compiler = DriveCompiler(target: t)
+            var c = DriveCompiler(target: t)
+            c.writeSpacingMicroseconds = options.writeSpacingMicroseconds
+            compiler = c
         } catch { throw .compilation(error) }
         statistics = StreamStatistics()
+        statistics.writeSpacingMicroseconds = options.writeSpacingMicroseconds
+        lastServiceAt = nil
+        lastServiceGapEnd = nil
+        lastExecutedCount = nil
         options.logger.debug(
             "started", metadata: [
                 "device": "\(device.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
@@ -192,11 +201,23 @@ extension HapticEngine {
         await executor.sleep(untilMicroseconds: RealTimeExecutor.monotonicMicroseconds() + UInt64(target - now))
     }
 
+    /// Hands frames to the device. A failure is also kept (`sendFailure`) for the
+    /// service pass: its status requests and syncs are sent without waiting on the
+    /// outcome, and an engine that goes on after a send failed would leave the board
+    /// to stop for host silence, which is not what happened.
     func send(_ bytes: [UInt8]) throws(HapticEngineError) {
         do { try device.send(bytes) } catch {
-            throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+            let e: HapticEngineError = error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+            if sendFailure == nil { sendFailure = e }
+            throw e
         }
+        let now = host()
+        if let last = lastSentAt, now - last >= keepAliveMicroseconds * 3 / 4 { lastSilentSpellEnd = now }
+        lastSentAt = now
     }
+
+    /// The session's keep-alive as the board took it (HELLO_REPLY), µs.
+    var keepAliveMicroseconds: Int64 { Int64(helloReply?.keepAliveMilliseconds ?? options.keepAliveMilliseconds) * 1000 }
 
     /// Stops everything; `reason` nil for a client stop (no stopped handler).
     func stopInternally(reason: StoppedReason?) {
@@ -212,6 +233,8 @@ extension HapticEngine {
         compiler?.reset()
         finishedHandler = nil
         endAllPlayers(error: .engineStopped)
+        // The STOP_ALL above may have failed too: this stop has its reason already.
+        sendFailure = nil
         if let reason, let handler = stoppedHandler { deliver { handler(reason) } }
     }
 

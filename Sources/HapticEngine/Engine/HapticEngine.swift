@@ -78,6 +78,17 @@ public actor HapticEngine {
         /// Keep every command sent, with its stamp (`sentCommands`): what a plot of the
         /// drive shows on any device. Off by default (it grows with the pattern).
         public var keepsSentCommandLog = false
+        /// The least board time between two stamped writes (the compiler's pacing,
+        /// `DriveCompiler` rule 4): the board's intake (`BoardIntake`). 0 paces nothing:
+        /// a dense pattern then outruns a real board.
+        public var writeSpacingMicroseconds: Int64 = BoardIntake.writeSpacingMicroseconds
+        /// A board reporting (QUEUE_STATUS) that it ran a command this long after its
+        /// stamp, which the host sent in time, has fallen behind its own queue: the
+        /// engine stops (`StoppedReason.boardFellBehind`) rather than play the pattern
+        /// ever later until the link backs up and the board's host-silence stop says
+        /// something untrue. Far above a USB frame or an untimed I2C transaction (~1 ms),
+        /// well below the keep-alive (500 ms).
+        public var overloadLagMicroseconds: Int64 = 50_000
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
@@ -146,6 +157,21 @@ public actor HapticEngine {
     /// The newest QUEUE_STATUS reply (start waits on it).
     var lastQueueStatus: BoardFrame.QueueStatus?
     var faultStopPending: Int64?
+    /// Host time of the last frame handed to the device (what a host-silence stop is
+    /// held against).
+    var lastSentAt: Int64?
+    /// Host time the last spell of most of a keep-alive without a send ended (a
+    /// stalled host): a host-silence stop soon after it is the truth.
+    var lastSilentSpellEnd: Int64?
+    /// The first send that failed since the last service pass (many sends there are
+    /// fire-and-forget): the pass then stops with its cause.
+    var sendFailure: HapticEngineError?
+    /// Host time of the last service pass, and when the last pass that came more
+    /// than half `overloadLagMicroseconds` after the one before it did (a host stall).
+    var lastServiceAt: Int64?
+    var lastServiceGapEnd: Int64?
+    /// The board's executed count at the previous QUEUE_STATUS.
+    var lastExecutedCount: UInt32?
 
     var players: [Int: PlayerPlayback] = [:]
     var playerSessions: [Int: Int] = [:]

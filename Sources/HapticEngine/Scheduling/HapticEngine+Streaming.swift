@@ -13,9 +13,13 @@ import HapticCompilation
 /// 3. mixes the players and compiles steps up to `now + lookAhead` (board time), one
 ///    step per control period, plus a step exactly at every player action;
 /// 4. sends compiled commands while the board's queue, as the host accounts it
-///    (sent stamps not yet due), has room: it never overfills the 32 slots, and a
-///    command is counted late when it leaves later than its stamp minus the link's
-///    one-way delay.
+///    (sent stamps not yet due), has room: it never overfills the slots HELLO_REPLY
+///    gave, and a command is counted late when it leaves later than its stamp minus
+///    the link's one-way delay. The compiler has already paced them to the board's
+///    intake (`DriveCompiler` rule 4, `BoardIntake`);
+/// 5. watches the board keep up: a QUEUE_STATUS lag past `overloadLagMicroseconds`,
+///    a send that failed, a host-silence stop while sending, each stops the engine
+///    with its true cause (`stopIfSendFailed`, `checkBoardLag`).
 ///
 /// A change (stop, seek, parameters) is mixed in at the first step not yet compiled,
 /// so it lands within one look-ahead window. A stop that leaves nothing playing does
@@ -85,6 +89,11 @@ extension HapticEngine {
     }
 
     func service() {
+        // A pass this late means the host itself stalled (what the board's lag is
+        // held against, `checkBoardLag`).
+        let passAt = host()
+        if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
+        lastServiceAt = passAt
         handle(device.poll())
         guard state != .stopped, let now = boardNow() else { return }
         let h = host()
@@ -108,11 +117,32 @@ extension HapticEngine {
             stopInternally(reason: .chipFault([]))
             return
         }
-        guard state == .running else { return }
+        guard state == .running else { return stopIfSendFailed() }
         generate(upTo: horizon(now: now))
         try? sendPending(now: now)
         pruneHistory(now: now)
         checkIdle(now: now)
+        stopIfSendFailed()
+    }
+
+    /// A send of this pass failed: the engine stops with that cause (a board that
+    /// had been falling behind, a link that backed up: the overload) rather than go
+    /// on sending nothing until the board's host-silence stop.
+    func stopIfSendFailed() {
+        guard let failure = sendFailure, state != .stopped else { return }
+        sendFailure = nil
+        if failure == .deviceDisconnected { return handle([.disconnected]) }
+        if statistics.boardUnderruns > 0 || statistics.boardLagHighWater > options.overloadLagMicroseconds / 2 {
+            options.logger.notice("a send failed while the board was behind", metadata: ["error": "\(failure)"])
+            return stopInternally(reason: .boardFellBehind(overload(lag: statistics.boardLagHighWater)))
+        }
+        stopInternally(reason: .systemError("sending to the board failed: \(failure)"))
+    }
+
+    func overload(lag: Int64?, silenceAfterSend: Int64? = nil) -> BoardOverload {
+        BoardOverload(
+            lagMicroseconds: lag, underruns: statistics.boardUnderruns, writeSpacingMicroseconds: options.writeSpacingMicroseconds,
+            silenceReportedAfterSendMicroseconds: silenceAfterSend)
     }
 
     var anyPlayerActive: Bool { players.values.contains { $0.isActive } }
@@ -149,6 +179,8 @@ extension HapticEngine {
             if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
             generatedUntil = t
             takeSnapshot(at: t, compiler: compiler)
+            statistics.mergedWrites = compiler.mergedWrites
+            statistics.delayedWrites = compiler.delayedWrites
         }
     }
 
@@ -262,6 +294,24 @@ extension HapticEngine {
         }
     }
 
+    /// The lag of the command the board ran last (QUEUE_STATUS: its start − its
+    /// stamp). Beyond `overloadLagMicroseconds`, with the host's own service passes
+    /// on time meanwhile, the board is behind what it was sent (its queue, or the
+    /// frames waiting in the link for its intake): stop and say so. A host that
+    /// stalled (a pass that came that late) sent late itself; the board then runs
+    /// what arrives on arrival and catches up.
+    func checkBoardLag(_ q: BoardFrame.QueueStatus) {
+        // Only a command run since the last report (the first report may describe an
+        // earlier session's).
+        defer { lastExecutedCount = q.commandsExecuted }
+        guard let last = lastExecutedCount, q.commandsExecuted != last else { return }
+        let lag = Int64(Int32(bitPattern: q.lastExecutedStart &- q.lastExecutedStamp))
+        statistics.boardLagHighWater = max(statistics.boardLagHighWater, lag)
+        let hostStalled = lastServiceGapEnd.map { host() - $0 < lag + options.overloadLagMicroseconds } ?? false
+        guard lag > options.overloadLagMicroseconds, !hostStalled, state != .stopped else { return }
+        stopInternally(reason: .boardFellBehind(overload(lag: lag)))
+    }
+
     func handle(_ frame: BoardFrame, receivedAt: Int64) {
         if let r = frame.helloReply {
             helloReply = r
@@ -276,6 +326,7 @@ extension HapticEngine {
             lastQueueStatus = q
             if let last = lastUnderruns { statistics.boardUnderruns += Int(q.underruns &- last) }
             lastUnderruns = q.underruns
+            checkBoardLag(q)
         } else if let c = frame.chipStatus {
             if faultStopPending != nil {
                 faultStopPending = nil
@@ -289,7 +340,18 @@ extension HapticEngine {
                 faultStopPending = host()
                 try? send(encoder.chipStatusRequest())
             case .maxDrive: stopInternally(reason: .driveTimeLimit)
-            case .hostSilent: stopInternally(reason: .systemError("the board stopped: no frame from the host within its keep-alive"))
+            case .hostSilent:
+                // Frames sent within the keep-alive that the board never took in: it
+                // fell behind, its intake starved or the link backed up behind it.
+                // A host that was itself stalled (no send for most of a keep-alive,
+                // lately) was silent: the board is right.
+                let now = host()
+                let stalled = lastSilentSpellEnd.map { now - $0 < 2 * keepAliveMicroseconds } ?? false
+                if !stalled, let sent = lastSentAt, now - sent < keepAliveMicroseconds {
+                    stopInternally(reason: .boardFellBehind(overload(lag: nil, silenceAfterSend: now - sent)))
+                } else {
+                    stopInternally(reason: .systemError("the board stopped: no frame from the host within its keep-alive"))
+                }
             case .bootloader: stopInternally(reason: .systemError("the board entered its bootloader"))
             default: break  // HOST_REQUEST: our own STOP_ALL
             }
