@@ -167,6 +167,9 @@ public struct PlayCommand: AsyncParsableCommand {
         let s = await engine.statistics
         await engine.close()
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
+        if s.mergedWrites > 0 || s.delayedWrites > 0 {
+            report.append("paced to the board's intake (a write every \(s.writeSpacingMicroseconds) µs): \(s.mergedWrites) drive values merged into a later one, \(s.delayedWrites) writes delayed by less than a slot")
+        }
         if let c = s.clock {
             report.append(String(format: "clock: board − host offset %.0f µs, drift %.1f ppm, error ±%.0f µs (%d sync rounds)", c.offset, c.drift * 1e6, c.errorMicroseconds, c.exchanges))
         }

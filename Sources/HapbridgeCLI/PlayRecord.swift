@@ -9,7 +9,8 @@ import JSON
 ///      "commands": [{"board_us": 1234567, "kind": "rtp", "amplitude": 85},
 ///                   {"board_us": 1234567, "kind": "register", "register": 32, "value": 58},
 ///                   {"board_us": 1300000, "kind": "stop"}, ...],
-///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0},
+///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0,
+///                     "merged": 0, "delayed": 0},
 ///      "stopReason": null}
 ///
 /// `stopReason` is null when the pattern played to its end, else why it did not: the
@@ -18,6 +19,9 @@ import JSON
 /// `board_us` is the command's stamp on the board's clock (µs since its boot, before
 /// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed, nor
 /// are those a signal's STOP_ALL flushed before they played (`flushed` counts them).
+/// `merged` counts drive values a later one replaced within its write slot (never
+/// sent), `delayed` writes sent after their own time by less than a slot: the pacing
+/// to the board's intake (`BoardIntake`, `DriveCompiler` rule 4).
 enum PlayRecord {
     static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
         let entries: [JSONValue] = commands.map { c in
@@ -32,7 +36,7 @@ enum PlayRecord {
         let stats = JSONValue.fields([
             "sent": .number(Double(s.commandsSent)), "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
             "rejected": .number(Double(s.rejectedFrames)), "replacements": .number(Double(s.replacements)),
-            "flushed": .number(Double(flushed)),
+            "flushed": .number(Double(flushed)), "merged": .number(Double(s.mergedWrites)), "delayed": .number(Double(s.delayedWrites)),
         ])
         return JSONWriter.string(
             .fields([
