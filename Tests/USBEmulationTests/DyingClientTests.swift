@@ -52,6 +52,11 @@ extension EmulatedBoards {
                 let status = c["status"] ?? "?"
                 #expect(["0", "1", "3"].contains(status), "seed \(seed): a fresh client ended with \(status) (137: killed at its bound of \(Self.clientBoundSeconds) s): \(c)\n\(run)")
             }
+            // A dead client's claim is gone by the time the next client looks (the
+            // kernel closes a process's files before its parent hears of its death).
+            for c in clients where (c["error"] ?? "").contains("in use by another program") {
+                Issue.record("seed \(seed): a dead client's claim outlived it: \(c)")
+            }
             for v in run.records("victim") {
                 // Killed by us (137), or it had ended by itself before the kill.
                 #expect(["0", "1", "3", "137"].contains(v["status"] ?? "?"), "seed \(seed): \(v)\n\(run)")
