@@ -59,6 +59,11 @@ enum Emulate {
 
         func record(_ kind: String) -> [String: String] { records(kind).first ?? [:] }
 
+        /// Every line of one kind, their fields merged (a later line's value wins).
+        func merged(_ kind: String) -> [String: String] {
+            records(kind).reduce(into: [:]) { all, r in all.merge(r) { $1 } }
+        }
+
         var description: String { "exit \(status)\nstdout:\n\(output)\nstderr:\n\(errors)" }
     }
 
