@@ -13,8 +13,8 @@ extension EmulatedBoards {
         static let rounds = 60
         static let clientBoundSeconds = 20
 
-        @Test("A client killed mid-play leaves the board free: the next one opens it at once, not 'in use by another program'")
-        func killedClientReleasesItsClaim() throws {
+        @Test("A client killed mid-play leaves the board free: the next one opens it at once, not 'in use by another program'", arguments: Emulate.backings)
+        func killedClientReleasesItsClaim(_ backing: Emulate.Backing) throws {
             let script = """
                 h=\(Emulate.hapbridge)
                 for i in 1 2 3; do
@@ -25,7 +25,7 @@ extension EmulatedBoards {
                 done
                 """
             defer { Self.removePattern() }
-            let run = try Emulate.bridge(.core, [], ["sh", "-c", script])
+            let run = try Emulate.bridge(backing, [], ["sh", "-c", script])
             #expect(run.status == 0, "\(run)")
             #expect(!run.errors.contains("in use by another program"), "\(run)")
             #expect(!run.errors.contains("IoctlClient"), "umockdev complained about a client object: \(run)")
