@@ -66,19 +66,22 @@ extension EmulatedBoards {
             #expect(!run.errors.contains("IoctlClient"), "seed \(seed): \(run)")
         }
 
-        /// One round: maybe a client playing, maybe a board operation under it, the
-        /// client killed, then a fresh client.
+        /// One round: maybe a client running (playing, or finding and opening the
+        /// board: `info`, `list`), maybe a board operation under it, the client killed,
+        /// then a fresh client.
         struct Round {
             var number: Int
-            var playing: Bool
+            /// The client that is killed, if any.
+            var victim: String?
             var operation: String?
             var delays: (Int, Int)
             var fresh: String
 
             static func random(number: Int, using rng: inout SeededGenerator) -> Round {
                 let operations: [String?] = [nil, nil, "unplug", "detach", "replug", "replug"]
+                let victims: [String?] = [nil, "play \"$pattern\" --device usb", "play \"$pattern\" --device usb", "info --device usb", "list"]
                 return Round(
-                    number: number, playing: Int.random(in: 0..<4, using: &rng) != 0,
+                    number: number, victim: victims.randomElement(using: &rng) ?? nil,
                     operation: operations.randomElement(using: &rng) ?? nil,
                     delays: (Int.random(in: 0...400, using: &rng), Int.random(in: 0...200, using: &rng)),
                     fresh: Bool.random(using: &rng) ? "info --device usb" : "list")
@@ -88,10 +91,11 @@ extension EmulatedBoards {
             static func seconds(_ ms: Int) -> String { String(format: "%.3f", Double(ms) / 1000) }
 
             var script: String {
-                var lines = ["echo \"round n=\(number) playing=\(playing) operation=\(operation ?? "none")\""]
-                if playing { lines += ["$h play \"$pattern\" --device usb >/dev/null 2>&1 & c=$!", "sleep \(Self.seconds(delays.0))"] }
+                let victimName = victim.map { String($0.prefix { $0 != " " }) } ?? "none"
+                var lines = ["echo \"round n=\(number) victim=\(victimName) operation=\(operation ?? "none")\""]
+                if let victim { lines += ["$h \(victim) >/dev/null 2>&1 & c=$!", "sleep \(Self.seconds(delays.0))"] }
                 if let operation { lines += ["$h emulate control \(operation) >/dev/null 2>&1", "sleep \(Self.seconds(delays.1))"] }
-                if playing { lines += ["kill -9 $c 2>/dev/null; wait $c; echo \"victim n=\(number) status=$?\""] }
+                if victim != nil { lines += ["kill -9 $c 2>/dev/null; wait $c; echo \"victim n=\(number) status=$?\""] }
                 lines += ["fresh \(number) \(fresh)"]
                 return lines.joined(separator: "\n")
             }
