@@ -125,14 +125,15 @@ int hb_client_watch_failures(void) { return g_atomic_int_get(&watch_failures); }
 static void on_client_connected(UMockdevIoctlBase *handler, UMockdevIoctlClient *client, gpointer data)
 {
     hb_handler_closure *c = data;
-    /* The closure outlives every client: it is freed with the handler, and a
-     * handler stays attached while clients hold the node open. */
-    c->on_client(c->context, client, true);
+    /* The closure outlives every client: it is freed with the handler, which
+     * each client (and so each watch, holding its client) keeps alive. */
     GSocketConnection *connection = client_connection(handler, client);
     if (connection == NULL) {
         g_atomic_int_inc(&watch_failures);
+        c->on_client(c->context, client, true);
         return;
     }
+    c->on_client(c->context, client, true);
     hb_client_watch *w = g_new0(hb_client_watch, 1);
     w->closure = c;
     w->client = g_object_ref(client);

@@ -1,4 +1,5 @@
 import CUMockdev
+import Foundation
 import CUSBDevFS
 import Glibc
 import Synchronization
@@ -382,7 +383,16 @@ final class USBDevFSHandler: USBHostPort, Sendable {
 
     func clientConnected(_ client: Client) {
         state.withLock { s in _ = s.clients[s.id(of: client), default: ClientState()] }
+        if hb_client_watch_failures() > 0, !Self.warnedUnwatched.exchange(true, ordering: .relaxed) {
+            FileHandle.standardError.write(
+                Data(
+                    ("hapbridge emulate: warning: this umockdev's IoctlClient is not laid out as expected, so a client that dies "
+                        + "is not noticed: its claims stay until the board is replugged (Sources/CUSBDevFS, \"a client's end\")\n").utf8))
+        }
     }
+
+    /// Said once per process (see `clientConnected`).
+    static let warnedUnwatched = Atomic(false)
 
     /// The file was closed (its last descriptor, or its process died, even inside an
     /// ioctl): what usbfs's release does. Its interfaces are released, its URBs in
