@@ -70,8 +70,8 @@ static gboolean on_handle_ioctl(UMockdevIoctlBase *handler, UMockdevIoctlClient 
  * private part starts with `IoctlBase handler; IOStream stream;` (0.16 to
  * 0.17.x); the layout is trusted only when the first field is the handler the
  * client came to, and the second a GSocketConnection.  Otherwise there is no
- * watch (the client is only forgotten when the handler goes), and
- * hb_client_watch reports it. */
+ * watch (a client that dies keeps what it held until the board is replugged),
+ * and hb_client_watch_failures counts it. */
 
 typedef struct hb_client_private_head {
     UMockdevIoctlBase *handler;

@@ -1,6 +1,6 @@
 import CUMockdev
-import Foundation
 import CUSBDevFS
+import Foundation
 import Glibc
 import Synchronization
 
@@ -413,15 +413,12 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             }
             let closed = s.clients.removeValue(forKey: k)
             dropped += (closed?.done ?? []).map(\.transfer)
-            let unanswered = s.synchronousDone.filter { f in
+            let waitedFor: (Finished) -> Bool = { f in
                 if case .synchronous(let c) = f.transfer.owner { return c.raw == client }
                 return false
             }
-            s.synchronousDone.removeAll { f in
-                if case .synchronous(let c) = f.transfer.owner { return c.raw == client }
-                return false
-            }
-            dropped += unanswered.map(\.transfer)
+            dropped += s.synchronousDone.filter(waitedFor).map(\.transfer)
+            s.synchronousDone.removeAll(where: waitedFor)
             s.claims = s.claims.filter { $0.value != k }
             return (dropped, closed?.parked.map { [$0.client] } ?? [])
         }
