@@ -54,24 +54,96 @@ static gboolean on_handle_ioctl(UMockdevIoctlBase *handler, UMockdevIoctlClient 
     return c->on_ioctl(c->context, client) ? TRUE : FALSE;
 }
 
-static void on_connected_changed(GObject *client, GParamSpec *spec, gpointer data)
+/* ---- a client's end ------------------------------------------------------
+ *
+ * umockdev reports a closed client through the stream's "notify::closed", which
+ * GLib never emits (g_io_stream_close sets the flag without a notify), and it
+ * only notices a closed connection at all while it waits for the client's next
+ * request: a client killed inside an ioctl gets its answer written to a dead
+ * socket, the write fails, umockdev drops the error and never reads that socket
+ * again.  Its claims, URBs and parked reaps would stay forever.  The kernel
+ * releases all of that when the file's last descriptor closes (usbdev_release),
+ * so the handler watches each client's socket itself: a hang-up (the peer's last
+ * descriptor closed) closes umockdev's end and reports the client gone, once.
+ *
+ * The socket is not in umockdev's API.  IoctlClient is a Vala class whose
+ * private part starts with `IoctlBase handler; IOStream stream;` (0.16 to
+ * 0.17.x); the layout is trusted only when the first field is the handler the
+ * client came to, and the second a GSocketConnection.  Otherwise there is no
+ * watch (a client that dies keeps what it held until the board is replugged),
+ * and hb_client_watch_failures counts it. */
+
+typedef struct hb_client_private_head {
+    UMockdevIoctlBase *handler;
+    GIOStream *stream;
+} hb_client_private_head;
+
+static GSocketConnection *client_connection(UMockdevIoctlBase *handler, UMockdevIoctlClient *client)
 {
-    (void)spec;
-    hb_handler_closure *c = data;
-    UMockdevIoctlClient *cl = UMOCKDEV_IOCTL_CLIENT(client);
-    if (!umockdev_ioctl_client_get_connected(cl)) {
-        c->on_client(c->context, cl, false);
+    const hb_client_private_head *head = (const hb_client_private_head *)client->priv;
+    if (head == NULL || head->handler != handler || head->stream == NULL) {
+        return NULL;
     }
+    return G_IS_SOCKET_CONNECTION(head->stream) ? G_SOCKET_CONNECTION(head->stream) : NULL;
 }
+
+typedef struct hb_client_watch {
+    hb_handler_closure *closure;
+    UMockdevIoctlClient *client;   /* a reference: the address names one client until it is gone */
+    GSocketConnection *connection; /* a reference */
+    bool reported;
+} hb_client_watch;
+
+static gboolean on_client_socket(GSocket *socket, GIOCondition condition, gpointer data)
+{
+    (void)condition;
+    hb_client_watch *w = data;
+    /* Hang-up, error, or umockdev closed it after reading EOF: either way the
+     * client is gone.  Closing a closed stream does nothing. */
+    if (!g_socket_is_closed(socket)) {
+        g_io_stream_close(G_IO_STREAM(w->connection), NULL, NULL);
+    }
+    if (!w->reported) {
+        w->reported = true;
+        w->closure->on_client(w->closure->context, w->client, false);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static void free_client_watch(gpointer data)
+{
+    hb_client_watch *w = data;
+    g_object_unref(w->connection);
+    g_object_unref(w->client);
+    g_free(w);
+}
+
+static int watch_failures = 0;
+
+int hb_client_watch_failures(void) { return g_atomic_int_get(&watch_failures); }
 
 static void on_client_connected(UMockdevIoctlBase *handler, UMockdevIoctlClient *client, gpointer data)
 {
-    (void)handler;
     hb_handler_closure *c = data;
-    /* The closure outlives every client: it is freed with the handler, and a
-     * handler stays attached while clients hold the node open. */
-    g_signal_connect(client, "notify::connected", G_CALLBACK(on_connected_changed), c);
+    /* The closure outlives every client: it is freed with the handler, which
+     * each client (and so each watch, holding its client) keeps alive. */
+    GSocketConnection *connection = client_connection(handler, client);
+    if (connection == NULL) {
+        g_atomic_int_inc(&watch_failures);
+        c->on_client(c->context, client, true);
+        return;
+    }
     c->on_client(c->context, client, true);
+    hb_client_watch *w = g_new0(hb_client_watch, 1);
+    w->closure = c;
+    w->client = g_object_ref(client);
+    w->connection = g_object_ref(connection);
+    /* Runs on umockdev's worker thread, whose context is the thread default
+     * here: the same one that serves this client's ioctls. */
+    GSource *source = g_socket_create_source(g_socket_connection_get_socket(connection), G_IO_HUP | G_IO_ERR, NULL);
+    g_source_set_callback(source, G_SOURCE_FUNC(on_client_socket), w, free_client_watch);
+    g_source_attach(source, g_main_context_get_thread_default());
+    g_source_unref(source);
 }
 
 static void release_closure(gpointer data, GClosure *closure)

@@ -26,9 +26,13 @@ struct EmulateCommand: ParsableCommand {
                 1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
                 without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
                 `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]`; \
-                SIGUSR1 / SIGUSR2 to this process unplug / replug the first board.
-                Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation failed; \
-                126 / 127 if COMMAND could not be run / was not found.
+                SIGUSR1 / SIGUSR2 to this process unplug / replug the first board. COMMAND starts with every \
+                signal at its default disposition and none blocked.
+                Exit status: COMMAND's; 128+N if signal N killed it; 2 if an option is malformed on its face \
+                (a serial the firmware refuses, --boards out of range, no COMMAND: nothing was started); 125 if \
+                the emulation could not be set up (an actuator profile not found or unusable, an ELF or harness \
+                missing or failing to start, a control socket path taken by something else), with one line \
+                `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
         enum FirmwareKind: String, ExpressibleByArgument, CaseIterable, Sendable { case core, elf, noise }
@@ -68,6 +72,13 @@ struct EmulateCommand: ParsableCommand {
         @Option(help: ArgumentHelp("--firmware elf: the simavr harness (default Firmware/build/host/sim-harness).", valueName: "PATH"))
         var harness: String?
 
+        @Option(
+            name: .customLong("control-socket"),
+            help: ArgumentHelp(
+                "Where to make the control socket (default: in a private directory of its own). A socket nobody answers on is replaced; anything else there is refused. Removed at the end.",
+                valueName: "PATH"))
+        var controlSocket: String?
+
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
         var command: [String] = []
 
@@ -79,7 +90,7 @@ struct EmulateCommand: ParsableCommand {
             for s in serials {
                 do { try BridgeEmulation.validate(serial: s) } catch { throw ValidationError("--serial: \(error.description)") }
             }
-            if Set(serials).count != serials.count { throw ValidationError("--serial: each board needs its own serial number") }
+            if Set(serials).count != serials.count { throw ValidationError("--serial: \(BridgeEmulation.duplicateSerial)") }
             if protocolVersion != .v1_1 && firmware != .core {
                 throw ValidationError("--protocol \(protocolVersion.rawValue) needs --firmware core (the ELF is the firmware it is built from)")
             }
@@ -87,16 +98,30 @@ struct EmulateCommand: ParsableCommand {
 
         func run() throws {
             let all = BridgeEmulation.serials(given: serials, count: max(boards ?? 1, serials.count))
-            let status = EmulationSession.run(
-                .init(firmware: try makeFirmware(), serials: all, logPath: log, denyAccess: denyAccess, command: command))
+            let status: Int32
+            do {
+                status = try EmulationSession.run(
+                    .init(
+                        firmware: try makeFirmware(), serials: all, logPath: log, denyAccess: denyAccess,
+                        controlSocketPath: controlSocket, command: command))
+            } catch {
+                // Setting up failed: nothing of the emulation runs, COMMAND never started.
+                try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
+                throw ExitCode(EmulationSession.setUpFailedStatus)
+            }
             throw ExitCode(status)
+        }
+
+        /// A set-up failure (status 125, see the discussion).
+        struct SetUpError: Error, CustomStringConvertible {
+            var description: String
         }
 
         private func makeFirmware() throws -> BridgeEmulation.Firmware {
             switch firmware {
             case .core:
                 let profile: ActuatorProfile
-                do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw ValidationError("--actuator: \(error)") }
+                do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw SetUpError(description: "--actuator: \(error)") }
                 return .core(SimulatedBoard.Configuration(profile: profile), protocol: protocolVersion)
             case .elf:
                 let root = SimavrBridgeDevice.packageRoot() ?? "."
@@ -105,9 +130,13 @@ struct EmulateCommand: ParsableCommand {
                     harness: harness ?? built?.harness ?? root + "/Firmware/build/host/sim-harness",
                     firmware: elf ?? built?.firmware ?? root + "/Firmware/build/hapbridge-32u4.elf")
                 let fm = FileManager.default
-                guard fm.isExecutableFile(atPath: artifacts.harness), fm.fileExists(atPath: artifacts.firmware) else {
-                    throw ValidationError(
-                        "--firmware elf needs \(artifacts.harness) and \(artifacts.firmware): \(SimavrBridgeDevice.buildHint)")
+                // Named as the user gave them (or as the build leaves them, with how to build).
+                let hint = harness == nil || elf == nil ? ": \(SimavrBridgeDevice.buildHint)" : ""
+                guard fm.isExecutableFile(atPath: artifacts.harness) else {
+                    throw SetUpError(description: "--firmware elf: the simavr harness \(artifacts.harness) is not an executable file\(hint)")
+                }
+                guard fm.fileExists(atPath: artifacts.firmware) else {
+                    throw SetUpError(description: "--firmware elf: the firmware ELF \(artifacts.firmware) does not exist\(hint)")
                 }
                 return .elf(artifacts)
             case .noise:
@@ -119,22 +148,42 @@ struct EmulateCommand: ParsableCommand {
     struct Control: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], help.",
-            discussion: "BOARD is a bus-port name (1-2) or a serial number. Exits 0 when the emulation answered ok.")
+            discussion: """
+                BOARD is a bus-port name (1-2) or a serial number. The emulation's reply is printed with control \
+                characters made visible. Exit status: 0 when the emulation answered ok, 1 when it answered an \
+                error or could not be reached, 2 without a command.
+                """)
 
         @Option(help: ArgumentHelp("The control socket (default: $HAPBRIDGE_EMULATE_CONTROL, set for COMMAND).", valueName: "PATH"))
         var socket: String?
 
+        /// Everything from the command word on, options of `add` included, so the
+        /// parser takes every word as it is; `--help` / `-h` as the first word are
+        /// this command's help, not a command for the emulation (whose own `help`
+        /// lists the commands it takes).
         @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The command and its arguments.", valueName: "CMD"))
         var words: [String] = []
 
+        func validate() throws {
+            if let first = words.first, ["--help", "-h"].contains(first) {
+                throw CleanExit.helpRequest(self)
+            }
+            guard !words.isEmpty else {
+                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], help")
+            }
+        }
+
         func run() throws {
             guard let path = socket ?? ProcessInfo.processInfo.environment["HAPBRIDGE_EMULATE_CONTROL"] else {
-                throw ValidationError("no control socket: run under `hapbridge emulate bridge` or give --socket")
+                throw CLIError("no control socket: run under `hapbridge emulate bridge` or give --socket")
             }
-            guard !words.isEmpty else { throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S]") }
             let reply: (ok: Bool, lines: [String])
-            do { reply = try ControlClient.send(words.joined(separator: " "), to: path) } catch { throw CLIError(error.description) }
-            for line in reply.lines { print(line) }
+            do { reply = try ControlClient.send(words.joined(separator: " "), to: path) } catch {
+                throw CLIError(error.description)
+            }
+            // Console makes every line safe for the terminal (the board names in a
+            // reply come from whoever sent them).
+            try Console.lines(reply.lines, to: .output)
             if !reply.ok { throw ExitCode.failure }
         }
     }

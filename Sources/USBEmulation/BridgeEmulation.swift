@@ -104,15 +104,20 @@ public final class BridgeEmulation: Sendable {
 
     // MARK: commands (any thread; each runs on the emulation's queue)
 
-    /// Adds a board on the next free port and plugs it in.
+    /// Adds a board on the next free port and plugs it in. Its serial must follow the
+    /// firmware's rule and be no other board's (`duplicateSerial`).
     @discardableResult
     public func add(serial: String) throws(EmulationError) -> Board {
         try Self.validate(serial: serial)
         return try onQueue { () throws(EmulationError) -> Board in
-            let index = state.withLock { s -> Int in
+            let added = state.withLock { s -> Result<Int, EmulationError> in
+                if let other = s.slots.first(where: { $0.serial == serial }) {
+                    return .failure(.invalidSerial("--serial: \(Self.duplicateSerial) (board \(Self.bus)-\(other.port) has \(serial))"))
+                }
                 s.slots.append(Slot(port: (s.slots.map(\.port).max() ?? 0) + 1, serial: serial))
-                return s.slots.count - 1
+                return .success(s.slots.count - 1)
             }
+            let index = try added.get()
             do throws(EmulationError) { return try plug(index) } catch {
                 state.withLock { _ = $0.slots.remove(at: index) }
                 throw error
@@ -367,7 +372,10 @@ public final class BridgeEmulation: Sendable {
                 do throws(EmulationError) { _ = try plug(i) } catch { report(error.description, board: name, serial: serial) }
             }
         case .failed(let message):
-            report(message, board: name, serial: serial)
+            // While the board powers up, `plug` throws what went wrong (the set-up
+            // error, or the control command's); said once, there.
+            let poweringUp = state.withLock { s in s.slots.first { $0.port == port }.map { $0.model == nil } ?? false }
+            if !poweringUp { report(message, board: name, serial: serial) }
             queue.async { [self] in
                 guard let i = index(port: port) else { return }
                 removeFromBus(i, reason: "failed")
@@ -388,10 +396,26 @@ public final class BridgeEmulation: Sendable {
     // MARK: serial numbers
 
     /// The rule the firmware holds a serial number to (`BoardSerialNumber`,
-    /// `hb_serial_char_ok`): the EEPROM record takes 1 to 20 of [0-9A-Za-z._-].
+    /// `hb_serial_char_ok`): the EEPROM record takes 1 to 20 of [0-9A-Za-z._-]. The
+    /// message echoes the serial escaped and cut (`ControlText.echo`): it may come
+    /// from a control-socket client.
     public static func validate(serial: String) throws(EmulationError) {
-        do { _ = try BoardSerialNumber(serial) } catch { throw .invalidSerial(error.description) }
+        do { _ = try BoardSerialNumber(serial) } catch {
+            let shown: BoardSerialNumberError =
+                switch error {
+                case .empty: .empty
+                case .tooLong(_, let length): .tooLong(ControlText.echo(serial), length: length)
+                case .character(_, let offset): .character(ControlText.echo(serial), offset: offset)
+                }
+            throw .invalidSerial(shown.description)
+        }
     }
+
+    /// Why two boards cannot share a serial number, in the words of both the command
+    /// line's `--serial` and the control socket's `add --serial`: libusb tells boards
+    /// apart by it (`usb:serial=S`), and the firmware's EEPROM record is the board's
+    /// identity.
+    public static let duplicateSerial = "each board needs its own serial number"
 
     /// The serial a board on port n gets when none is given: "0001", "0002", ...,
     /// or the next number free when that one is taken.

@@ -4,7 +4,9 @@ import Glibc
 /// (UMOCKDEV_DIR, LD_PRELOAD, HAPBRIDGE_EMULATE_CONTROL) and the terminal, in our
 /// process group (so Ctrl-C reaches it); or a board's simulator, on a socket, in a
 /// group of its own (the emulation ends it). Either way with default signal
-/// dispositions and an empty signal mask, whatever this process set up for itself.
+/// dispositions and an empty signal mask, whatever this process set up for itself
+/// (the Swift runtime ignores SIGPIPE: a child inheriting that would print "Broken
+/// pipe" in `yes | head -1` instead of dying quietly of the signal).
 struct ChildProcess {
     let pid: pid_t
 
@@ -15,7 +17,7 @@ struct ChildProcess {
     static let notExecutable: Int32 = 126
     static let notFound: Int32 = 127
 
-    /// The signals the emulation handles itself; COMMAND gets their defaults back.
+    /// The signals the emulation handles itself (SignalRelay).
     static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT]
 
     /// Why COMMAND did not start, and the exit status that reports it.
@@ -33,9 +35,10 @@ struct ChildProcess {
         defer { posix_spawnattr_destroy(&attributes) }
         var empty = sigset_t()
         sigemptyset(&empty)
+        // Every signal back to its default (ignored ones included, SIGPIPE first of
+        // all); posix_spawn skips SIGKILL and SIGSTOP, which cannot be changed.
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in emulationSignals { sigaddset(&defaults, s) }
+        sigfillset(&defaults)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))

@@ -28,7 +28,7 @@ public enum ControlCommand: Sendable, Equatable {
     public init(parsing line: String) throws(EmulationError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         func one(_ name: String) throws(EmulationError) -> String? {
-            guard words.count <= 2 else { throw .controlSocket("\(name) takes at most one BOARD, got: \(line)") }
+            guard words.count <= 2 else { throw .controlSocket("\(name) takes at most one BOARD, got: \(ControlText.echo(line))") }
             return words.count == 2 ? words[1] : nil
         }
         switch words.first {
@@ -39,7 +39,8 @@ public enum ControlCommand: Sendable, Equatable {
         case "replug": self = .replug(try one("replug"))
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
-        default: throw .controlSocket("unknown command \"\(line)\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
+        default:
+            throw .controlSocket("unknown command \"\(ControlText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
         }
     }
 }
@@ -57,7 +58,7 @@ extension BridgeEmulation {
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
             }
         } catch {
-            return ["error \(error.description)"]
+            return ["error \(ControlText.safe(error.description))"]
         }
     }
 

@@ -27,7 +27,7 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
             .boardState(let s), .invalidSerial(let s), .accessDenial(let s):
             s
         case .enumeration(let board, let step, let detail): "board \(board) did not enumerate: \(step): \(detail)"
-        case .noSuchBoard(let name): "no board \(name) (see `list`)"
+        case .noSuchBoard(let name): "no board \(ControlText.echo(name)) (see `list`)"
         }
     }
 }

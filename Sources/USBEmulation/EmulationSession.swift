@@ -7,9 +7,10 @@ import Synchronization
 /// control socket, runs COMMAND and returns its exit status, taking everything down
 /// again whatever happened.
 ///
-/// Exit status: COMMAND's own; 128 + N when a signal N killed it; 125 when the
-/// emulation could not be set up; 126 when COMMAND could not be executed and 127 when
-/// it was not found (the conventions of env, timeout and the shell).
+/// Exit status: COMMAND's own; 128 + N when a signal N killed it; 126 when COMMAND
+/// could not be executed and 127 when it was not found (the conventions of env,
+/// timeout and the shell). When the emulation cannot be set up, `run` throws: the
+/// caller reports it and exits 125 (`ChildProcess.emulationFailed`).
 ///
 /// Signals to this process: SIGUSR1 unplugs the first board, SIGUSR2 plugs it back
 /// in; SIGTERM and SIGHUP are passed on to COMMAND (the emulation ends with it);
@@ -23,41 +24,48 @@ public enum EmulationSession {
         /// Every board's node refuses COMMAND write access (EACCES on open), as a node
         /// without the udev rule does (`BridgeEmulation(denyAccess:)`, `accessDenied`).
         public var denyAccess: Bool
+        /// Where to make the control socket; nil: in a private directory of its own
+        /// (`ControlServer`).
+        public var controlSocketPath: String?
         public var command: [String]
 
-        public init(firmware: BridgeEmulation.Firmware, serials: [String], logPath: String?, denyAccess: Bool = false, command: [String]) {
+        public init(
+            firmware: BridgeEmulation.Firmware, serials: [String], logPath: String?, denyAccess: Bool = false,
+            controlSocketPath: String? = nil, command: [String]
+        ) {
             self.firmware = firmware
             self.serials = serials
             self.logPath = logPath
             self.denyAccess = denyAccess
+            self.controlSocketPath = controlSocketPath
             self.command = command
         }
     }
 
-    public static func run(_ options: Options) -> Int32 {
-        do throws(EmulationError) {
-            try Preload.ensureLoaded()
-            for s in options.serials { try BridgeEmulation.validate(serial: s) }
-            let log = try EmulationLog(path: options.logPath)
-            let testbed = try Testbed()
-            defer { testbed.close() }
-            let emulation = BridgeEmulation(testbed: testbed, firmware: options.firmware, log: log, denyAccess: options.denyAccess)
-            defer { emulation.close() }
-            for serial in options.serials { try emulation.add(serial: serial) }
-            let server = try ControlServer(path: testbed.root + "/control", execute: { emulation.execute($0) })
-            defer { server.stop() }
-            setenv(ControlServer.environmentVariable, server.path, 1)
-            var command = options.command
-            if options.denyAccess, let node = emulation.list().first?.node, testbed.canWrite(node: node) {
-                command = try withoutDACOverride(command)
-            }
-            let status = runCommand(command, emulation: emulation)
-            try log.finish()  // a log that could not be written fails the run (125), whatever COMMAND's status
-            return status
-        } catch {
-            FileHandle.standardError.write(Data("hapbridge emulate: \(error.description)\n".utf8))
-            return ChildProcess.emulationFailed
+    /// The status to exit with when the emulation could not be set up.
+    public static let setUpFailedStatus = ChildProcess.emulationFailed
+
+    /// COMMAND's exit status; throws when the emulation could not be set up (nothing
+    /// of it is left behind then).
+    public static func run(_ options: Options) throws(EmulationError) -> Int32 {
+        try Preload.ensureLoaded()
+        for s in options.serials { try BridgeEmulation.validate(serial: s) }
+        let log = try EmulationLog(path: options.logPath)
+        let testbed = try Testbed()
+        defer { testbed.close() }
+        let emulation = BridgeEmulation(testbed: testbed, firmware: options.firmware, log: log, denyAccess: options.denyAccess)
+        defer { emulation.close() }
+        for serial in options.serials { try emulation.add(serial: serial) }
+        let server = try ControlServer(path: options.controlSocketPath, execute: { emulation.execute($0) })
+        defer { server.stop() }
+        setenv(ControlServer.environmentVariable, server.path, 1)
+        var command = options.command
+        if options.denyAccess, let node = emulation.list().first?.node, testbed.canWrite(node: node) {
+            command = try withoutDACOverride(command)
         }
+        let status = runCommand(command, emulation: emulation)
+        try log.finish()  // a log that could not be written fails the run (125), whatever COMMAND's status
+        return status
     }
 
     /// COMMAND under `setpriv` without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (in

@@ -10,7 +10,7 @@ extension USBDevFSHandler {
             case handBack(Finished)
             case park(token: UInt64, timed: Bool)
         }
-        let k = Self.key(client)
+        let k = key(client)
         let next = state.withLock { s -> Next? in
             var c = s.clients[k] ?? ClientState()
             defer { s.clients[k] = c }

@@ -12,7 +12,7 @@ extension USBDevFSHandler {
         guard let arg = hb_sync_transfer_resolve(client, op, &t, &bufferData, nil) else { return complete(client, errno: EFAULT) }
         let argRef = GObjectPointer(adopting: arg)
         let bufferRef = bufferData.map { GObjectPointer(adopting: $0) }
-        let key = state.withLock { s in URBKey(client: Self.key(client), address: 1 << 63 | s.token()) }
+        let key = state.withLock { s in URBKey(client: s.id(of: client), address: 1 << 63 | s.token()) }
         let owner = Owner.synchronous(GObjectPointer(retaining: client))
         var e: Int32
         if op == HB_USBDEVFS_CONTROL {

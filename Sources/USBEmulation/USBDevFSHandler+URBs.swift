@@ -11,7 +11,7 @@ extension USBDevFSHandler {
         guard let urb = hb_urb_resolve(client, &fields, &bufferData, nil) else { return complete(client, errno: EFAULT) }
         let urbRef = GObjectPointer(adopting: urb)
         let bufferRef = bufferData.map { GObjectPointer(adopting: $0) }
-        let key = URBKey(client: Self.key(client), address: fields.client_address)
+        let key = URBKey(client: key(client), address: fields.client_address)
         let e = start(
             key: key, type: fields.type, endpoint: fields.endpoint, flags: fields.flags,
             bufferLength: Int(fields.buffer_length), urb: urbRef, buffer: bufferRef, owner: .urb, client: client)
@@ -135,7 +135,7 @@ extension USBDevFSHandler {
     /// DISCARDURB: a URB still in flight completes with -ENOENT (keeping any IN data it
     /// had); one already completed cannot be discarded (EINVAL), as in usbfs.
     func discard(_ client: Client) {
-        let key = URBKey(client: Self.key(client), address: hb_ioctl_raw_argument(client))
+        let key = URBKey(client: key(client), address: hb_ioctl_raw_argument(client))
         let found = state.withLock { s in end(key, status: -ENOENT, in: &s) }
         complete(client, errno: found ? 0 : EINVAL)
         scheduleService()

@@ -1,5 +1,6 @@
 import CUMockdev
 import CUSBDevFS
+import Foundation
 import Glibc
 import Synchronization
 
@@ -75,7 +76,7 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     typealias Client = UnsafeMutablePointer<UMockdevIoctlClient>
     typealias IoctlData = UnsafeMutablePointer<UMockdevIoctlData>
 
-    /// A URB's identity: the file it was submitted on and its address there.
+    /// A URB's identity: the file it was submitted on (its client id) and its address there.
     struct URBKey: Hashable {
         var client: UInt
         var address: UInt64
@@ -152,6 +153,21 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         var synchronousDone: [Finished] = []
         var serviceScheduled = false
         var nextToken: UInt64 = 1
+        /// Each connected client's id, by the address of its IoctlClient. The address
+        /// names one client until it is reported gone (the watch on its socket holds a
+        /// reference); the id never names another, so a device completing a dead
+        /// client's transfer late cannot reach a later client that got the same
+        /// address and submitted a URB at the same address too.
+        var ids: [UInt: UInt] = [:]
+        var nextClientID: UInt = 1
+
+        mutating func id(of client: Client) -> UInt {
+            let address = UInt(bitPattern: client)
+            if let id = ids[address] { return id }
+            defer { nextClientID += 1 }
+            ids[address] = nextClientID
+            return nextClientID
+        }
 
         mutating func token() -> UInt64 {
             defer { nextToken += 1 }
@@ -174,7 +190,8 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         }
     }
 
-    static func key(_ client: Client) -> UInt { UInt(bitPattern: client) }
+    /// The client's id (see `State.ids`).
+    func key(_ client: Client) -> UInt { state.withLock { $0.id(of: client) } }
 
     // MARK: ioctls (umockdev's worker thread)
 
@@ -185,7 +202,7 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         let request = umockdev_ioctl_client_get_request(client)
         let op = hb_usbdevfs_op_of(request)
         if op != HB_USBDEVFS_REAP_URB_NDELAY {
-            state.withLock { $0.clients[Self.key(client)]?.polling = false }
+            state.withLock { s in s.clients[s.id(of: client)]?.polling = false }
         }
         let gone = state.withLock { $0.gone }
         if gone && op != HB_USBDEVFS_REAP_URB && op != HB_USBDEVFS_REAP_URB_NDELAY {
@@ -255,15 +272,16 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     func claim(_ interface: UInt8, for client: Client) -> Int32 {
         guard interfaceExists(interface) else { return ENOENT }
         return state.withLock { s in
-            if let owner = s.claims[interface], owner != Self.key(client) { return EBUSY }
-            s.claims[interface] = Self.key(client)
+            let k = s.id(of: client)
+            if let owner = s.claims[interface], owner != k { return EBUSY }
+            s.claims[interface] = k
             return 0
         }
     }
 
     func release(_ interface: UInt8, for client: Client) -> Int32 {
         state.withLock { s in
-            guard s.claims[interface] == Self.key(client) else { return EINVAL }
+            guard s.claims[interface] == s.id(of: client) else { return EINVAL }
             s.claims[interface] = nil
             return 0
         }
@@ -271,7 +289,10 @@ final class USBDevFSHandler: USBHostPort, Sendable {
 
     func setConfiguration(_ value: UInt8, _ client: Client) {
         guard value == 0 || description.configuration(value: value) != nil else { return complete(client, errno: EINVAL) }
-        let busy = state.withLock { s in s.claims.values.contains { $0 != Self.key(client) } }
+        let busy = state.withLock { s in
+            let k = s.id(of: client)
+            return s.claims.values.contains { $0 != k }
+        }
         guard !busy else { return complete(client, errno: EBUSY) }
         let setup = USBSetupPacket(requestType: 0x00, request: StandardRequest.setConfiguration, value: UInt16(value))
         answer(client, after: setup) { [self] result in
@@ -361,16 +382,29 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     // MARK: clients
 
     func clientConnected(_ client: Client) {
-        state.withLock { s in _ = s.clients[Self.key(client), default: ClientState()] }
+        state.withLock { s in _ = s.clients[s.id(of: client), default: ClientState()] }
+        if hb_client_watch_failures() > 0, !Self.warnedUnwatched.exchange(true, ordering: .relaxed) {
+            FileHandle.standardError.write(
+                Data(
+                    ("hapbridge emulate: warning: this umockdev's IoctlClient is not laid out as expected, so a client that dies "
+                        + "is not noticed: its claims stay until the board is replugged (Sources/CUSBDevFS, \"a client's end\")\n").utf8))
+        }
     }
 
-    /// The file was closed: its URBs are killed and its interfaces released (usbfs's
-    /// release).
+    /// Said once per process (see `clientConnected`).
+    static let warnedUnwatched = Atomic(false)
+
+    /// The file was closed (its last descriptor, or its process died, even inside an
+    /// ioctl): what usbfs's release does. Its interfaces are released, its URBs in
+    /// flight discarded (a packet for one is held for the next transfer on that
+    /// endpoint, as a device keeps a packet the host never fetched), what it never
+    /// reaped dropped, and a reap or a synchronous transfer it was waiting in is
+    /// forgotten: there is nobody left to answer. Reported once per client.
     func clientClosed(_ client: Client) {
-        let k = Self.key(client)
-        let dropped = state.withLock { s -> [Transfer] in
+        let (dropped, waiting) = state.withLock { s -> ([Transfer], [GObjectPointer<UMockdevIoctlClient>]) in
+            guard let k = s.ids.removeValue(forKey: UInt(bitPattern: client)) else { return ([], []) }
             var dropped: [Transfer] = []
-            for key in s.transfers.keys where key.client == k {
+            for key in Array(s.transfers.keys) where key.client == k {
                 if let t = s.transfers.removeValue(forKey: key) { dropped.append(t) }
             }
             for ep in Array(s.inQueues.keys) {
@@ -378,15 +412,22 @@ final class USBDevFSHandler: USBHostPort, Sendable {
                 pollingFollowsQueue(ep, in: &s)
             }
             let closed = s.clients.removeValue(forKey: k)
-            closed?.parked?.client.release()
             dropped += (closed?.done ?? []).map(\.transfer)
+            let waitedFor: (Finished) -> Bool = { f in
+                if case .synchronous(let c) = f.transfer.owner { return c.raw == client }
+                return false
+            }
+            dropped += s.synchronousDone.filter(waitedFor).map(\.transfer)
+            s.synchronousDone.removeAll(where: waitedFor)
             s.claims = s.claims.filter { $0.value != k }
-            return dropped
+            return (dropped, closed?.parked.map { [$0.client] } ?? [])
         }
         for t in dropped {
             t.urb.release()
             t.buffer?.release()
+            if case .synchronous(let c) = t.owner { c.release() }
         }
+        waiting.forEach { $0.release() }
     }
 
     /// Polls an IN endpoint exactly while transfers are queued on it. Called with the

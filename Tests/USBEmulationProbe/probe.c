@@ -28,6 +28,17 @@
  *   later-frames                  HELLO (offering this probe's minor), then protocol 1.1's
  *                                 I2C_READ, I2C_WRITE and REPLACE_FROM, then a SYNC: the
  *                                 board's answer to each, found by its sequence number
+ *
+ * The control socket as a raw client sees it (no libusb):
+ *   control-raw TEXT              TEXT and a newline; every reply byte printed, control
+ *                                 bytes as \xHH, with how many were raw controls
+ *   control-flood BYTES           BYTES of 'a' without a newline (until the emulation
+ *                                 closes): what it answered and how long it took, then
+ *                                 `list` on a new connection
+ *   control-crowd N               N connections that say nothing (non-blocking connects:
+ *                                 a full backlog refuses), then `list` on one more: whether
+ *                                 and when it was answered, and the emulation's threads
+ *                                 (this program's parent's) before and after
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, kill under -std=c11 */
 
@@ -38,6 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -635,11 +648,184 @@ static int cmd_later_frames(libusb_context *ctx)
     return 0;
 }
 
+/* ---- the control socket as a raw client ------------------------------- */
+
+static int control_connect(bool nonblocking)
+{
+    const char *path = getenv("HAPBRIDGE_EMULATE_CONTROL");
+    if (!path) {
+        die("HAPBRIDGE_EMULATE_CONTROL is not set: run under hapbridge emulate bridge");
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (fd < 0) {
+        die("socket: %s", strerror(errno));
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads until end of input or `timeout_ms`; the bytes (NUL-terminated) in buf. */
+static size_t read_reply(int fd, char *buf, size_t size, int timeout_ms)
+{
+    size_t got = 0;
+    double deadline = now_us() + timeout_ms * 1e3;
+    while (got + 1 < size) {
+        int left = (int)((deadline - now_us()) / 1e3);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, left) <= 0) {
+            break;
+        }
+        ssize_t r = read(fd, buf + got, size - 1 - got);
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+    }
+    buf[got] = 0;
+    return got;
+}
+
+/* The reply as one printable value: controls as \xHH; how many there were. */
+static int print_escaped(const char *key, const char *bytes, size_t n)
+{
+    int controls = 0;
+    printf(" %s=\"", key);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)bytes[i];
+        if (c < 0x20 || c == 0x7F || c == '"') {
+            controls += c != '\n' && c != '"';
+            printf("\\x%02X", c);
+        } else {
+            putchar(c);
+        }
+    }
+    printf("\"");
+    return controls;
+}
+
+static int cmd_control_raw(const char *text)
+{
+    int fd = control_connect(false);
+    if (fd < 0) {
+        die("cannot connect to the control socket: %s", strerror(errno));
+    }
+    size_t n = strlen(text);
+    if (send(fd, text, n, MSG_NOSIGNAL) != (ssize_t)n || send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+        die("cannot send to the control socket");
+    }
+    shutdown(fd, SHUT_WR);
+    static char reply[65536];
+    size_t got = read_reply(fd, reply, sizeof reply, 10000);
+    close(fd);
+    printf("raw");
+    int controls = print_escaped("reply", reply, got);
+    printf(" raw-controls=%d\n", controls);
+    return 0;
+}
+
+/* `list` on a fresh connection: 1 when answered ok within timeout_ms. */
+static int list_answered(int timeout_ms, double *ms)
+{
+    double t0 = now_us();
+    int fd = control_connect(false);
+    if (fd < 0) {
+        return 0;
+    }
+    send(fd, "list\n", 5, MSG_NOSIGNAL);
+    shutdown(fd, SHUT_WR);
+    char reply[4096];
+    read_reply(fd, reply, sizeof reply, timeout_ms);
+    close(fd);
+    *ms = (now_us() - t0) / 1e3;
+    return strstr(reply, "\nok") != NULL || strncmp(reply, "ok", 2) == 0;
+}
+
+static int cmd_control_flood(long bytes)
+{
+    int fd = control_connect(false);
+    if (fd < 0) {
+        die("cannot connect to the control socket: %s", strerror(errno));
+    }
+    static char chunk[65536];
+    memset(chunk, 'a', sizeof chunk);
+    double t0 = now_us();
+    long sent = 0;
+    while (sent < bytes) {
+        size_t n = (size_t)(bytes - sent < (long)sizeof chunk ? bytes - sent : (long)sizeof chunk);
+        ssize_t r = send(fd, chunk, n, MSG_NOSIGNAL);
+        if (r <= 0) {
+            break; /* the emulation closed the connection */
+        }
+        sent += r;
+    }
+    shutdown(fd, SHUT_WR);
+    char reply[4096];
+    size_t got = read_reply(fd, reply, sizeof reply, 10000);
+    close(fd);
+    double ms = (now_us() - t0) / 1e3;
+    printf("flood sent=%ld ms=%.0f", sent, ms);
+    print_escaped("reply", reply, got);
+    double list_ms;
+    int ok = list_answered(5000, &list_ms);
+    printf(" then-list=%s\n", ok ? "ok" : "unanswered");
+    return 0;
+}
+
+/* The Threads: line of /proc/PID/status. */
+static int threads_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int threads = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "Threads: %d", &threads) == 1) {
+            break;
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    return threads;
+}
+
+static int cmd_control_crowd(int n)
+{
+    int before = threads_of(getppid());
+    int *fds = calloc((size_t)n, sizeof *fds);
+    int opened = 0, refused = 0;
+    for (int i = 0; i < n; i++) {
+        int fd = control_connect(true);
+        if (fd < 0) {
+            refused++;
+        } else {
+            fds[opened++] = fd;
+        }
+    }
+    int during = threads_of(getppid());
+    double ms = 0;
+    int ok = list_answered(20000, &ms);
+    int after = threads_of(getppid());
+    printf("crowd opened=%d refused=%d threads-before=%d threads-during=%d threads-after=%d list=%s list-ms=%.0f\n", opened,
+           refused, before, during, after, ok ? "ok" : "unanswered", ms);
+    for (int i = 0; i < opened; i++) {
+        close(fds[i]);
+    }
+    free(fds);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
-            "bootloader | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames",
+            "bootloader | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
+            "control-flood BYTES | control-crowd N",
             argv[0]);
     }
     const char *serial = NULL;
@@ -647,6 +833,13 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--serial") == 0) {
             serial = argv[i + 1];
         }
+    }
+    if (strcmp(argv[1], "control-raw") == 0 && argc == 3) {
+        return cmd_control_raw(argv[2]);
+    } else if (strcmp(argv[1], "control-flood") == 0 && argc == 3 && atol(argv[2]) > 0) {
+        return cmd_control_flood(atol(argv[2]));
+    } else if (strcmp(argv[1], "control-crowd") == 0 && argc == 3 && atoi(argv[2]) > 0) {
+        return cmd_control_crowd(atoi(argv[2]));
     }
     libusb_context *ctx;
     check(libusb_init(&ctx), "libusb_init");

@@ -59,6 +59,11 @@ enum Emulate {
 
         func record(_ kind: String) -> [String: String] { records(kind).first ?? [:] }
 
+        /// Every line of one kind, their fields merged (a later line's value wins).
+        func merged(_ kind: String) -> [String: String] {
+            records(kind).reduce(into: [:]) { all, r in all.merge(r) { $1 } }
+        }
+
         var description: String { "exit \(status)\nstdout:\n\(output)\nstderr:\n\(errors)" }
     }
 
@@ -70,7 +75,7 @@ enum Emulate {
     /// Longest a run may take before it counts as hung (an ELF board boots in ~1 s).
     static let hangGuardSeconds: Double = 120
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String], hangGuardSeconds guardSeconds: Double = hangGuardSeconds) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
@@ -84,9 +89,9 @@ enum Emulate {
         // Drain both pipes while it runs, so a chatty child never blocks on a full pipe.
         let outData = Drain(out.fileHandleForReading)
         let errData = Drain(err.fileHandleForReading)
-        if ended.wait(timeout: .now() + hangGuardSeconds) == .timedOut {
+        if ended.wait(timeout: .now() + guardSeconds) == .timedOut {
             process.terminate()
-            Issue.record("hung for \(Int(hangGuardSeconds)) s: \(arguments.joined(separator: " "))")
+            Issue.record("hung for \(Int(guardSeconds)) s: \(arguments.joined(separator: " "))")
             ended.wait()
         }
         return Run(status: process.terminationStatus, output: outData.text(), errors: errData.text())

@@ -54,7 +54,10 @@ uint32_t hb_usbdevfs_urb_flag_short_not_ok(void);
  * attached to; returns true when it took the call (it must then complete it,
  * now or later, with umockdev_ioctl_client_complete). */
 typedef bool (*hb_ioctl_fn)(void *context, UMockdevIoctlClient *client);
-/* A client (one open file descriptor on the node) connected or went away. */
+/* A client (one open file of the node, with all its duplicated descriptors)
+ * connected, or went away: its last descriptor was closed, or its process died,
+ * even inside an ioctl (see "a client's end" in the .c file).  Reported once
+ * each, on umockdev's worker thread. */
 typedef void (*hb_client_fn)(void *context, UMockdevIoctlClient *client, bool connected);
 /* The handler object is being finalized: release the context. */
 typedef void (*hb_release_fn)(void *context);
@@ -63,6 +66,10 @@ typedef void (*hb_release_fn)(void *context);
  * reports clients connecting and disconnecting.  Owned by the caller (unref). */
 UMockdevIoctlBase *hb_ioctl_handler_new(hb_ioctl_fn on_ioctl, hb_client_fn on_client, void *context,
                                         hb_release_fn release);
+
+/* How many clients could not be watched for their end (umockdev's IoctlClient
+ * laid out otherwise than this file expects): they are never reported gone. */
+int hb_client_watch_failures(void);
 
 /* Runs fn(context) once on `main_context` (umockdev's worker thread for a
  * handler's clients), from any thread: how completions from a device's own
