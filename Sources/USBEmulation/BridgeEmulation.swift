@@ -1,3 +1,4 @@
+import FileAccess
 import BridgeProtocol
 import CUMockdev
 import Foundation
@@ -397,15 +398,15 @@ public final class BridgeEmulation: Sendable {
 
     /// The rule the firmware holds a serial number to (`BoardSerialNumber`,
     /// `hb_serial_char_ok`): the EEPROM record takes 1 to 20 of [0-9A-Za-z._-]. The
-    /// message echoes the serial escaped and cut (`ControlText.echo`): it may come
+    /// message echoes the serial escaped and cut (`TerminalText.echo`): it may come
     /// from a control-socket client.
     public static func validate(serial: String) throws(EmulationError) {
         do { _ = try BoardSerialNumber(serial) } catch {
             let shown: BoardSerialNumberError =
                 switch error {
                 case .empty: .empty
-                case .tooLong(_, let length): .tooLong(ControlText.echo(serial), length: length)
-                case .character(_, let offset): .character(ControlText.echo(serial), offset: offset)
+                case .tooLong(_, let length): .tooLong(TerminalText.echo(serial), length: length)
+                case .character(_, let offset): .character(TerminalText.echo(serial), offset: offset)
                 }
             throw .invalidSerial(shown.description)
         }

@@ -1,3 +1,4 @@
+import FileAccess
 /// The emulation's control protocol: one command per line on the control socket
 /// (`HAPBRIDGE_EMULATE_CONTROL`), answered with zero or more lines and then one line
 /// starting with `ok` or `error`.
@@ -28,7 +29,7 @@ public enum ControlCommand: Sendable, Equatable {
     public init(parsing line: String) throws(EmulationError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         func one(_ name: String) throws(EmulationError) -> String? {
-            guard words.count <= 2 else { throw .controlSocket("\(name) takes at most one BOARD, got: \(ControlText.echo(line))") }
+            guard words.count <= 2 else { throw .controlSocket("\(name) takes at most one BOARD, got: \(TerminalText.echo(line))") }
             return words.count == 2 ? words[1] : nil
         }
         switch words.first {
@@ -40,7 +41,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
         default:
-            throw .controlSocket("unknown command \"\(ControlText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
+            throw .controlSocket("unknown command \"\(TerminalText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
         }
     }
 }
@@ -58,7 +59,7 @@ extension BridgeEmulation {
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
             }
         } catch {
-            return ["error \(ControlText.safe(error.description))"]
+            return ["error \(TerminalText.safe(error.description))"]
         }
     }
 

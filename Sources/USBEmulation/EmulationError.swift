@@ -1,3 +1,4 @@
+import FileAccess
 /// Everything that stops an emulation, each with what a user needs to act on it.
 public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// umockdev's preload library is not installed or not loaded.
@@ -27,7 +28,7 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
             .boardState(let s), .invalidSerial(let s), .accessDenial(let s):
             s
         case .enumeration(let board, let step, let detail): "board \(board) did not enumerate: \(step): \(detail)"
-        case .noSuchBoard(let name): "no board \(ControlText.echo(name)) (see `list`)"
+        case .noSuchBoard(let name): "no board \(TerminalText.echo(name)) (see `list`)"
         }
     }
 }
