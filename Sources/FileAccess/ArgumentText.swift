@@ -63,6 +63,16 @@ public enum ArgumentText {
     }
 
     /// The bytes `text` stands for: the inverse of `string(from:)`.
+    /// `text`'s bytes as a C string that `free` releases (an argv entry for exec or
+    /// spawn); a NUL inside ends it, as it would in any argv.
+    public static func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
+        let bytes = bytes(of: text)
+        guard let out = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        for (i, b) in bytes.enumerated() { out[i] = CChar(bitPattern: b) }
+        out[bytes.count] = 0
+        return out
+    }
+
     public static func bytes(of text: String) -> [UInt8] {
         guard text.unicodeScalars.contains(where: { escapes.contains($0.value) }) else { return Array(text.utf8) }
         var out: [UInt8] = []

@@ -1,3 +1,4 @@
+import FileAccess
 import Glibc
 
 /// A child of the emulation: COMMAND, started with the emulation's environment
@@ -49,13 +50,15 @@ struct ChildProcess {
         if let stdio {
             for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { posix_spawn_file_actions_adddup2(&actions, stdio, target) }
         }
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        // COMMAND's arguments as the bytes the user gave (`ArgumentText`), not UTF-8-repaired.
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { ArgumentText.cString($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let e = posix_spawnp(&pid, program, &actions, &attributes, &argv, environ)
+        guard let file = argv[0] else { return .failure(SpawnFailure(status: emulationFailed, message: "out of memory for COMMAND's arguments")) }
+        let e = posix_spawnp(&pid, file, &actions, &attributes, &argv, environ)
         guard e == 0 else {
             let why = String(cString: strerror(e))
-            return .failure(SpawnFailure(status: e == ENOENT ? notFound : notExecutable, message: "cannot run \(program): \(why)"))
+            return .failure(SpawnFailure(status: e == ENOENT ? notFound : notExecutable, message: "cannot run \(TerminalText.echo(program)): \(why)"))
         }
         return .success(ChildProcess(pid: pid))
     }

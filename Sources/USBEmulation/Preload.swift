@@ -1,3 +1,4 @@
+import FileAccess
 import Glibc
 
 /// umockdev only works for processes running under its preload library: the clients
@@ -13,7 +14,9 @@ public enum Preload {
     /// program under it (and does not return). The guard is the environment variable,
     /// not `umockdev_in_mock_environment()`, which caches its first answer and would
     /// pin "no" for the whole run when asked before the testbed exists.
-    public static func ensureLoaded(arguments: [String] = CommandLine.arguments) throws(EmulationError) {
+    /// `arguments` are as `ArgumentText` decoded them (bytes that are not UTF-8
+    /// escaped), so the re-executed process gets exactly the bytes it was given.
+    public static func ensureLoaded(arguments: [String] = ArgumentText.commandLineArguments()) throws(EmulationError) {
         let current = getenv("LD_PRELOAD").map { String(cString: $0) } ?? ""
         if current.contains("libumockdev-preload.so") {
             guard dlopen(library, RTLD_NOLOAD | RTLD_LAZY) != nil else {
@@ -23,7 +26,7 @@ public enum Preload {
             return
         }
         setenv("LD_PRELOAD", current.isEmpty ? library : library + " " + current, 1)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { ArgumentText.cString($0) } + [nil]
         execv("/proc/self/exe", &argv)
         throw .preload("cannot re-execute /proc/self/exe under \(library): \(String(cString: strerror(errno)))")
     }

@@ -35,4 +35,18 @@ import Testing
         #expect(badOutput.status == 1)
         #expect(badOutput.err == "Error: cannot write the output to /no/such/d\\xE9/o.svg: no such directory /no/such/d\\xE9\n", "\(badOutput)")
     }
+
+    @Test("emulate writes its --log under the name given and passes COMMAND's arguments on as the bytes given, through its re-execution under umockdev")
+    func emulatePassesBytesOn() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // COMMAND writes its own first argument's bytes to a file, for the test to read back.
+        let run = try Shell.run(
+            "\"$HB\" emulate bridge --log \(Self.shellName("l", ".jsonl")) -- sh -c 'printf %s \"$1\" > arg' sh \(Self.shellName("a", ""))",
+            directory: directory.path)
+        #expect(run.status == 0, "\(run)")
+        let names = Set(FileReader.names(in: FilePath(directory.path)).map(\.bytes))
+        #expect(names == [Self.bytes("l", ".jsonl"), Array("arg".utf8)], "no U+FFFD name")
+        #expect(try FileReader.read(FilePath(directory.path + "/arg"), limit: 64) == Self.bytes("a", ""))
+    }
 }
