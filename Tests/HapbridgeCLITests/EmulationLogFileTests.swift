@@ -57,7 +57,7 @@ import Testing
                 + "\"$HB\" emulate bridge --firmware core --log \(Shell.quote(fifo)) -- sh -c \(Shell.quote(command)); echo \"status $?\"",
             environment: [:])
         #expect(run.out == "status 125\n", "\(run)")
-        #expect(run.errLines == ["hapbridge emulate: cannot write the log to \(fifo): Broken pipe"], "\(run)")
+        #expect(run.errLines == ["Error: cannot write the log to \(fifo): Broken pipe"], "\(run)")
     }
 
     @Test("--log to a symbolic link: the link stays a link and its target gets the log")
@@ -93,14 +93,14 @@ import Testing
     func aFullDeviceFailsTheRun() throws {
         let run = try Self.emulate(log: "/dev/full")
         #expect(run.status == 125, "\(run)")
-        #expect(run.errLines == ["hapbridge emulate: cannot write the log to /dev/full: No space left on device"], "\(run)")
+        #expect(run.errLines == ["Error: cannot write the log to /dev/full: No space left on device"], "\(run)")
     }
 
     @Test("--log to a directory or a missing directory is refused before the emulation starts")
     func badLocationsAreRefused() throws {
         let run = try Self.emulate(log: "/no/such/dir/log.jsonl")
         #expect(run.status == 125, "\(run)")
-        #expect(run.errLines == ["hapbridge emulate: cannot write the log to /no/such/dir/log.jsonl: no such directory /no/such/dir"], "\(run)")
+        #expect(run.errLines == ["Error: cannot write the log to /no/such/dir/log.jsonl: no such directory /no/such/dir"], "\(run)")
     }
 }
 
