@@ -101,7 +101,7 @@ let package = Package(
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
-        // sync and the look-ahead scheduler. Talks to any `BridgeDevice`.
+        // sync and the look-ahead scheduler. Talks to any `FrameTransport` (DeviceInterface).
         .target(
             name: "HapticEngine",
             dependencies: [
@@ -109,9 +109,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"], swiftSettings: strict),
-        // The simulated board as a BridgeDevice (virtual time, a modelled USB link).
+        // The simulated board as a FrameTransport (virtual time, a modelled USB link).
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
-        // The real firmware ELF under simavr as a BridgeDevice: spawns Firmware/sim's
+        // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
