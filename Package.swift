@@ -99,7 +99,7 @@ let package = Package(
         // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.
         .target(name: "RealTime", swiftSettings: strict),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
-        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators"], swiftSettings: strict),
+        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
         // sync and the look-ahead scheduler. Talks to any `FrameTransport` (DeviceInterface).
         .target(
@@ -181,7 +181,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HapticEngineTests",
-            dependencies: ["HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
+            dependencies: ["HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators", "BridgeProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",

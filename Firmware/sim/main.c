@@ -209,7 +209,7 @@ static bool hello_reports_version_and_chip(void)
 {
     link_frame r;
     CHECK(hello(500, 0, &r), "no HELLO_REPLY");
-    CHECK(r.len == HB_HELLO_REPLY_1_1_LEN, "reply length %u", r.len);
+    CHECK(r.len == HB_HELLO_REPLY_INTAKE_LEN, "reply length %u", r.len);
     CHECK(r.payload[HB_HELLO_REPLY_OFF_MAJOR] == HB_PROTO_VERSION_MAJOR, "protocol major");
     CHECK(r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID] == DRV2605_DEVICE_ID_DRV2605L,
           "device id %u", r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID]);
@@ -217,6 +217,9 @@ static bool hello_reports_version_and_chip(void)
           r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP]);
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_CAPS]) & HB_CAP_CLOCK_SYNC, "capabilities");
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_KEEPALIVE_MS]) == 500, "keepalive");
+    /* The ATmega32U4 states its intake: at least one chip write's time on the bus. */
+    CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) >= 73, "write spacing %u",
+          hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]));
     return true;
 }
 

@@ -27,7 +27,7 @@ static const uint8_t unknown_image[] = {0x0C, 0x94, 0x00, 0x38};
 static bool hello_1_1(link_frame *r)
 {
     CHECK(hello_minor(1, 1000, 0, r), "no HELLO_REPLY");
-    CHECK(r->len == HB_HELLO_REPLY_1_1_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
+    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
           "reply of %u bytes, minor %u", r->len, r->payload[HB_HELLO_REPLY_OFF_MINOR]);
     return true;
 }

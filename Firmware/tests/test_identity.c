@@ -11,7 +11,7 @@ static fake_board b;
 
 static void init_identified(const char *serial, uint8_t bootloader_kind)
 {
-    hb_core_config config = {.tick_ns = 1000, .bootloader_kind = bootloader_kind};
+    hb_core_config config = {.tick_ns = 1000, .write_spacing_us = 321, .bootloader_kind = bootloader_kind};
     config.serial_len = (uint8_t)strlen(serial);
     memcpy(config.serial, serial, config.serial_len);
     fake_init_with(&b, &config);
@@ -33,7 +33,7 @@ static bool hello_from_a_1_1_host_gets_the_serial_and_bootloader_kind(void)
     init_identified("HB-0042", HB_BOOTLOADER_CATERINA);
     fake_hello_minor(&b, 1, 500, 0);
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
-    CHECK(r && r->len == HB_HELLO_REPLY_1_1_LEN);
+    CHECK(r && r->len == HB_HELLO_REPLY_INTAKE_LEN);
     CHECK(r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1);
     uint16_t caps = hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_CAPS]);
     CHECK((caps & (HB_CAP_RAW_I2C | HB_CAP_REPLACE_FROM | HB_CAP_IDENTITY)) ==
@@ -47,13 +47,24 @@ static bool hello_from_a_1_1_host_gets_the_serial_and_bootloader_kind(void)
     return true;
 }
 
+static bool hello_from_a_1_1_host_states_the_ports_intake(void)
+{
+    init_identified("HB-0042", HB_BOOTLOADER_NONE);
+    fake_hello_minor(&b, 1, 500, 0);
+    const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
+    CHECK(r && r->len == HB_HELLO_REPLY_INTAKE_LEN);
+    CHECK(hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) == 321);
+    CHECK(hb_board_payload_len_ok(HB_T_HELLO_REPLY, HB_HELLO_REPLY_INTAKE_LEN));
+    return true;
+}
+
 static bool hello_from_a_later_minor_is_answered_at_the_boards_minor(void)
 {
     init_identified("X", HB_BOOTLOADER_NONE);
     fake_hello_minor(&b, 9, 500, 0);
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
     CHECK(r && r->payload[HB_HELLO_REPLY_OFF_MINOR] == HB_PROTO_VERSION_MINOR);
-    CHECK(r->len == HB_HELLO_REPLY_1_1_LEN);
+    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN);
     return true;
 }
 
@@ -215,8 +226,10 @@ static bool anything_else_in_the_boot_section_is_unknown(void)
 
 const test_case identity_tests[] = {
     {"a 1.0 host's HELLO gets the 18-byte reply of minor 0", hello_from_a_1_0_host_gets_the_18_byte_reply_of_minor_0},
-    {"a 1.1 host's HELLO gets the serial and bootloader kind (40 bytes)",
+    {"a 1.1 host's HELLO gets the serial and bootloader kind (42 bytes with the intake)",
      hello_from_a_1_1_host_gets_the_serial_and_bootloader_kind},
+    {"a 1.1 HELLO_REPLY states the port's intake (least us between stamped writes)",
+     hello_from_a_1_1_host_states_the_ports_intake},
     {"a later minor's HELLO is answered at the board's minor", hello_from_a_later_minor_is_answered_at_the_boards_minor},
     {"reply length tables follow the negotiated minor", board_reply_lengths_follow_the_negotiated_minor},
     {"serial comes from a valid EEPROM record", serial_comes_from_a_valid_eeprom_record},

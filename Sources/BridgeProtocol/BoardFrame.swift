@@ -34,6 +34,15 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         /// Protocol 1.1: the board's serial number (also its USB iSerialNumber). nil in a
         /// 1.0 reply or when the board sent none.
         public var serialNumber: BoardSerialNumber?
+        /// Protocol 1.1 from firmware 0.2 on: the board's intake, the least board time
+        /// (µs) between two stamped chip writes it keeps up with. nil when the reply
+        /// does not state it (a 1.0 board, an older 1.1 one): pace it at
+        /// `unstatedWriteSpacingMicroseconds`.
+        public var writeSpacingMicroseconds: UInt16?
+
+        /// What a host paces a board at that does not state its intake: the slowest
+        /// port this project has (protocol.h, `HB_UNSTATED_WRITE_SPACING_US`).
+        public static let unstatedWriteSpacingMicroseconds = UInt16(HB_UNSTATED_WRITE_SPACING_US)
 
         /// The capability bits as a set.
         public var capabilitySet: BoardCapabilities { BoardCapabilities(rawValue: capabilities) }
@@ -53,6 +62,10 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         if identity {
             reply.bootloader = BootloaderKind(rawValue: payload[Int(HB_HELLO_REPLY_OFF_BOOTLOADER)])
             reply.serialNumber = try? Self.serialNumber(in: payload) // checked at decode time
+        }
+        if payload.count >= Int(HB_HELLO_REPLY_INTAKE_LEN) {
+            let spacing = payload.get16(at: HB_HELLO_REPLY_OFF_WRITE_SPACING_US)
+            reply.writeSpacingMicroseconds = spacing > 0 ? spacing : nil
         }
         return reply
     }

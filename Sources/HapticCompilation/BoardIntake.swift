@@ -1,3 +1,5 @@
+import CHapbridgeProtocol
+
 /// How fast a bridge board takes stamped chip writes: the one place these figures
 /// live. The compiler paces what it emits by them (`DriveCompiler`, rule 4), the
 /// work limits are stated against them (`CompilationLimits`), and the engine says
@@ -6,25 +8,23 @@
 /// A stamped write costs a board two things. Its time on the chip's bus: one
 /// register write at 400 kHz is ~73 µs (START, address, register, value, STOP;
 /// Firmware/README.md), so the bus alone carries about 14 a millisecond. And, on the
-/// ATmega32U4 port, CPU on the one core that also takes the frames in: ~93 µs a
-/// frame in the main loop (the USB intake), then the timer's 40 µs spin and the
-/// write itself. Measured under simavr with the engine streaming dense transients
-/// (`hapbridge emulate bridge --firmware elf`), a write every 125 µs drains the
-/// board's queue: it runs commands later and later, the USB OUT pipe backs up for
-/// seconds until a transfer times out; a write every 250 µs keeps up with no
-/// underrun. HELLO_REPLY states neither cost (queue capacity and tick say nothing of
-/// it), so the engine paces every board by the port that needs it most: a board
-/// that runs I2C in no time (the simulated one) then plays exactly what the
-/// hardware would.
+/// ATmega32U4 port, CPU on the one core that also takes the frames in (measured, and
+/// the figure the port states: `WRITE_SPACING_US` in Firmware/ports/atmega32u4/main.c).
+/// A port states its intake in HELLO_REPLY and the engine paces each board by what
+/// it states; the simulated board states the ATmega32U4's, so it plays exactly what
+/// the hardware would.
 public enum BoardIntake {
     /// One register write on the chip's I2C bus at 400 kHz, µs.
     public static let chipWriteMicroseconds: Int64 = 73
 
-    /// The least board time between two stamped writes the engine sends: a stamp
-    /// carrying k writes (an RTP and its OL_LRA_PERIOD) holds the next stamp k × this
-    /// later. 4 writes a millisecond: 1 a control step with room for a sharpness
-    /// change and a transient's onset and brake.
-    public static let writeSpacingMicroseconds: Int64 = 250
+    /// The compiler's pacing unless told the board's own: the least board time between
+    /// two stamped writes; a stamp carrying k writes (an RTP and its OL_LRA_PERIOD)
+    /// holds the next stamp k × this later. A board states its own in HELLO_REPLY
+    /// (the engine paces by that); this is what protocol.h says to assume for a board
+    /// that does not (`HB_UNSTATED_WRITE_SPACING_US`, the ATmega32U4's figure: 4
+    /// writes a millisecond, 1 a control step with room for a sharpness change and a
+    /// transient's onset and brake).
+    public static let writeSpacingMicroseconds = Int64(HB_UNSTATED_WRITE_SPACING_US)
 
     /// Writes a millisecond at a spacing (µs): what "the board's intake" means in
     /// messages and statistics.

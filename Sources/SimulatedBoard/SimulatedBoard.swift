@@ -31,6 +31,10 @@ public final class SimulatedBoard {
         public var supplyVolts: Double
         /// Resolution of board time, reported in HELLO_REPLY (this clock counts whole µs).
         public var tickNanoseconds: UInt16
+        /// The intake it states in HELLO_REPLY (least µs between stamped writes): the
+        /// board it models, the ATmega32U4 (protocol.h's figure for a board that does
+        /// not say); 0 states none.
+        public var writeSpacingMicroseconds: UInt16 = UInt16(HB_UNSTATED_WRITE_SPACING_US)
         /// The longest stretch of board time between two `hb_core_poll` calls. The core
         /// asks for at least one per millisecond (core.h); its deadlines are met exactly
         /// whatever this is, so it only bounds how stale a chip-side change can get.
@@ -119,6 +123,7 @@ public final class SimulatedBoard {
     static func coreConfig(_ configuration: Configuration) -> hb_core_config {
         var config = hb_core_config()
         config.tick_ns = configuration.tickNanoseconds
+        config.write_spacing_us = configuration.writeSpacingMicroseconds
         config.bootloader_kind = configuration.bootloader.rawValue
         let serial = configuration.serialNumber.bytes // 1...20 bytes: BoardSerialNumber's rule
         config.serial_len = UInt8(truncatingIfNeeded: serial.count)

@@ -59,6 +59,19 @@ struct Protocol11FramesTests {
         #expect(reply.bootloader == nil)
     }
 
+    @Test("a HELLO_REPLY that states the board's intake ([40..41], PROTOCOL.md) decodes to it; one that does not, or says 0, leaves it unstated")
+    func helloReplyStatesTheIntake() throws {
+        let payload = Array(Self.helloReply11[4..<44])
+        // "The same reply stating an intake of 250 µs has `FA 00` after the serial."
+        let stating = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xFA, 0x00])
+        #expect(stating[1] == 0x2A)
+        #expect(try BoardFrame(decoding: stating).helloReply?.writeSpacingMicroseconds == 250)
+        #expect(try BoardFrame(decoding: Self.helloReply11).helloReply?.writeSpacingMicroseconds == nil)
+        let zero = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0x00, 0x00])
+        #expect(try BoardFrame(decoding: zero).helloReply?.writeSpacingMicroseconds == nil)
+        #expect(BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds == 250)
+    }
+
     @Test("HELLO_REPLY is 18 bytes or at least 40: later minors may append, nothing in between")
     func helloReplyLengths() throws {
         let payload = Array(Self.helloReply11[4..<44])

@@ -1,7 +1,9 @@
 import HapticCompilation
 import HapticEngine
 import Haptics
+import SimulatedBoard
 import SimulatedBridgeDevice
+import BridgeProtocol
 import Testing
 
 /// The engine sends a board no more than it takes in (`BoardIntake`, `DriveCompiler`
@@ -57,12 +59,59 @@ import Testing
     }
 }
 
+/// "Never send a board more than its intake takes (from its capabilities)": the
+/// engine paces by what the board's HELLO_REPLY states.
+@Suite struct StatedIntakeTests {
+    static func engine(stating spacing: UInt16, options: HapticEngine.Options = .init(driving: .manual)) throws -> HapticEngine {
+        let p = try profile("pmd-c10-100")
+        var configuration = SimulatedBoard.Configuration(profile: p)
+        configuration.writeSpacingMicroseconds = spacing
+        return HapticEngine(device: SimulatedBridgeDevice(board: SimulatedBoard(configuration: configuration), link: .init()), actuator: p, options: options)
+    }
+
+    @Test("the engine paces a board by the intake its HELLO_REPLY states, and an unstating board by protocol.h's figure", arguments: [500, 1000, 0])
+    func pacesByTheStatedIntake(spacing: UInt16) async throws {
+        var options = HapticEngine.Options(driving: .manual)
+        options.keepsSentCommandLog = true
+        let engine = try Self.engine(stating: spacing, options: options)
+        try await engine.start()
+        let expected = spacing == 0 ? Int64(BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds) : Int64(spacing)
+        let s0 = await engine.statistics
+        #expect(s0.writeSpacingMicroseconds == expected && s0.boardWriteSpacingMicroseconds == expected)
+        let setup = await engine.sentCommands.count
+        let player = try await engine.makeAdvancedPlayer(with: PacingTests.denseTransients(count: 2_000))
+        try await player.start(atTime: 0)
+        try await engine.advance(bySeconds: 1.2)
+        let stamps = await engine.sentCommands.dropFirst(setup).map(\.time)
+        #expect(stamps.count > 100)
+        // Rule 4: a stamp carrying k writes holds the next stamp k × the spacing later.
+        var writesAt: [(time: Int64, count: Int)] = []
+        for t in stamps {
+            if writesAt.last?.time == t { writesAt[writesAt.count - 1].count += 1 } else { writesAt.append((t, 1)) }
+        }
+        let tooClose = zip(writesAt, writesAt.dropFirst()).filter { $1.time - $0.time < Int64($0.count) * expected }
+        #expect(tooClose.isEmpty, "stamps closer than the stated intake: \(tooClose.prefix(3))")
+        let s = await engine.statistics
+        #expect(s.lateCommands == 0 && s.boardUnderruns == 0)
+    }
+
+    @Test("a client's own pacing overrides what the board states (0: none)")
+    func clientPacingOverrides() async throws {
+        var options = HapticEngine.Options(driving: .manual)
+        options.writeSpacingMicroseconds = 0
+        let engine = try Self.engine(stating: 500, options: options)
+        try await engine.start()
+        let s = await engine.statistics
+        #expect(s.writeSpacingMicroseconds == 0 && s.boardWriteSpacingMicroseconds == 500)
+    }
+}
+
 @Suite struct BoardOverloadTextTests {
     @Test("an overload says the board fell behind, how late, and the pacing it was sent at; no spacing never traps")
     func theOverloadNamesItsFigures() {
         let paced = BoardOverload(lagMicroseconds: 56_000, underruns: 750, writeSpacingMicroseconds: 250)
         #expect("\(StoppedReason.boardFellBehind(paced))" == "the board fell behind what it was sent: it ran commands 56 ms after their stamps; "
-            + "750 commands started late; the engine sent at most 4 writes a millisecond, a board is expected to take 4 a millisecond (BoardIntake)")
+            + "750 commands started late; the engine sent at most 4 writes a millisecond, the board's intake is 4 a millisecond (HELLO_REPLY)")
         let unpaced = BoardOverload(lagMicroseconds: nil, underruns: 0, writeSpacingMicroseconds: 0, silenceReportedAfterSendMicroseconds: 1_500)
         let text = "\(unpaced)"
         #expect(text.contains("stopped for host silence though the host had sent a frame 1.5 ms before"))

@@ -25,18 +25,21 @@ func densest(_ times: [Double], width: Double) -> Int {
 
 @Suite(.serialized, .enabled(if: simavrRuns, "the firmware ELF and sim-harness are not built: \(SimavrBridgeDevice.buildHint)"))
 struct OverloadOnFirmwareTests {
-    func engine(writeSpacing: Int64) throws -> HapticEngine {
+    func engine(writeSpacing: Int64?) throws -> HapticEngine {
         var options = HapticEngine.Options(driving: .manual)
         options.writeSpacingMicroseconds = writeSpacing
         return HapticEngine(device: try SimavrBridgeDevice(packageRoot: packageRoot), actuator: try profile(), options: options)
     }
 
-    @Test("eight transients a millisecond reach the firmware paced to its intake: every write on time, none behind")
+    @Test("eight transients a millisecond reach the firmware paced to the intake its HELLO_REPLY states: every write on time, none behind")
     func denseTransientsArePacedToTheFirmwaresIntake() async throws {
-        let engine = try engine(writeSpacing: BoardIntake.writeSpacingMicroseconds)
+        let engine = try engine(writeSpacing: nil)
         let reasons = Recorded<StoppedReason>()
         await engine.setStoppedHandler { reasons.append($0) }
         try await engine.start()
+        // The ELF states its intake (WRITE_SPACING_US in the port) and the engine paces by it.
+        let stated = await engine.statistics
+        #expect(stated.boardWriteSpacingMicroseconds >= 73 && stated.writeSpacingMicroseconds == stated.boardWriteSpacingMicroseconds)
         // What start-up sent and wrote (the setup block shares one stamp) is not the stream's.
         _ = await onDevice(engine) { d in (d.takeI2CLog(), d.takeSentTransfers()) }
         let player = try await engine.makeAdvancedPlayer(with: denseTransients(count: 1600))

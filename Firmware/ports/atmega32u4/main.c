@@ -27,6 +27,14 @@
 #ifndef SPIN_US
 #define SPIN_US 40u
 #endif
+/* The board's intake, stated in HELLO_REPLY: the USB intake (~93 us a frame in
+ * the main loop) and each command's spin and write share one core.  Measured
+ * under simavr with the engine streaming dense transients (`hapbridge emulate
+ * bridge --firmware elf`): a write every 125 us drains the queue and backs the
+ * OUT pipe up for seconds; every 250 us keeps up with no underrun. */
+#ifndef WRITE_SPACING_US
+#define WRITE_SPACING_US 250u
+#endif
 
 /* Caterina (Leonardo / Pro Micro bootloader) stays in the bootloader after a
  * watchdog reset when it finds this key at this RAM address. */
@@ -140,6 +148,7 @@ int main(void)
         .exec_lead_us = EXEC_LEAD_US,
         .spin_us = SPIN_US,
         .tick_ns = TIMEBASE_TICK_NS,
+        .write_spacing_us = WRITE_SPACING_US,
     };
     identity_read(&config);
     hb_core_init(&board, &hooks, &config);

@@ -48,14 +48,20 @@ public struct BoardOverload: Sendable, Equatable, CustomStringConvertible {
     public var underruns: Int
     /// The pacing the engine sent at (`Options.writeSpacingMicroseconds`); 0: none.
     public var writeSpacingMicroseconds: Int64
+    /// The intake the board stated (HELLO_REPLY), or the unstated board's figure.
+    public var boardWriteSpacingMicroseconds: Int64
     /// The board stopped for host silence although the host had sent a frame this
     /// many µs before (within the keep-alive): frames it had not taken in yet.
     public var silenceReportedAfterSendMicroseconds: Int64?
 
-    public init(lagMicroseconds: Int64?, underruns: Int, writeSpacingMicroseconds: Int64, silenceReportedAfterSendMicroseconds: Int64? = nil) {
+    public init(
+        lagMicroseconds: Int64?, underruns: Int, writeSpacingMicroseconds: Int64,
+        boardWriteSpacingMicroseconds: Int64 = BoardIntake.writeSpacingMicroseconds, silenceReportedAfterSendMicroseconds: Int64? = nil
+    ) {
         self.lagMicroseconds = lagMicroseconds
         self.underruns = underruns
         self.writeSpacingMicroseconds = writeSpacingMicroseconds
+        self.boardWriteSpacingMicroseconds = boardWriteSpacingMicroseconds
         self.silenceReportedAfterSendMicroseconds = silenceReportedAfterSendMicroseconds
     }
 
@@ -70,7 +76,7 @@ public struct BoardOverload: Sendable, Equatable, CustomStringConvertible {
             ? "the engine sent at most \(Self.rate(writeSpacingMicroseconds)) writes a millisecond"
             : "the engine sent without pacing (write spacing 0)"
         return "the board fell behind what it was sent: \(what.joined(separator: "; ")); \(pace), "
-            + "a board is expected to take \(Self.rate(BoardIntake.writeSpacingMicroseconds)) a millisecond (BoardIntake)"
+            + "the board's intake is \(Self.rate(boardWriteSpacingMicroseconds)) a millisecond (HELLO_REPLY)"
     }
 
     static func ms(_ us: Int64) -> String { us >= 10_000 ? "\(us / 1000) ms" : "\(Double(us / 100) / 10) ms" }
@@ -184,6 +190,9 @@ public struct StreamStatistics: Sendable, Equatable {
     /// The pacing this session streams at: the least board µs between two stamped
     /// writes (`Options.writeSpacingMicroseconds`, the board's intake).
     public var writeSpacingMicroseconds: Int64 = 0
+    /// The board's intake as its HELLO_REPLY states it (or, where it does not, the
+    /// figure a host assumes: `BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds`).
+    public var boardWriteSpacingMicroseconds: Int64 = 0
     /// Drive values the pacing never sent: a later value replaced them within their
     /// slot (changes denser than the board's intake; `DriveCompiler` rule 4).
     public var mergedWrites = 0

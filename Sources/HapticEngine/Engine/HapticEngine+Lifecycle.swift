@@ -47,15 +47,19 @@ extension HapticEngine {
         pendingSyncs.removeAll()
         lastUnderruns = nil
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
+        // The pacing: the board's own intake (HELLO_REPLY), unless the client set one.
+        let boardSpacing = Int64(reply.writeSpacingMicroseconds ?? BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds)
+        let spacing = options.writeSpacingMicroseconds ?? boardSpacing
         do {
             let t = try DriveTarget(profile: profile, variant: v, calibration: options.calibration)
             target = t
             var c = DriveCompiler(target: t)
-            c.writeSpacingMicroseconds = options.writeSpacingMicroseconds
+            c.writeSpacingMicroseconds = spacing
             compiler = c
         } catch { throw .compilation(error) }
         statistics = StreamStatistics()
-        statistics.writeSpacingMicroseconds = options.writeSpacingMicroseconds
+        statistics.writeSpacingMicroseconds = spacing
+        statistics.boardWriteSpacingMicroseconds = boardSpacing
         lastServiceAt = nil
         lastServiceGapEnd = nil
         lastExecutedCount = nil

@@ -79,9 +79,10 @@ public actor HapticEngine {
         /// drive shows on any device. Off by default (it grows with the pattern).
         public var keepsSentCommandLog = false
         /// The least board time between two stamped writes (the compiler's pacing,
-        /// `DriveCompiler` rule 4): the board's intake (`BoardIntake`). 0 paces nothing:
-        /// a dense pattern then outruns a real board.
-        public var writeSpacingMicroseconds: Int64 = BoardIntake.writeSpacingMicroseconds
+        /// `DriveCompiler` rule 4). nil: the board's own intake, as its HELLO_REPLY
+        /// states it, or `BoardIntake.writeSpacingMicroseconds` for a board that does
+        /// not. 0 paces nothing: a dense pattern then outruns a real board.
+        public var writeSpacingMicroseconds: Int64? = nil
         /// A board reporting (QUEUE_STATUS) that it ran a command this long after its
         /// stamp, which the host sent in time, has fallen behind its own queue: the
         /// engine stops (`StoppedReason.boardFellBehind`) rather than play the pattern

@@ -141,7 +141,8 @@ extension HapticEngine {
 
     func overload(lag: Int64?, silenceAfterSend: Int64? = nil) -> BoardOverload {
         BoardOverload(
-            lagMicroseconds: lag, underruns: statistics.boardUnderruns, writeSpacingMicroseconds: options.writeSpacingMicroseconds,
+            lagMicroseconds: lag, underruns: statistics.boardUnderruns, writeSpacingMicroseconds: statistics.writeSpacingMicroseconds,
+            boardWriteSpacingMicroseconds: statistics.boardWriteSpacingMicroseconds,
             silenceReportedAfterSendMicroseconds: silenceAfterSend)
     }
 

@@ -42,6 +42,9 @@ typedef struct hb_core_config {
     uint16_t spin_us;
     /* Resolution of now_us, reported in HELLO_REPLY. */
     uint16_t tick_ns;
+    /* The board's intake, reported in HELLO_REPLY (1.1): the least µs between
+     * stamped writes the port keeps up with; 0 = not stated. */
+    uint16_t write_spacing_us;
     /* The board's identity, reported in HELLO_REPLY from minor 1 on. */
     uint8_t bootloader_kind;            /* HB_BOOTLOADER_* */
     uint8_t serial_len;                 /* 0..HB_SERIAL_MAX_LEN */

@@ -96,6 +96,15 @@
 #define HB_HELLO_REPLY_OFF_SERIAL_LEN 19u   /* u8  0..HB_SERIAL_MAX_LEN */
 #define HB_HELLO_REPLY_OFF_SERIAL 20u       /* ASCII, zero padded to HB_SERIAL_MAX_LEN */
 #define HB_HELLO_REPLY_1_1_LEN 40u
+/* Appended within 1.1 (firmware 0.2 on; a shorter 1.1 reply does not state it):
+ * the board's intake, the least board time between two stamped chip writes it
+ * keeps up with (taking frames in and running them on its one core); hosts pace
+ * stamped writes to it.  0 = not stated. */
+#define HB_HELLO_REPLY_OFF_WRITE_SPACING_US 40u /* u16 µs */
+#define HB_HELLO_REPLY_INTAKE_LEN 42u
+/* What a host paces a board at that does not state its intake (a 1.0 board, an
+ * older 1.1 one): the slowest port this project has, the ATmega32U4's figure. */
+#define HB_UNSTATED_WRITE_SPACING_US 250u
 
 /* What the board found in its boot section. */
 #define HB_BOOTLOADER_NONE 0u      /* boot section blank */
