@@ -49,9 +49,10 @@ let package = Package(
         .target(name: "Actuators", dependencies: ["JSON", "FileAccess"], swiftSettings: strict),
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
-        // telemetry, device addresses. Depends on nothing: the engine, each transport, and
-        // the flash and HIL code import it, never each other.
-        .target(name: "DeviceInterface", swiftSettings: strict),
+        // telemetry, device addresses. Depends only on the protocol header (a bridge board's
+        // serial-number rule, for `usb:SERIAL`): the engine, each transport, and the flash
+        // and HIL code import it, never each other.
+        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
         .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
@@ -193,7 +194,7 @@ let package = Package(
             name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
             swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
-        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface"], swiftSettings: strict),
+        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
             name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),

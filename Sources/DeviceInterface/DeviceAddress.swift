@@ -1,3 +1,5 @@
+internal import CHapbridgeProtocol
+
 /// Where a device is, as a user writes it on the command line or in a HIL script.
 ///
 /// ```
@@ -76,12 +78,38 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    static let serialRule = "a serial number is 1-20 characters of A-Z a-z 0-9 . _ -"
+    /// The rule a serial number in an address follows: a bridge board's, as the protocol
+    /// header defines it (`HB_SERIAL_MAX_LEN`, `hb_serial_char_ok`) and `BoardSerialNumber`
+    /// holds boards to, so that every serial a board can report is an address that
+    /// selects it and nothing else is.
+    static let maximumSerialLength = Int(HB_SERIAL_MAX_LEN)
 
     static func isValidSerial(_ s: Substring) -> Bool {
-        (1...20).contains(s.count)
-            && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+        (1...maximumSerialLength).contains(s.utf8.count) && s.utf8.allSatisfy { hb_serial_char_ok($0) }
     }
+
+    /// "a serial number is 1-20 characters of 0-9 A-Z a-z - . _"
+    static let serialRule = "a serial number is 1-\(maximumSerialLength) characters of \(serialCharacters)"
+
+    /// The header's character set in words, read from its predicate rather than
+    /// restated: runs of three or more as ranges ("0-9"), then the single characters.
+    static let serialCharacters: String = {
+        var ranges: [String] = [], singles: [String] = []
+        var byte: UInt8 = 0
+        while byte < 0x80 {
+            guard hb_serial_char_ok(byte) else { byte += 1; continue }
+            var last = byte
+            while last < 0x7F, hb_serial_char_ok(last + 1) { last += 1 }
+            let (first, end) = (String(UnicodeScalar(byte)), String(UnicodeScalar(last)))
+            switch last - byte {
+            case 0: singles.append(first)
+            case 1: singles += [first, end]
+            default: ranges.append("\(first)-\(end)")
+            }
+            byte = last + 1
+        }
+        return (ranges + singles).joined(separator: " ")
+    }()
 
     static func looksLikePortPath(_ s: some StringProtocol) -> Bool {
         guard let dash = s.firstIndex(of: "-"), dash != s.startIndex else { return false }

@@ -18,7 +18,7 @@ public struct DeviceOptions: ParsableArguments {
             "Device: sim (the simulated board), usb (the only or first bridge board), usb:SERIAL or usb:BUS-PORT[.PORT]. "
                 + "Without it: the bridge board if exactly one is plugged in, else the simulated board.",
             valueName: "address"))
-    public var device: String?
+    public var device: DeviceArgument?
 
     @Option(help: "Simulated board only: its chip, drv2605l or drv2605.")
     public var variant: ChipVariant = .drv2605l
@@ -41,14 +41,12 @@ public struct DeviceOptions: ParsableArguments {
     public func validate() throws {
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
         try PlotOption.validate(plot)
-        _ = try address()
+        if case .failure(let error)? = device?.parsed { throw ValidationError(TerminalText.safe(error.description)) }
     }
 
-    /// `--device`, parsed (nil: choose by the rule above).
-    func address() throws(ValidationError) -> DeviceAddress? {
-        guard let device else { return nil }
-        do { return try DeviceAddress(parsing: device) } catch { throw ValidationError(TerminalText.safe(error.description)) }
-    }
+    /// `--device` (nil: choose by the rule above). ArgumentParser parsed it once, and
+    /// `validate()` refused a malformed one before any command could run.
+    var address: DeviceAddress? { device?.address }
 
     /// Whether any option that only the simulated board takes was given.
     var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none }
@@ -67,8 +65,6 @@ public struct DeviceOptions: ParsableArguments {
         let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"))
         let setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
-        let address: DeviceAddress?
-        do { address = try self.address() } catch { throw CLIError(error.message) }
         let opened: OpenedDevice
         do { opened = try catalog.open(address, simulated: setup) } catch { throw CLIError(TerminalText.safe(error.description)) }
         if opened.address != .simulated, simulatorOptionsGiven {

@@ -78,7 +78,7 @@ public struct PlayCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--link-latency is at most \(Self.maxLinkLatencyMicroseconds) µs: the engine's start-up syncs the clock with round trips that must fit its start timeout")
         }
-        if let address = try device.address(), address != .simulated, realtime || linkLatency != 500 {
+        if let address = device.address, address != .simulated, realtime || linkLatency != 500 {
             throw ValidationError("--realtime and --link-latency apply to the simulated board (--device sim)")
         }
     }

@@ -16,12 +16,20 @@ import Devices
 import Foundation
 
 /// The error's case path ("device.accessDenied"): what a test can match besides the message.
+/// A `DeviceError` is a struct with an open set of kinds (as swift-system's `Errno`): its
+/// kind's name ends the path.
 func kind(of error: any Error) -> String {
     var names: [String] = []
-    var mirror = Mirror(reflecting: error)
-    while mirror.displayStyle == .enum, let child = mirror.children.first, let label = child.label {
+    var value: Any = error
+    while true {
+        if let device = value as? DeviceError {
+            names.append(device.kind.name)
+            break
+        }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .enum, let child = mirror.children.first, let label = child.label else { break }
         names.append(label)
-        mirror = Mirror(reflecting: child.value)
+        value = child.value
     }
     return names.isEmpty ? String(describing: type(of: error)) : names.joined(separator: ".")
 }

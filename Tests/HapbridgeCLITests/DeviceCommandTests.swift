@@ -36,6 +36,34 @@ import Testing
         #expect(ftdi.status == 1 && ftdi.err.contains("FT232H"), "\(ftdi.err)")
     }
 
+    @Test("--device is parsed once, by ArgumentParser, into the address it names; absent, the choice is left to the rule")
+    func deviceOptionIsATypedAddress() throws {
+        #expect(try DeviceOptions.parse(["--device", "usb:3-1.4"]).address == .usb(.port(bus: 3, ports: [1, 4])))
+        #expect(try DeviceOptions.parse(["--device", "usb:serial=1-2"]).address == .usb(.serial("1-2")))
+        #expect(try DeviceOptions.parse(["--device", "sim"]).address == .simulated)
+        #expect(try DeviceOptions.parse([]).address == nil)
+        do {
+            _ = try DeviceOptions.parse(["--device", "usb:1-"])
+            Issue.record("usb:1- must not parse")
+        } catch {
+            #expect(
+                DeviceOptions.message(for: error)
+                    == "bad device address \"usb:1-\": a port path is BUS-PORT[.PORT...] with numbers 1-255, e.g. usb:1-2 or usb:3-1.4")
+        }
+    }
+
+    @Test("a malformed --device is said in the address's own words, cut past 64 characters with its length, and the usage follows")
+    func longBadAddressIsCutInTheUsageError() throws {
+        let text = "usb:" + String(repeating: "x", count: 1000)
+        let run = try Hapbridge.run(["play", "impact.heavy", "--device", text])
+        #expect(run.status == 2)
+        #expect(
+            run.errLines.first
+                == "Error: bad device address \"\(text.prefix(64))…\" (1004 characters): a serial number is 1-20 characters of 0-9 A-Z a-z - . _",
+            "\(run.err)")
+        #expect(run.err.contains("Usage: hapbridge play") && !run.err.contains(String(repeating: "x", count: 100)), "\(run.err)")
+    }
+
     @Test("list on a machine without boards says so, in text and as JSON with its schema")
     func listWithoutBoards() throws {
         let text = try Hapbridge.run(["list"])

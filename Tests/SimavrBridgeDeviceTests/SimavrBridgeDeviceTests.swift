@@ -196,8 +196,8 @@ struct EngineOnFirmwareTests {
             _ = try SimavrBridgeDevice(artifacts: bogus)
             Issue.record("a non-ELF file served")
         } catch {
-            guard case .io(let why) = error else { Issue.record("untyped: \(error)"); return }
-            #expect(why.contains("cannot load firmware"), "\(why)")
+            guard case .io = error else { Issue.record("not an I/O error: \(error)"); return }
+            #expect(error.detail.contains("cannot load firmware"), "\(error)")
         }
     }
 
@@ -217,8 +217,8 @@ struct EngineOnFirmwareTests {
             _ = try SimavrBridgeDevice(packageRoot: "/nonexistent/hapbridge")
             Issue.record("a device without its harness")
         } catch {
-            guard case .io(let why) = error else { Issue.record("untyped: \(error)"); return }
-            #expect(why.contains(SimavrBridgeDevice.buildHint))
+            guard case .io = error else { Issue.record("not an I/O error: \(error)"); return }
+            #expect(error.detail.contains(SimavrBridgeDevice.buildHint))
         }
         #expect(SimavrBridgeDevice.locate(packageRoot: "/nonexistent/hapbridge") == nil)
     }

@@ -184,7 +184,7 @@ extension HapticEngine {
     func waitBriefly(deadline: Int64) async throws(HapticEngineError) {
         if host() >= deadline { throw .startTimeout }
         do { try await letTimePass(untilHost: host() + 100) } catch {
-            throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+            throw error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
         }
         handle(device.poll())
         if !connected { throw .deviceDisconnected }
@@ -211,7 +211,7 @@ extension HapticEngine {
     /// to stop for host silence, which is not what happened.
     func send(_ bytes: [UInt8]) throws(HapticEngineError) {
         do { try device.send(bytes) } catch {
-            let e: HapticEngineError = error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+            let e: HapticEngineError = error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
             if sendFailure == nil { sendFailure = e }
             throw e
         }

@@ -83,7 +83,7 @@ extension HapticEngine {
             let next = min(end, now + options.servicePeriodMicroseconds)
             do { try await letTimePass(untilHost: next) } catch {
                 handle([.disconnected])
-                throw error == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+                throw error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
             }
         }
     }
