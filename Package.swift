@@ -137,7 +137,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

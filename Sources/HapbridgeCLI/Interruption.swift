@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RealTime
 import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP while a command drives the actuator (`play`,
@@ -15,9 +16,8 @@ import Synchronization
 /// so a script sees the same status either way. A second signal while it stops
 /// exits at once, with the same status.
 ///
-/// The C handler only writes the signal's number to a pipe (write(2) is
-/// async-signal-safe); a thread of its own reads the pipe and runs the command's
-/// reaction, so the reaction may lock, allocate and start tasks.
+/// The signals reach a thread of their own (`SignalRelay`), so the reaction may lock,
+/// allocate and start tasks.
 final class Interruption: Sendable {
     /// The signals a driving command turns into an orderly stop.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -40,33 +40,7 @@ final class Interruption: Sendable {
         _ = installed
     }
 
-    private static let installed: Bool = {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return false }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        interruptionWriteEnd = fds[1]
-        let readEnd = fds[0]
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signal in
-            var byte = UInt8(truncatingIfNeeded: signal)
-            _ = write(interruptionWriteEnd, &byte, 1)
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        for s in signals { sigaction(s, &action, nil) }
-        let thread = Thread {
-            var byte: UInt8 = 0
-            while true {
-                let n = read(readEnd, &byte, 1)
-                if n < 0 && errno == EINTR { continue }
-                guard n == 1 else { return }
-                shared.received(Int32(byte))
-            }
-        }
-        thread.name = "hapbridge signals"
-        thread.start()
-        return true
-    }()
+    private static let installed = SignalRelay(signals) { shared.received($0) }
 
     /// The first signal received, if one was.
     var signal: Int32? { state.withLock { $0.signal } }
@@ -121,7 +95,3 @@ final class Interruption: Sendable {
         if let signal { throw ExitCode(Self.exitStatus(signal)) }
     }
 }
-
-/// The pipe the C handler writes to: a C function pointer captures nothing, and this
-/// is set once, before any handler is installed.
-nonisolated(unsafe) private var interruptionWriteEnd: Int32 = -1

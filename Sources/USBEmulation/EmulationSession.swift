@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RealTime
 import Synchronization
 
 /// `hapbridge emulate bridge ... -- COMMAND`: the whole run. Re-executes under

@@ -1,17 +1,18 @@
 import Foundation
 import Glibc
 
-/// Signals to the emulation, acted on by a thread of their own. The handlers are
-/// installed with sigaction before this returns, so a signal COMMAND sends the moment
-/// it starts is never met by the default disposition (which would kill the emulation)
-/// nor lost; the handler only writes the signal's number to a pipe the thread reads
-/// (write is async-signal-safe). COMMAND gets the defaults back at spawn
-/// (`ChildProcess`).
-final class SignalRelay: Sendable {
+/// Signals acted on by a thread of their own, so the reaction may lock, allocate and
+/// start tasks: the handlers are installed with sigaction before this returns, so a
+/// signal that comes the moment after is never met by the default disposition nor
+/// lost; the C handler only writes the signal's number to a pipe the thread reads
+/// (write is async-signal-safe). Used by `hapbridge emulate` (its COMMAND gets the
+/// defaults back at spawn) and by the CLI's commands that drive the actuator
+/// (`Interruption`). One relay a process: the handler's pipe is process-wide.
+public final class SignalRelay: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
 
-    init(_ signals: [Int32], handle: @escaping @Sendable (Int32) -> Void) {
+    public init(_ signals: [Int32], handle: @escaping @Sendable (Int32) -> Void) {
         var fds: [Int32] = [-1, -1]
         pipe(&fds)
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -40,7 +41,7 @@ final class SignalRelay: Sendable {
     }
 
     /// Ends the thread (the handlers stay: the process is on its way out).
-    func stop() { close(writeEnd) }
+    public func stop() { close(writeEnd) }
 }
 
 /// The pipe the signal handler writes to: a C handler can capture nothing, and it is
