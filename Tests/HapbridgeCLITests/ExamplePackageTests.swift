@@ -48,7 +48,7 @@ struct ExamplePackageTests {
     /// together in a file, killed past `bound` seconds.
     static func run(_ arguments: [String], bound: Double, in scratch: URL, directory: String? = nil) throws -> Finished {
         let log = scratch.appendingPathComponent("output-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw Hapbridge.SetupError("cannot create \(log.path)") }
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }
         let process = Process()
