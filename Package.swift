@@ -191,6 +191,9 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
+        // What a user's package gets from `import Hapbridge`: the play session and the
+        // feedback generators, on the simulated board.
+        .testTarget(name: "HapbridgeTests", dependencies: ["Hapbridge", "HapticCompilation"], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

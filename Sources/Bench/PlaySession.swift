@@ -157,18 +157,26 @@ public final class PlaySession: Sendable {
     /// standby) and makes `step()` report the play finished. Safe from any thread,
     /// a signal's reaction among them; returns before the engine has stopped.
     public func stop(reason: String) {
-        outcome.update { if $0.stopRequested == nil { $0.stopRequested = reason } }
+        let first = outcome.update { (state: inout PlayOutcome.State) -> Bool in
+            guard state.stopRequested == nil else { return false }
+            state.stopRequested = reason
+            return true
+        }
+        guard first else { return }
         let engine = self.engine, outcome = self.outcome
-        Task {
+        let stopping = Task {
             let at = await engine.currentTime
             await engine.stop()
             outcome.update { $0.flushedAt = Int64((at * 1e6).rounded(.down)) }
         }
+        outcome.update { $0.stopping = stopping }
     }
 
     /// Lets the last brake ring down, closes the engine and gathers what happened.
     /// `interruption`: why the caller stopped the play (default: the reason given to `stop`).
     public func finish(interruption: @autoclosure () -> String? = nil) async throws -> PlayResult {
+        // A stop's STOP_ALL is sent before the result is read, so what it flushed is known.
+        await outcome.state.stopping?.value
         try await pass(options.stepSeconds)  // let the last brake ring down in the plot
         await engine.callbacksDelivered()
         let state = outcome.state  // before close(), which ends any player still going
@@ -274,6 +282,8 @@ final class PlayOutcome: @unchecked Sendable {
         var stopReason: StoppedReason?
         /// `stop(reason:)` was called.
         var stopRequested: String?
+        /// The engine's stop after `stop(reason:)`, under way or done.
+        var stopping: Task<Void, Never>?
         /// A stop flushed the board (STOP_ALL) at this board time.
         var flushedAt: Int64?
 
@@ -285,7 +295,8 @@ final class PlayOutcome: @unchecked Sendable {
     private var value = State()
     var state: State { lock.withLock { value } }
 
-    func update(_ change: (inout State) -> Void) { lock.withLock { change(&value) } }
+    @discardableResult
+    func update<T>(_ change: (inout State) -> T) -> T { lock.withLock { change(&value) } }
 
     func completed(_ error: HapticEngineError?) {
         update {
