@@ -30,7 +30,8 @@ public final class PlaySession: Sendable {
         public var usesStoredCalibration = true
         /// The engine's log.
         public var logger = Logger(label: "hapbridge.engine")
-        /// Virtual time advanced (or real time waited) per `step()`.
+        /// Virtual time advanced (or real time waited) per `step()`: `play`'s progress
+        /// updates and the granularity of its stop.
         public var stepSeconds = 0.05
         /// How far ahead of "now" a pattern starts on a real clock (see `start`).
         public var realClockStartDelaySeconds = 0.02
@@ -217,8 +218,13 @@ public struct PlayProgress: Sendable {
     /// The pattern ended, the engine stopped, or `stop` was called: time for `finish()`.
     public var isFinished: Bool
 
+    /// How far along, 0...1.
+    public var fraction: Double { Self.fraction(position, of: duration) }
+
     /// How far along, 0...1; a pattern without duration (one transient) is all done.
-    public var fraction: Double { duration > 0 ? min(1, max(0, position / duration)) : 1 }
+    public static func fraction(_ position: Double, of duration: Double) -> Double {
+        duration > 0 ? min(1, max(0, position / duration)) : 1
+    }
 }
 
 /// What a play did.

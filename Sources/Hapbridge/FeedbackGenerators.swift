@@ -10,7 +10,7 @@ import Haptics
 // As in UIKit, `prepare()` readies the hardware so the next haptic starts at once:
 // here it starts the engine (HELLO, clock sync, the chip brought up), which otherwise
 // the first haptic would wait for. A generator never throws at a call site that UIKit
-// makes non-throwing; what went wrong is kept in `lastError`.
+// makes non-throwing; what went wrong is kept in `player.lastError`.
 
 /// What the three generators share: the engine, the haptic by name, the error kept.
 /// An actor, so a generator can be kept anywhere and called from any task.

@@ -67,12 +67,6 @@ public struct PlayCommand: AsyncParsableCommand {
         UInt64(max(0, HapticEngine.Options().maximumLinkLatencyMicroseconds(canReplace: true)))
     }
 
-    /// How far ahead of "now" a pattern starts on a real clock (see `run`).
-    static let realClockStartDelaySeconds = 0.02
-
-    /// Virtual time advanced per step of the play loop.
-    static let stepSeconds = 0.05
-
     public func validate() throws {
         try PlaybackRateOption.validate(playbackRate)
         guard linkLatency <= Self.maxLinkLatencyMicroseconds else {
@@ -99,8 +93,6 @@ public struct PlayCommand: AsyncParsableCommand {
         }
         var options = PlaySession.Options(playbackRate: playbackRate, keepsCommands: plotFile != nil || recordFile != nil)
         options.logger = device.logging.logger("hapbridge.engine")
-        options.stepSeconds = Self.stepSeconds
-        options.realClockStartDelaySeconds = Self.realClockStartDelaySeconds
         let session = PlaySession(opened: opened, actuator: profile, options: options)
         // A signal stops the engine at once (STOP_ALL flushes the board's queue and puts
         // the chip in standby), from the signal thread: the play loop may be waiting.
@@ -180,10 +172,8 @@ public struct PlayCommand: AsyncParsableCommand {
 
     static func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }
 
-    /// How far along, 0...1; a pattern without duration (one transient) is all done.
-    static func fraction(_ position: Double, of duration: Double) -> Double {
-        duration > 0 ? min(1, max(0, position / duration)) : 1
-    }
+    /// How far along, 0...1 (`PlayProgress.fraction`).
+    static func fraction(_ position: Double, of duration: Double) -> Double { PlayProgress.fraction(position, of: duration) }
 
     static func progress(position: Double, duration: Double, stats s: StreamStatistics) -> String {
         let width = 20
