@@ -10,23 +10,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "hapbridge", targets: ["hapbridge"]),
-        .library(name: "Haptics", targets: ["Haptics"]),
-        .library(name: "DRV2605", targets: ["DRV2605"]),
-        .library(name: "DRV2605Model", targets: ["DRV2605Model"]),
-        .library(name: "Actuators", targets: ["Actuators"]),
-        .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
-        .library(name: "DeviceInterface", targets: ["DeviceInterface"]),
-        .library(name: "LibUSB", targets: ["LibUSB"]),
-        .library(name: "USBBridge", targets: ["USBBridge"]),
-        .library(name: "RealTime", targets: ["RealTime"]),
-        .library(name: "SimulatedBoard", targets: ["SimulatedBoard"]),
-        .library(name: "Devices", targets: ["Devices"]),
-        .library(name: "HapticCompilation", targets: ["HapticCompilation"]),
-        .library(name: "HapticEngine", targets: ["HapticEngine"]),
-        .library(name: "SimulatedBridgeDevice", targets: ["SimulatedBridgeDevice"]),
-        .library(name: "SimavrBridgeDevice", targets: ["SimavrBridgeDevice"]),
-        .library(name: "USBEmulation", targets: ["USBEmulation"]),
-        .library(name: "FileAccess", targets: ["FileAccess"]),
+        // The one library a user's package needs: `import Hapbridge` (see Sources/Hapbridge).
+        .library(name: "Hapbridge", targets: ["Hapbridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -131,13 +116,31 @@ let package = Package(
                 "FileAccess",
             ],
             exclude: ["README.md"], swiftSettings: strict),
+        // What a bench does with a device, as a library: one pattern played start to end
+        // (`PlaySession`: device, actuator and stored calibration, progress, stop reason,
+        // record, acceleration), and the procedures on a board's I2C bus (`BridgeBench`,
+        // calibration, diagnostics, a ROM effect). `play`, `calibrate`, `diagnose`, `rom`
+        // and the HIL code are these plus their own arguments and printing.
+        .target(
+            name: "Bench",
+            dependencies: [
+                "DeviceInterface", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
+        // and the bench, and adds the feedback generators named as UIKit names them.
+        .target(
+            name: "Hapbridge",
+            dependencies: ["Bench", "Actuators", "DeviceInterface", "Devices", "HapticEngine", "Haptics", "SimulatedBridgeDevice"],
+            swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -188,6 +191,9 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
+        // What a user's package gets from `import Hapbridge`: the play session and the
+        // feedback generators, on the simulated board.
+        .testTarget(name: "HapbridgeTests", dependencies: ["Hapbridge", "HapticCompilation"], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

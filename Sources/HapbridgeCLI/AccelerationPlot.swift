@@ -1,3 +1,4 @@
+import Bench
 import Foundation
 import Plot
 
@@ -10,7 +11,7 @@ enum AccelerationPlot {
     static let envelopeBuckets = 2500
 
     /// "0.586 g": the peak as reports print it and the plot labels it.
-    static func peakText(_ g: Double) -> String { format(g, 3) + " g" }
+    static func peakText(_ g: Double) -> String { AccelerationTrace.peakText(g) }
 
     /// The largest |a| and where it is, or nil when nothing was recorded.
     static func peak(timesMs: [Double], g: [Double]) -> (time: Double, g: Double)? {
@@ -53,5 +54,36 @@ enum AccelerationPlot {
             start += size
         }
         return (outX, outY)
+    }
+}
+
+extension PlayTrace {
+    /// Acceleration and the drive as a step trace scaled to the acceleration's peak, to
+    /// read them together; without acceleration, the drive alone as a fraction of full scale.
+    func plot(title: String, subtitle: String) -> Plot {
+        let samples = self.samples ?? []
+        guard let t0 = samples.first?.boardMicroseconds ?? drive.first?.time else {
+            return AccelerationPlot.plot(timesMs: [], g: [], title: title, subtitle: subtitle + " (nothing recorded)")
+        }
+        let times = samples.map { Double($0.boardMicroseconds &- t0) / 1000 }
+        let scale = samples.isEmpty ? 1 : max(0.001, peakG)
+        var dx: [Double] = [], dy: [Double] = []
+        var last = 0.0
+        for (t, a) in drive where t >= t0 {
+            let x = Double(t - t0) / 1000
+            dx.append(x)
+            dy.append(last)
+            last = Double(a) / 127 * scale
+            dx.append(x)
+            dy.append(last)
+        }
+        if let end = times.last ?? dx.last {
+            dx.append(end)
+            dy.append(last)
+        }
+        let name = samples.isEmpty ? "RTP drive (fraction of full scale; no acceleration measured)" : "RTP drive (scaled to the peak)"
+        return AccelerationPlot.plot(
+            timesMs: times, g: samples.map(\.g), source: source ?? "measured", drive: (name: name, xs: dx, ys: dy),
+            title: title, subtitle: subtitle)
     }
 }

@@ -1,5 +1,6 @@
 import Actuators
 import ArgumentParser
+import Bench
 import DRV2605
 import Devices
 
@@ -36,7 +37,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
         let opened = try device.open(actuator: profile)
-        let bench = try await BridgeBench(opened)
+        let bench = try await BridgeBench.open(opened)
         var report = await Self.calibrate(on: bench, profile: profile)
         await bench.close()
         report.noteInterruption()
@@ -75,37 +76,8 @@ public struct CalibrateCommand: AsyncParsableCommand {
         }
     }
 
-    /// The procedure on any device.
+    /// The procedure on any device (`BenchProcedures.calibrate`).
     public static func calibrate<D: HardwareDevice>(on device: D, profile: ActuatorProfile) async -> HardwareReport {
-        var report = HardwareReport()
-        report.add("device: \(device.summary)")
-        report.add("actuator: \(profile.displayName), rated \(format(profile.ratedVoltage, 2)) V\(profile.kind == .lra ? " rms" : ""), \(profile.drive.loop.rawValue) loop")
-        var driver = DRV2605Driver(bus: device.bus)
-        do {
-            let settings = try await driver.bringUp(profile: profile)
-            let supply = try await driver.supplyVoltage()
-            report.supplyVolts = supply
-            report.add("chip: \(driver.variant.map(String.init(describing:)) ?? "?"), VBAT \(format(supply, 2)) V")
-            report.lines += SettingsReport.lines(settings, profile: profile)
-            device.clearAcceleration()
-            let result: AutoCalibrationResult
-            do {
-                result = try await driver.autoCalibrate()
-            } catch .autoCalibrationFailed(let failed) {
-                report.fail("auto-calibration: FAIL (DIAG_RESULT = 1): actuator open, shorted, of the wrong type or wrong rated voltage")
-                report.lines += SettingsReport.calibration(failed)
-                report.acceleration = device.acceleration()
-                return report
-            }
-            report.add("auto-calibration: PASS")
-            report.calibration = result
-            report.lines += SettingsReport.calibration(result)
-            report.acceleration = device.acceleration()
-            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationPlot.peakText(a.peakG)) (\(a.source))") }
-            report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
-        } catch {
-            report.fail("error: \(error)")
-        }
-        return report
+        await BenchProcedures.calibrate(on: device, profile: profile)
     }
 }

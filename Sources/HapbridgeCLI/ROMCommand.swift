@@ -1,5 +1,6 @@
 import Actuators
 import ArgumentParser
+import Bench
 import DRV2605
 import Devices
 
@@ -53,50 +54,16 @@ public struct ROMCommand: AsyncParsableCommand {
         let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
         let opened = try device.open(actuator: profile)
-        let bench = try await BridgeBench(opened)
+        let bench = try await BridgeBench.open(opened)
         var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)
         await bench.close()
         report.noteInterruption()
         try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(bench.summary)")
     }
 
-    /// `library` nil: the one the profile's settings choose (LRA library; ERM B closed loop, A open loop).
+    /// The procedure on any device (`BenchProcedures.playROM`). `library` nil: the one
+    /// the profile's settings choose (LRA library; ERM B closed loop, A open loop).
     public static func play<D: HardwareDevice>(_ rom: ROMEffect, library: ROMLibrary?, calibrateFirst: Bool, on device: D, profile: ActuatorProfile) async -> HardwareReport {
-        var report = HardwareReport()
-        report.add("device: \(device.summary)")
-        report.add("actuator: \(profile.displayName)")
-        report.add("effect: \(rom.id.rawValue) \"\(rom.name)\"")
-        var driver = DRV2605Driver(bus: device.bus)
-        do {
-            let settings = try await driver.bringUp(profile: profile)
-            if calibrateFirst {
-                let cal = try await driver.autoCalibrate()
-                report.add("auto-calibration: \(cal)")
-                try await driver.wait(microseconds: 500_000)  // let the calibration buzz die away
-            }
-            device.clearAcceleration()
-            try await driver.loadSequence([.effect(rom.id)], library: library ?? settings.library)
-            let slots = try await driver.readRaw(from: .waveformSequence1, count: 2)
-            let lib = LibrarySelectionRegister(rawValue: try await driver.readRaw(.librarySelection))
-            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(lib.rawValue)) (\(lib.library))")
-            try await driver.go()
-            var waited: UInt64 = 0
-            while try await driver.read(GoRegister.self).go, waited < 15_000_000 {
-                try await driver.wait(microseconds: 1_000)
-                waited += 1_000
-            }
-            report.add("\(RegisterAddress.go) cleared by the chip after \(format(Double(waited) / 1000, 0)) ms")
-            if profile.kind == .lra, let f = try await driver.lraResonanceHz() { report.add("resonance while playing: \(format(f, 1)) Hz") }
-            try await driver.wait(microseconds: 150_000)  // record the ring-down too
-            try await driver.checkFaults()
-            report.acceleration = device.acceleration()
-            if let a = report.acceleration {
-                report.add("peak acceleration: \(AccelerationPlot.peakText(a.peakG)) (rated \(AccelerationPlot.peakText(profile.ratedPeakAccelerationG)) peak), \(a.source)")
-                if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
-            }
-        } catch {
-            report.fail("error: \(error)")
-        }
-        return report
+        await BenchProcedures.playROM(rom, library: library, calibrateFirst: calibrateFirst, on: device, profile: profile)
     }
 }

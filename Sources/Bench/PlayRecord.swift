@@ -2,7 +2,7 @@ import HapticCompilation
 import HapticEngine
 import JSON
 
-/// `play --record FILE`: what was sent to the board, for a HIL script or a test to
+/// `play --record FILE` (`PlayResult.recordJSON`): what was sent to the board, for a HIL script or a test to
 /// hold against what the board did (an emulation's log, a logic analyser's capture).
 ///
 ///     {"schema": "hapbridge-play-record/1", "device": "usb:1-2",
@@ -22,8 +22,8 @@ import JSON
 /// `merged` counts drive values a later one replaced within its write slot (never
 /// sent), `delayed` writes sent after their own time by less than a slot: the pacing
 /// to the board's intake (`BoardIntake`, `DriveCompiler` rule 4).
-enum PlayRecord {
-    static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
+public enum PlayRecord {
+    public static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
         let entries: [JSONValue] = commands.map { c in
             let t = JSONValue.number(Double(c.time))
             switch c.command {
@@ -43,5 +43,12 @@ enum PlayRecord {
                 "schema": .string("hapbridge-play-record/1"), "device": .string(device), "commands": .array(entries), "statistics": stats,
                 "stopReason": stopReason.map { .string($0) } ?? .null,
             ]), pretty: false) + "\n"
+    }
+}
+
+extension JSONValue {
+    /// An object from key-value pairs in the order written.
+    fileprivate static func fields(_ pairs: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(pairs.map { (key: $0.key, value: $0.value) })
     }
 }

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Acceleration over time, as a procedure summarises it and a command plots it.
+public struct AccelerationTrace: Sendable, Equatable {
+    public var timeMilliseconds: [Double]
+    public var accelerationG: [Double]
+    /// What measured or simulated it ("simulated sled").
+    public var source: String = "simulated sled"
+
+    public init(timeMilliseconds: [Double], accelerationG: [Double], source: String = "simulated sled") {
+        self.timeMilliseconds = timeMilliseconds
+        self.accelerationG = accelerationG
+        self.source = source
+    }
+
+    public var peakG: Double { accelerationG.map(abs).max() ?? 0 }
+
+    /// Last time |a| was above `fraction` of the peak: when the effect had died away.
+    public func settledMilliseconds(fraction: Double = 0.1) -> Double? {
+        let threshold = fraction * peakG
+        guard threshold > 0, let i = accelerationG.lastIndex(where: { abs($0) > threshold }) else { return nil }
+        return timeMilliseconds[i] - (timeMilliseconds.first ?? 0)
+    }
+
+    /// "0.586 g": a peak as every report prints it and every plot labels it.
+    public static func peakText(_ g: Double) -> String { String(format: "%.3f g", g) }
+}

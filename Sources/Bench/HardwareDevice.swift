@@ -1,0 +1,17 @@
+import DeviceInterface
+
+/// The device a bench procedure (calibration, diagnostics, a ROM effect) talks to: an
+/// I2C bus for the driver and, where the device has one, a source of acceleration.
+/// Every board reached through the device seam is a `BridgeBench`; the procedures are
+/// written against this protocol so a device with its own I2C master (an FT232H) can
+/// conform too.
+public protocol HardwareDevice: AnyObject {
+    associatedtype Bus: I2CBus
+    var bus: Bus { get }
+    /// One line for the report, e.g. "simulated DRV2605L (chip model, virtual time)".
+    var summary: String { get }
+    /// Acceleration the device simulated or measured, if it can (nil: no accelerometer).
+    func acceleration() -> AccelerationTrace?
+    /// Forgets the acceleration recorded so far.
+    func clearAcceleration()
+}

@@ -1,0 +1,315 @@
+import Actuators
+import DeviceInterface
+import Devices
+import Foundation
+import HapticCompilation
+import HapticEngine
+import Haptics
+import Logging
+
+/// One pattern played on one device, start to end: the device opened, the actuator
+/// and the calibration stored for it, the engine started, the pattern's player, its
+/// progress, why it stopped, what was sent and the acceleration it made.
+/// `hapbridge play` is this type plus argument parsing, printing and signals; a HIL
+/// script or a user's package uses it the same way:
+///
+///     let session = try PlaySession(address: .simulated, actuator: profile)
+///     try await session.start(pattern)
+///     let result = try await session.run { progress in print(progress.position) }
+///     print(result.statistics.lateCommands, result.stopReason ?? "played to the end")
+///
+/// `stop(reason:)` may be called from any thread (a signal's reaction): it stops the
+/// engine at once (STOP_ALL flushes the board's queue and puts the chip in standby).
+public final class PlaySession: Sendable {
+    public struct Options: Sendable {
+        /// How fast the pattern plays (1: as written).
+        public var playbackRate: Double = 1
+        /// Keep every command sent, for `PlayResult.playedCommands`, the record and a plot.
+        public var keepsCommands = false
+        /// Use the calibration `hapbridge calibrate` stored for this board and actuator.
+        public var usesStoredCalibration = true
+        /// The engine's log.
+        public var logger = Logger(label: "hapbridge.engine")
+        /// Virtual time advanced (or real time waited) per `step()`: `play`'s progress
+        /// updates and the granularity of its stop.
+        public var stepSeconds = 0.05
+        /// How far ahead of "now" a pattern starts on a real clock (see `start`).
+        public var realClockStartDelaySeconds = 0.02
+
+        public init(playbackRate: Double = 1, keepsCommands: Bool = false) {
+            self.playbackRate = playbackRate
+            self.keepsCommands = keepsCommands
+        }
+    }
+
+    /// Where the device is, resolved (`usb` → `usb:1-2`).
+    public let address: DeviceAddress
+    /// One line for reports.
+    public let summary: String
+    /// What a user should know about the choice of device (none plugged in: simulating).
+    public let notice: String?
+    public let actuator: ActuatorProfile
+    /// The drive: closed loop with the stored calibration, or open loop and why.
+    public let drive: StoredDrive
+    /// The engine the pattern plays on (its statistics, capabilities, options).
+    public let engine: HapticEngine
+    /// The device runs on the wall clock (a bridge board, the simulated board with
+    /// real timing); otherwise the session advances virtual time itself.
+    public let isRealTime: Bool
+    public let options: Options
+    private let outcome = PlayOutcome()
+
+    /// Opens the device at `address` (nil: the bridge board if exactly one is plugged
+    /// in, else the simulated board, set up by `simulated`).
+    public convenience init(
+        address: DeviceAddress?, actuator: ActuatorProfile, options: Options = Options(),
+        simulated: SimulatedBoardSetup? = nil, catalog: DeviceCatalog = DeviceCatalog()
+    ) throws(DeviceSelectionError) {
+        let opened = try catalog.open(address, simulated: simulated ?? SimulatedBoardSetup(actuator: actuator))
+        self.init(opened: opened, actuator: actuator, options: options)
+    }
+
+    /// Takes an opened device for the engine.
+    public init(opened: consuming OpenedDevice, actuator: ActuatorProfile, options: Options = Options()) {
+        address = opened.address
+        summary = opened.summary
+        notice = opened.notice
+        self.actuator = actuator
+        self.options = options
+        isRealTime = opened.transport.isRealTime
+        let serial = opened.usbBoard?.serialNumber ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
+        drive = options.usesStoredCalibration
+            ? StoredDrive.lookUp(serial: serial, profile: actuator) : StoredDrive(note: "drive: open loop (stored calibration not used)")
+        var engineOptions = HapticEngine.Options(driving: isRealTime ? .automatic : .manual)
+        engineOptions.calibration = drive.calibration
+        engineOptions.logger = options.logger
+        engineOptions.keepsSentCommandLog = options.keepsCommands
+        engine = HapticEngine(device: opened.takeTransport(), actuator: actuator, options: engineOptions)
+    }
+
+    /// Starts the engine (HELLO, clock sync, the chip brought up for the actuator), if
+    /// `start(_:)` has not yet. A failure closes the engine.
+    public func startEngine() async throws(HapticEngineError) -> Capabilities {
+        if outcome.state.engineStarted { return await engine.capabilities }
+        let outcome = self.outcome
+        await engine.setStoppedHandler { outcome.stopped($0) }
+        do { try await engine.start() } catch {
+            await engine.close()
+            throw error
+        }
+        outcome.update { $0.engineStarted = true }
+        return await engine.capabilities
+    }
+
+    /// Starts the engine if needed, then the pattern: as soon as possible in virtual
+    /// time; on a real clock `realClockStartDelaySeconds` ahead, so its first event
+    /// reaches the board on time like every other (a frame's way to a board over USB
+    /// varies by more than the engine's lead for an immediate start — measured: up to a
+    /// few ms on a loaded host — and nobody at the bench can tell 20 ms).
+    public func start(_ pattern: HapticPattern) async throws(PlayError) {
+        do { _ = try await startEngine() } catch { throw .engineStart(error) }
+        let player: HapticAdvancedPatternPlayer
+        do {
+            player = try await engine.makeAdvancedPlayer(with: pattern)
+            let outcome = self.outcome
+            try await player.setCompletionHandler { outcome.completed($0) }
+            try await player.setPlaybackRate(options.playbackRate)
+        } catch { throw .pattern(error) }
+        let begin = await engine.currentTime + (isRealTime ? options.realClockStartDelaySeconds : 0)
+        let duration = pattern.duration / options.playbackRate
+        outcome.update {
+            $0.begin = begin
+            $0.duration = duration
+        }
+        do { try await player.start(atTime: isRealTime ? begin : 0) } catch { throw .pattern(error) }
+    }
+
+    /// The pattern's length at the playback rate, s (0 before `start`).
+    public var duration: Double { outcome.state.duration }
+
+    /// Lets one step of time pass (virtual time advanced, or real time waited out while
+    /// the engine's service thread runs), delivers the engine's callbacks, and says how
+    /// far the pattern is.
+    public func step() async throws -> PlayProgress {
+        try await pass(options.stepSeconds)
+        await engine.callbacksDelivered()
+        let begin = outcome.state.begin
+        let position = max(0, await engine.currentTime - begin)
+        outcome.update { $0.position = position }
+        let state = outcome.state
+        let finished =
+            state.endedEarly || state.stopRequested != nil || (state.completed && position >= state.duration)
+            || position > state.duration + 1  // the completion never came: report, do not hang
+        return PlayProgress(position: position, duration: state.duration, statistics: await engine.statistics, isFinished: finished)
+    }
+
+    /// Steps until the pattern ends, the engine stops or `stop` is called, reporting
+    /// each step; then `finish()`.
+    public func run(progress: (PlayProgress) throws -> Void = { _ in }) async throws -> PlayResult {
+        while true {
+            let p = try await step()
+            try progress(p)
+            if p.isFinished { break }
+        }
+        return try await finish()
+    }
+
+    /// Stops the engine at once (STOP_ALL flushes the board's queue and puts the chip in
+    /// standby) and makes `step()` report the play finished. Safe from any thread,
+    /// a signal's reaction among them; returns before the engine has stopped.
+    public func stop(reason: String) {
+        let first = outcome.update { (state: inout PlayOutcome.State) -> Bool in
+            guard state.stopRequested == nil else { return false }
+            state.stopRequested = reason
+            return true
+        }
+        guard first else { return }
+        let engine = self.engine, outcome = self.outcome
+        let stopping = Task {
+            let at = await engine.currentTime
+            await engine.stop()
+            outcome.update { $0.flushedAt = Int64((at * 1e6).rounded(.down)) }
+        }
+        outcome.update { $0.stopping = stopping }
+    }
+
+    /// Lets the last brake ring down, closes the engine and gathers what happened.
+    /// `interruption`: why the caller stopped the play (default: the reason given to `stop`).
+    public func finish(interruption: @autoclosure () -> String? = nil) async throws -> PlayResult {
+        // A stop's STOP_ALL is sent before the result is read, so what it flushed is known.
+        await outcome.state.stopping?.value
+        try await pass(options.stepSeconds)  // let the last brake ring down in the plot
+        await engine.callbacksDelivered()
+        let state = outcome.state  // before close(), which ends any player still going
+        let interruption = interruption() ?? state.stopRequested
+        let statistics = await engine.statistics
+        await engine.close()
+        // What STOP_ALL flushed from the board's queue never played: the record and the
+        // plot hold what did, and the drive falls to 0 where the chip went to standby.
+        let flushedAt = outcome.state.flushedAt
+        let beginBoard = UInt64(max(0, (state.begin * 1e6).rounded(.down)))
+        let sent = await engine.sentCommands
+        let played = flushedAt.map { at in sent.filter { $0.time <= at } } ?? sent
+        var driveTrace: [(time: UInt64, amplitude: Int8)] = played.compactMap { c in
+            guard case .rtp(let amplitude) = c.command, c.time >= Int64(beginBoard) else { return nil }
+            return (UInt64(c.time), amplitude)
+        }
+        if let flushedAt, flushedAt >= Int64(beginBoard) { driveTrace.append((UInt64(flushedAt), 0)) }
+        let trace = PlayTrace(
+            samples: await engine.acceleration(since: beginBoard), source: await engine.withDevice { $0.telemetry?.accelerationSource },
+            drive: driveTrace)
+        return PlayResult(
+            address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
+            engineStopReason: state.stopReason, interruption: interruption, position: state.position, duration: state.duration,
+            playedCommands: played, flushedCommands: sent.count - played.count, trace: trace)
+    }
+
+    private func pass(_ seconds: Double) async throws {
+        if isRealTime { try await Task.sleep(for: .seconds(seconds)) } else { try await engine.advance(bySeconds: seconds) }
+    }
+}
+
+/// How far a play is, after one `PlaySession.step()`.
+public struct PlayProgress: Sendable {
+    /// Pattern time played, s (may run past `duration` while the end is awaited).
+    public var position: Double
+    public var duration: Double
+    public var statistics: StreamStatistics
+    /// The pattern ended, the engine stopped, or `stop` was called: time for `finish()`.
+    public var isFinished: Bool
+
+    /// How far along, 0...1.
+    public var fraction: Double { Self.fraction(position, of: duration) }
+
+    /// How far along, 0...1; a pattern without duration (one transient) is all done.
+    public static func fraction(_ position: Double, of duration: Double) -> Double {
+        duration > 0 ? min(1, max(0, position / duration)) : 1
+    }
+}
+
+/// What a play did.
+public struct PlayResult: Sendable {
+    public var address: DeviceAddress
+    public var statistics: StreamStatistics
+    /// The player's completion came.
+    public var completed: Bool
+    /// The engine stopped before the pattern's end.
+    public var endedEarly: Bool
+    /// Why the engine stopped, when the client did not ask.
+    public var engineStopReason: StoppedReason?
+    /// Why the caller stopped the play (a signal), if it did.
+    public var interruption: String?
+    public var position: Double
+    public var duration: Double
+    /// What reached the board and played (with `Options.keepsCommands`), board µs stamps.
+    public var playedCommands: [TimedCommand]
+    /// Commands a stop flushed from the board's queue before they played.
+    public var flushedCommands: Int
+    public var trace: PlayTrace
+
+    /// Nil when the pattern played to its end, else why it did not.
+    public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" } }
+
+    /// The `play --record` document (`PlayRecord`).
+    public var recordJSON: String {
+        PlayRecord.json(device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason)
+    }
+}
+
+/// Why a play could not start.
+public enum PlayError: Error, Sendable, CustomStringConvertible {
+    /// The engine did not start (the device did not answer, refused, went away).
+    case engineStart(HapticEngineError)
+    /// The pattern could not be played on this engine.
+    case pattern(any Error)
+
+    public var description: String {
+        switch self {
+        case .engineStart(let e): "cannot start the engine: \(e)"
+        case .pattern(let e): "\(e)"
+        }
+    }
+}
+
+/// What the engine's callbacks said (on its callback queue) and where the play is, read
+/// by the session: every access holds the lock, which is what makes `@unchecked
+/// Sendable` sound.
+final class PlayOutcome: @unchecked Sendable {
+    struct State {
+        var engineStarted = false
+        var begin = 0.0
+        var duration = 0.0
+        var position = 0.0
+        /// The player's completion came.
+        var completed = false
+        /// …with `engineStopped`: the engine stopped before the pattern's end.
+        var cutShort = false
+        /// The engine's stopped handler: why, when the client did not ask.
+        var stopReason: StoppedReason?
+        /// `stop(reason:)` was called.
+        var stopRequested: String?
+        /// The engine's stop after `stop(reason:)`, under way or done.
+        var stopping: Task<Void, Never>?
+        /// A stop flushed the board (STOP_ALL) at this board time.
+        var flushedAt: Int64?
+
+        /// The engine stopped before the pattern's end.
+        var endedEarly: Bool { stopReason != nil || cutShort }
+    }
+
+    private let lock = NSLock()
+    private var value = State()
+    var state: State { lock.withLock { value } }
+
+    @discardableResult
+    func update<T>(_ change: (inout State) -> T) -> T { lock.withLock { change(&value) } }
+
+    func completed(_ error: HapticEngineError?) {
+        update {
+            $0.completed = true
+            if error != nil { $0.cutShort = true }
+        }
+    }
+
+    func stopped(_ reason: StoppedReason) { update { $0.stopReason = reason } }
+}

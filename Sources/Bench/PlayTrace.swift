@@ -1,0 +1,18 @@
+import DeviceInterface
+
+/// What a play recorded: the amplitudes the board was sent, and the acceleration where
+/// the device has a source of it (board µs throughout).
+public struct PlayTrace: Sendable {
+    public var samples: [AccelerationSample]?
+    /// What measured or simulated the acceleration ("simulated sled").
+    public var source: String?
+    public var drive: [(time: UInt64, amplitude: Int8)]
+
+    public init(samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)]) {
+        self.samples = samples
+        self.source = source
+        self.drive = drive
+    }
+
+    public var peakG: Double { samples?.map { abs($0.g) }.max() ?? 0 }
+}
