@@ -154,6 +154,8 @@ public actor HapticEngine {
     var nextSyncToken: UInt32 = 1
     var nextSyncAt: Int64 = 0
     var nextQueueStatusAt: Int64 = 0
+    /// Host µs of the service loop's last QUEUE_STATUS request (`queueStatusDue`).
+    var lastQueueStatusRequestAt: Int64 = 0
     var lastUnderruns: UInt16?
     /// The newest QUEUE_STATUS reply (start waits on it).
     var lastQueueStatus: BoardFrame.QueueStatus?

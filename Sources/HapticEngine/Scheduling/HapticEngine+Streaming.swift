@@ -112,8 +112,9 @@ extension HapticEngine {
             syncsLeftInRound -= 1
             sendSync()
         }
-        if h >= nextQueueStatusAt {
+        if h >= queueStatusDue(host: h, board: now) {
             nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
+            lastQueueStatusRequestAt = h
             try? send(encoder.queueStatusRequest())
         }
         if let since = faultStopPending, h - since > 20_000 {

@@ -9,8 +9,10 @@ import RealTime
 /// instead until the first of the things only a pass does comes due:
 ///
 /// - a SYNC exchange (rounds every `syncIntervalMicroseconds`, the exchanges of a round
-///   one service period apart, as before) and a QUEUE_STATUS request (the keep-alive,
-///   the underrun count and the lag check, `queueStatusIntervalMicroseconds`);
+///   one service period apart, as before) and a QUEUE_STATUS request (the underrun
+///   count and the lag check, `queueStatusIntervalMicroseconds` while anything sounds
+///   or comes due; the keep-alive, a quarter of it, while the engine idles:
+///   `queueStatusDue`);
 /// - while anything sounds or is scheduled (players active, the compiler still shaping
 ///   a burst or a transition): the compile frontier coming within half a look-ahead of
 ///   the board's clock, so a window is compiled (one step per control period, exactly
@@ -29,7 +31,7 @@ extension HapticEngine {
     /// Host µs of the next pass after one at host `h` (board `now`, nil before sync).
     func nextServiceAt(host h: Int64, board now: Int64?) -> Int64 {
         let period = options.servicePeriodMicroseconds
-        var next = min(nextQueueStatusAt, nextSyncAt)
+        var next = min(queueStatusDue(host: h, board: now), nextSyncAt)
         if syncsLeftInRound > 0 || faultStopPending != nil { next = min(next, h + period) }
         if let since = faultStopPending { next = min(next, since + 20_001) }
         guard let now, state != .stopped else { return max(next, h + period) }
@@ -44,6 +46,22 @@ extension HapticEngine {
         if let due = finishedNotices.map(\.at).min() { next = min(next, onHost(due)) }
         if finishedHandler != nil, let last = inFlight.max() { next = min(next, onHost(last + 1)) }
         return max(next, h + period)
+    }
+
+    /// When the next QUEUE_STATUS request is due (host µs). It tells the underruns and
+    /// the lag of the command the board ran last, so it is asked for every
+    /// `queueStatusIntervalMicroseconds` while commands come due. While anything
+    /// sounds its pass also picks up what the board says on its own (a chip fault's
+    /// STOPPED) within that interval, so it stays. While nothing sounds and no command
+    /// comes due (an idle engine) the reply could say nothing new, and a request every
+    /// quarter keep-alive keeps the session alive.
+    func queueStatusDue(host h: Int64, board now: Int64?) -> Int64 {
+        guard state == .running, let now else { return nextQueueStatusAt }
+        if anyPlayerActive || !(compiler?.isSettled ?? true) || !pending.isEmpty { return nextQueueStatusAt }
+        if inFlight.contains(where: { $0 <= now }) { return nextQueueStatusAt }
+        let quiet = lastQueueStatusRequestAt + keepAliveMicroseconds / 4
+        guard let due = inFlight.filter({ $0 > now }).min() else { return max(nextQueueStatusAt, quiet) }
+        return max(nextQueueStatusAt, min(quiet, h + (due - now)))
     }
 
     /// The service loop's sleep on a real clock: until `deadline` (host µs) or until a
