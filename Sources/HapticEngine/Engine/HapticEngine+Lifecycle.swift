@@ -44,6 +44,7 @@ extension HapticEngine {
         boardClock = BoardClock(anchor: reply.boardTime)
         sync.reset()
         minimumRoundTrip = 0
+        recentRoundTrips.removeAll()
         pendingSyncs.removeAll()
         lastUnderruns = nil
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
