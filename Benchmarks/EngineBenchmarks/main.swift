@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --cpu-only]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --cpu-only | --discovery-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -26,6 +26,8 @@
 // - host CPU while streaming (CPUCost.swift): CPU seconds per second of Beethoven5 on
 //   one simulated board in real time, beside this process's idle cost; then 16 boards
 //   from one process with their late commands and underruns.
+// - discovery (Discovery.swift): `hapbridge list` over 5, 20 and 126 emulated boards,
+//   each run whole (process start to exit); goal: the full bus in < 2 s.
 import Foundation
 import HapticEngine
 import SimavrBridgeDevice
@@ -61,6 +63,13 @@ func run() async throws {
     if CommandLine.arguments.contains(EmulatedUSB.clientFlag) {
         return try await EmulatedUSBClient(arguments: CommandLine.arguments).run()
     }
+    if CommandLine.arguments.contains(Discovery.clientFlag) { return try Discovery.client(arguments: CommandLine.arguments) }
+    func discovery() async throws {
+        print("== discovery: hapbridge list over emulated boards (hapbridge emulate bridge --firmware core --boards N)")
+        print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
+        try Discovery.run(runs: quick ? 3 : 5)
+    }
+    if CommandLine.arguments.contains("--discovery-only") { return try await discovery() }
     let defaultMargin = HapticEngine.Options().leadMarginMicroseconds
     // --simavr-only / --emulated-usb-only: just that part (the rest takes a minute of real time).
     let simavrOnly = CommandLine.arguments.contains("--simavr-only")
@@ -111,6 +120,7 @@ func run() async throws {
             print("   skipped: the firmware ELF or sim-harness is not built (\(SimavrBridgeDevice.buildHint))")
         }
     }
+    if !simavrOnly && !usbOnly { try await discovery() }
     if !simavrOnly {
         print("== engine over emulated USB to the firmware ELF in real time (\(events) events; hapbridge emulate bridge --firmware elf)")
         _ = try EmulatedUSB.run(

@@ -50,9 +50,17 @@ public final class DeviceCatalog: Sendable {
     }
 
     /// Bridge boards on USB now (none when USB is unavailable).
-    public func usbBoards() -> [USBBridgeBoard] {
+    public func usbBoards() -> [USBBridgeBoard] { usbDevices(kinds: [.bridgeFirmware]).compactMap(\.bridgeBoard) }
+
+    /// Every device of a known identity on USB now, by port (none when USB is
+    /// unavailable): one enumeration, each device opened once for its serial, except
+    /// the kinds in `deferringSerialsOf`, whose serial the first `open(_:)` reads (so a
+    /// caller that opens every board, `list`, opens each once).
+    public func usbDevices(
+        kinds: Set<USBDeviceKind> = Set(USBDeviceKind.allCases), deferringSerialsOf deferred: Set<USBDeviceKind> = []
+    ) -> [USBDiscoveredDevice] {
         guard let usb else { return [] }
-        do { return try USBBridgeDiscovery.boards(in: usb) } catch {
+        do { return try USBDiscovery.devices(in: usb, kinds: kinds, deferringSerialsOf: deferred) } catch {
             logger.warning("USB enumeration failed: \(error)")
             return []
         }
@@ -111,16 +119,21 @@ public final class DeviceCatalog: Sendable {
             let device = SimulatedBridgeDevice(board: simulated.makeBoard(), link: simulated.link, timing: simulated.timing)
             return OpenedDevice(address: .simulated, summary: simulated.summary, notice: notice, usbBoard: nil, transport: device)
         case .usb(let board):
-            guard let usb else { throw .unsupported(usbUnavailable ?? "USB unavailable") }
-            if let e = board.openError { throw .device(USBBridgeTransport.deviceError(e, board: board)) }
-            do {
-                let transport = try USBBridgeTransport(board: board, context: usb, logger: logger)
-                return OpenedDevice(
-                    address: .usb(.port(bus: board.busNumber, ports: board.portNumbers)), summary: transport.summary, notice: nil,
-                    usbBoard: board, transport: transport)
-            } catch {
-                throw .device(error)
-            }
+            return try open(board)
+        }
+    }
+
+    /// Opens a board discovery found, without enumerating again (its listed device).
+    public func open(_ board: USBBridgeBoard) throws(DeviceSelectionError) -> OpenedDevice {
+        guard let usb else { throw .unsupported(usbUnavailable ?? "USB unavailable") }
+        if let e = board.openError { throw .device(USBBridgeTransport.deviceError(e, board: board)) }
+        do {
+            let transport = try USBBridgeTransport(board: board, context: usb, logger: logger)
+            // The transport's view of the board: with the serial, when discovery left it to this open.
+            return OpenedDevice(
+                address: board.port.address, summary: transport.summary, notice: nil, usbBoard: transport.board, transport: transport)
+        } catch {
+            throw .device(error)
         }
     }
 }

@@ -6,20 +6,27 @@ import Foundation
 import JSON
 import USBBridge
 
-/// `hapbridge list [--json]`: every bridge board on USB, with what it says about itself.
+/// `hapbridge list [--json]`: every device of a known USB identity, by port, with
+/// what it says about itself (a bridge board answers HELLO).
 public struct ListCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the bridge boards on USB: port, serial, firmware and protocol, chip, bootloader.",
+        abstract: "List the bridge boards on USB (and their bootloaders, FT232Hs): port, kind, serial, firmware and protocol, chip.",
         discussion: """
-            Each board is opened and asked HELLO (this opens a session on it, which the board closes by itself \
-            after its keep-alive: a board another program holds open shows as busy and is not disturbed). \
+            Lists every USB device of a known identity by its port: bridge firmware (1209:0001), Caterina \
+            bootloaders (2341:0036, 2341:0037, 1B4F:9205), the Atmel DFU bootloader (03EB:2FF4) and the FT232H \
+            (0403:6014). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
+            Each bridge board is opened once and asked HELLO (this opens a session on it, which the board closes \
+            by itself after its keep-alive: a board another program holds open shows as busy and is not \
+            disturbed); the other kinds are listed with what their descriptors say. \
             The simulated board (--device sim) is always available and is not listed. \
             --json prints one object: {"schema": "hapbridge-list/1", "boards": [BOARD...]}, each BOARD with \
-            "address" ("usb:1-2"), "bus", "ports", "deviceNumber", "serial" (string or null), "bcdDevice", \
-            "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), "message" (null when ok), \
-            and from HELLO (null when it did not answer): "firmware", "protocol", "chipID", "chip", "bootloader", \
-            "queueCapacity". Exits 0 whatever was found, 1 if USB itself could not be used.
+            "address" ("usb:1-2"), "kind" ("bridge-firmware", "caterina-bootloader", "atmel-dfu-bootloader", \
+            "ft232h"), "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
+            "bcdDevice", "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), \
+            "message" (null when ok), and from HELLO (null when it did not answer or is not bridge firmware): \
+            "firmware", "protocol", "chipID", "chip", "bootloader", "queueCapacity". \
+            Exits 0 whatever was found, 1 if USB itself could not be used.
             """)
 
     @Flag(help: "Print JSON (schema above) instead of a table.")
@@ -31,10 +38,11 @@ public struct ListCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"))
-        let boards = catalog.usbBoards()
-        if boards.isEmpty, let why = catalog.usbUnavailable { throw CLIError(why) }
+        // One enumeration; a bridge board's serial is read on the open that asks HELLO: one open per board.
+        let devices = catalog.usbDevices(deferringSerialsOf: [.bridgeFirmware])
+        if devices.isEmpty, let why = catalog.usbUnavailable { throw CLIError(why) }
         var entries: [BoardEntry] = []
-        for board in boards { entries.append(await BoardEntry.probe(board, catalog: catalog)) }
+        for device in devices { entries.append(await BoardEntry.probe(device, catalog: catalog)) }
         if json {
             try Console.out(JSONWriter.string(.fields(["schema": .string("hapbridge-list/1"), "boards": .array(entries.map(\.json))]), pretty: false))
             return
@@ -43,39 +51,49 @@ public struct ListCommand: AsyncParsableCommand {
             try Console.out("no bridge board found on USB (the simulated board is always there: --device sim)")
             return
         }
-        let header = ["ADDRESS", "SERIAL", "FIRMWARE", "PROTOCOL", "CHIP", "BOOTLOADER", "STATUS"]
+        let header = ["ADDRESS", "KIND", "SERIAL", "FIRMWARE", "PROTOCOL", "CHIP", "BOOTLOADER", "STATUS"]
         let rows = entries.map { e in
-            [e.address, e.serial ?? "-", e.identity?.firmwareVersion ?? "-", e.identity?.protocolVersion ?? "-", e.chipName ?? "-",
-             e.identity?.bootloader.map(String.init(describing:)) ?? "-", e.status + (e.message.map { ": \($0)" } ?? "")]
+            [e.address, e.device.kind.description, e.serial ?? "-", e.identity?.firmwareVersion ?? "-", e.identity?.protocolVersion ?? "-",
+             e.chipName ?? "-", e.identity?.bootloader.map(String.init(describing:)) ?? "-", e.status + (e.message.map { ": \($0)" } ?? "")]
         }
         try Console.lines(Table.lines([header] + rows), to: .output)
     }
 }
 
-/// One board as `list` and `info` report it.
+/// One device as `list` reports it.
 struct BoardEntry {
-    var board: USBBridgeBoard
+    var device: USBDiscoveredDevice
     var identity: BoardIdentity?
     var status: String
     var message: String?
 
-    var address: String { "usb:\(board.portPath)" }
-    var serial: String? { identity?.serialNumber ?? board.serialNumber }
+    var address: String { "usb:\(device.port.path)" }
+    var serial: String? { identity?.serialNumber ?? device.serialNumber }
     var chipName: String? {
         guard let identity else { return nil }
         guard let id = identity.chipDeviceID else { return "none (no ACK at 0x5A)" }
         return identity.chip.map(String.init(describing:)) ?? "DEVICE_ID \(id)"
     }
 
-    /// Opens the board, asks HELLO and closes it again.
-    static func probe(_ board: USBBridgeBoard, catalog: DeviceCatalog) async -> BoardEntry {
-        var entry = BoardEntry(board: board, identity: nil, status: "ok", message: nil)
+    /// A bridge board: opens it (reading its serial on that open), asks HELLO and
+    /// closes it again. Any other kind: what discovery read, nothing sent.
+    static func probe(_ device: USBDiscoveredDevice, catalog: DeviceCatalog) async -> BoardEntry {
+        var entry = BoardEntry(device: device, identity: nil, status: "ok", message: nil)
+        guard let board = device.bridgeBoard else {
+            if let e = device.openFailure {
+                entry.status = status(of: .device(e))
+                entry.message = TerminalText.safe("its serial could not be read: \(e)")
+            }
+            return entry
+        }
         let opened: OpenedDevice
-        do { opened = try catalog.open(.usb(.port(bus: board.busNumber, ports: board.portNumbers)), simulated: .init(actuator: nil)) } catch {
+        do { opened = try catalog.open(board) } catch {
             entry.status = Self.status(of: error)
             entry.message = TerminalText.safe(error.description)
             return entry
         }
+        // Read on this open (discovery left it), for protocol 1.0 boards that do not say it in HELLO.
+        entry.device.serialNumber = opened.usbBoard?.serialNumber
         let session = BridgeSession(transport: opened.transport)
         do { entry.identity = try await session.open() } catch {
             switch error {
@@ -101,9 +119,10 @@ struct BoardEntry {
     var json: JSONValue {
         let id = identity
         return .fields([
-            "address": .string(address), "bus": .number(Double(board.busNumber)),
-            "ports": .array(board.portNumbers.map { .number(Double($0)) }), "deviceNumber": .number(Double(board.deviceAddress)),
-            "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(String(format: "0x%04x", board.bcdDevice)),
+            "address": .string(address), "kind": .string(device.kind.rawValue), "usbID": .string(device.identity.usbID),
+            "bus": .number(Double(device.port.bus)), "ports": .array(device.port.ports.map { .number(Double($0)) }),
+            "deviceNumber": .number(Double(device.deviceAddress)),
+            "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(String(format: "0x%04x", device.bcdDevice)),
             "status": .string(status), "message": message.map { .string($0) } ?? .null,
             "firmware": id.map { .string($0.firmwareVersion) } ?? .null, "protocol": id.map { .string($0.protocolVersion) } ?? .null,
             "chipID": id?.chipDeviceID.map { .number(Double($0)) } ?? .null, "chip": id?.chip.map { .string("\($0)") } ?? .null,

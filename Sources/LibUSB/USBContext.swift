@@ -20,6 +20,14 @@ public final class USBContext: @unchecked Sendable {
     final class EventLoopState: Sendable {
         let running = Atomic<Bool>(true)
         let done = DispatchSemaphore(value: 0)
+        /// The event thread's pthread_t, once it runs (0 before).
+        let thread = Atomic<UInt>(0)
+    }
+
+    /// Whether the caller runs on this context's event thread (inside a callback).
+    public var isEventThread: Bool {
+        let t = eventLoop.thread.load(ordering: .acquiring)
+        return t != 0 && t == UInt(pthread_self())
     }
 
     /// Opens libusb and starts the event thread.
@@ -32,6 +40,7 @@ public final class USBContext: @unchecked Sendable {
         // libusb contexts are thread-safe; the pointer itself is just an address.
         nonisolated(unsafe) let eventContext = context
         let thread = Thread { [eventLoop] in
+            eventLoop.thread.store(UInt(pthread_self()), ordering: .releasing)
             var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
             while eventLoop.running.load(ordering: .acquiring) {
                 // Returns on any event, after the timeout, or when interrupted at shutdown.

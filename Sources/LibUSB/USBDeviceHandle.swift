@@ -1,4 +1,5 @@
 import CLibUSB
+import Dispatch
 
 /// An opened device: interfaces to claim, descriptors to read, transfers to make.
 /// Closed when the last reference goes (after every claimed interface is released).
@@ -15,8 +16,26 @@ public final class USBDeviceHandle: @unchecked Sendable {
     }
 
     deinit {
-        for interface in claimed { libusb_release_interface(raw, interface) }
-        libusb_close(raw)
+        nonisolated(unsafe) let raw = raw
+        let claimed = claimed
+        let close: @Sendable () -> Void = {
+            for interface in claimed { libusb_release_interface(raw, interface) }
+            libusb_close(raw)
+        }
+        // The last reference can go on the event thread: a transfer's completion releases
+        // the transfer, and it held the handle (a transport closed while its write was in
+        // flight). libusb_close there waits for the event lock that thread holds: a hang
+        // (seen in `list` on a loaded machine). Close on another thread then, keeping the
+        // device, and so the context, alive until it has.
+        if device.context.isEventThread {
+            let device = device
+            DispatchQueue.global().async {
+                close()
+                withExtendedLifetime(device) {}
+            }
+        } else {
+            close()
+        }
     }
 
     public func claimInterface(_ number: UInt8) throws(LibUSBError) {

@@ -33,11 +33,11 @@ final class HandlerBox: Sendable {
 }
 
 extension USBContext {
-    /// Calls `handler` on the event thread when a device with this VID:PID arrives or
-    /// leaves (and, with `enumerate`, once for each one already present). The handler
+    /// Calls `handler` on the event thread when a device with this VID:PID (nil: any)
+    /// arrives or leaves (and, with `enumerate`, once for each one already present). The handler
     /// must not block or close devices: hand the work to another thread.
     public func onHotplug(
-        vendorID: UInt16, productID: UInt16, enumerate: Bool = false,
+        vendorID: UInt16?, productID: UInt16?, enumerate: Bool = false,
         _ handler: @escaping @Sendable (USBHotplugEvent, USBDevice) -> Void
     ) throws(LibUSBError) -> USBHotplugRegistration {
         guard USBContext.supportsHotplug else { throw .notSupported }
@@ -46,7 +46,8 @@ extension USBContext {
         let events = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
         let flags = enumerate ? Int32(LIBUSB_HOTPLUG_ENUMERATE.rawValue) : 0
         let result = libusb_hotplug_register_callback(
-            raw, events, flags, Int32(vendorID), Int32(productID), LIBUSB_HOTPLUG_MATCH_ANY,
+            raw, events, flags, vendorID.map(Int32.init) ?? LIBUSB_HOTPLUG_MATCH_ANY, productID.map(Int32.init) ?? LIBUSB_HOTPLUG_MATCH_ANY,
+            LIBUSB_HOTPLUG_MATCH_ANY,
             { _, device, event, userData in
                 guard let device, let userData else { return 0 }
                 let box = Unmanaged<HandlerBox>.fromOpaque(userData).takeUnretainedValue()

@@ -16,6 +16,12 @@ public struct USBBridgeBoard: Sendable, Equatable, CustomStringConvertible {
     public var bcdDevice: UInt16
     /// Why the board could not be opened, if it could not.
     public var openError: LibUSBError?
+    /// What discovery holds of it (the listed device): opening the board reuses it
+    /// instead of enumerating again.
+    var listing: USBListing? = nil
+
+    /// Its socket: the key that stays when the board re-enumerates as something else.
+    public var port: USBPort { USBPort(bus: busNumber, ports: portNumbers) }
 
     /// "1-2.3": the port, as `lsusb -t` and `usb:BUS-PORT` name it.
     public var portPath: String { DeviceAddress.portPath(bus: busNumber, ports: portNumbers) }
@@ -29,6 +35,12 @@ public struct USBBridgeBoard: Sendable, Equatable, CustomStringConvertible {
         "bridge board at usb:\(portPath)" + (serialNumber.map { " (serial \($0))" } ?? "")
     }
 
+    /// Equal when enumeration saw the same thing (the libusb objects behind it aside).
+    public static func == (a: Self, b: Self) -> Bool {
+        a.busNumber == b.busNumber && a.portNumbers == b.portNumbers && a.deviceAddress == b.deviceAddress
+            && a.serialNumber == b.serialNumber && a.bcdDevice == b.bcdDevice && a.openError == b.openError
+    }
+
     /// Whether `address` names this board.
     public func matches(_ selector: DeviceAddress.USBSelector) -> Bool {
         switch selector {
@@ -40,37 +52,23 @@ public struct USBBridgeBoard: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Three decimal digits, zero padded (USB bus and device numbers in /dev paths).
-private func threeDigits(_ value: UInt8) -> String {
+func threeDigits(_ value: UInt8) -> String {
     let digits = "\(value)"
     return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
 }
 
-/// Finds bridge boards on USB by the VID:PID of `usb_identity.h`.
+/// The bridge boards among what discovery finds (`USBDiscovery` lists every known identity).
 public enum USBBridgeDiscovery {
-    /// Every bridge board plugged in now, in bus/port order.
+    /// Every bridge board plugged in now, in bus/port order: one enumeration, each
+    /// board opened once to read its serial.
     public static func boards(in context: USBContext) throws(LibUSBError) -> [USBBridgeBoard] {
-        var found: [USBBridgeBoard] = []
-        for device in try context.devices() {
-            guard let d = try? device.descriptor(), d.vendorID == USBIdentity.vendorID, d.productID == USBIdentity.productID
-            else { continue }
-            var board = USBBridgeBoard(
-                busNumber: device.busNumber, portNumbers: device.portNumbers, deviceAddress: device.address, serialNumber: nil,
-                bcdDevice: d.bcdDevice, openError: nil)
-            do {
-                let handle = try device.open()
-                board.serialNumber = try? handle.string(at: d.serialNumberIndex)
-            } catch {
-                board.openError = error
-            }
-            found.append(board)
-        }
-        return found.sorted { a, b in
-            a.busNumber != b.busNumber ? a.busNumber < b.busNumber : a.portNumbers.lexicographicallyPrecedes(b.portNumbers)
-        }
+        try USBDiscovery.devices(in: context, kinds: [.bridgeFirmware]).compactMap(\.bridgeBoard)
     }
 
-    /// The listed device behind a discovered board (for opening it).
+    /// The listed device behind a discovered board (for opening it): the one discovery
+    /// listed when it is there, else one enumeration (no device opened).
     static func device(for board: USBBridgeBoard, in context: USBContext) throws(LibUSBError) -> USBDevice? {
-        try context.devices().first { $0.busNumber == board.busNumber && $0.portNumbers == board.portNumbers }
+        if let listed = board.listing?.device { return listed }
+        return try context.devices().first { $0.busNumber == board.busNumber && $0.portNumbers == board.portNumbers }
     }
 }

@@ -100,6 +100,10 @@ public final class USBBridgeTransport: FrameTransport {
             try handle.claimInterface(USBIdentity.interfaceNumber)
             self.handle = handle
             self.board.deviceAddress = device.address
+            // Discovery may have left the serial to this open (`list` opens each board once).
+            if self.board.serialNumber == nil, let index = try? device.descriptor().serialNumberIndex, index != 0 {
+                self.board.serialNumber = try? handle.string(at: index)
+            }
             shared.connected(bus: device.busNumber, address: device.address)
             for _ in 0..<inFlightReads {
                 let t = try USBTransfer(handle: handle, endpoint: USBIdentity.bulkIn, capacity: USBIdentity.bulkPacketSize)
@@ -127,9 +131,9 @@ public final class USBBridgeTransport: FrameTransport {
     /// The board came back on its port: reopen it if it is the same board (serial).
     private func reattach() {
         detach()
-        guard let found = try? USBBridgeDiscovery.boards(in: context).first(where: {
-            $0.busNumber == board.busNumber && $0.portNumbers == board.portNumbers
-        }) else { return }
+        // Only this port is looked at (and opened): the other boards are not this one.
+        guard let found = try? USBDiscovery.devices(onPort: board.port, in: context).compactMap(\.bridgeBoard).first
+        else { return }
         guard board.serialNumber == nil || found.serialNumber == board.serialNumber else {
             logger.notice("another board on usb:\(board.portPath): serial \(found.serialNumber ?? "?"), not \(board.serialNumber ?? "?")")
             return
@@ -146,11 +150,16 @@ public final class USBBridgeTransport: FrameTransport {
 
     /// What a libusb failure on this board means for a user.
     public static func deviceError(_ error: LibUSBError, board: USBBridgeBoard) -> DeviceError {
+        deviceError(error, node: board.deviceNode, port: board.port, what: "the bridge board")
+    }
+
+    /// The same for any device discovery found (`what`: "the bridge board", "the FTDI FT232H", …).
+    public static func deviceError(_ error: LibUSBError, node: String, port: USBPort, what: String) -> DeviceError {
         switch error {
-        case .access: .accessDenied(device: "\(board.deviceNode) (usb:\(board.portPath))", advice: error.advice ?? "")
-        case .busy: .busy(device: "the bridge board at usb:\(board.portPath)")
+        case .access: .accessDenied(device: "\(node) (usb:\(port.path))", advice: error.advice ?? "")
+        case .busy: .busy(device: "\(what) at usb:\(port.path)")
         case .noDevice: .disconnected
-        case .timeout: .timeout("the bridge board at usb:\(board.portPath) did not take the data")
+        case .timeout: .timeout("\(what) at usb:\(port.path) did not take the data")
         default: .io("\(error)" + (error.advice.map { ": \($0)" } ?? ""))
         }
     }

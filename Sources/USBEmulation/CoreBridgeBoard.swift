@@ -24,8 +24,15 @@ import Synchronization
 /// The port's bootloader jump (ENTER_BOOTLOADER) detaches the board; as under simavr,
 /// where there is no bootloader to stay in, it comes back as a freshly booted board.
 final class CoreBridgeBoard: USBDeviceModel {
-    /// Longest time between two advances of the board (µs).
+    /// Longest time between two advances of the board (µs) while the host polls bulk
+    /// IN or bytes wait for it.
     static let tickMicroseconds: UInt64 = 500
+    /// The same while the host neither polls nor sends (a board nobody has open): the
+    /// firmware still runs every stamp at its board time, and the log's times are board
+    /// times, so only when its lines are written moves. 126 idle boards waking every
+    /// 500 µs were 250,000 wake-ups a second, more than this machine's two cores had,
+    /// and `list` across them took minutes.
+    static let idleTickMicroseconds: UInt64 = 20_000
 
     private let boardConfiguration: SimulatedBoard.Configuration
     /// Answers as firmware 0.1 (protocol 1.0) did (`LegacyProtocolFilter`).
@@ -179,8 +186,8 @@ final class CoreBridgeBoard: USBDeviceModel {
                 events(.returned(reason: "bootloader"))
                 continue
             }
-            deliver()
-            wakeup.wait(microseconds: Self.tickMicroseconds)
+            let hostActive = deliver()
+            wakeup.wait(microseconds: hostActive ? Self.tickMicroseconds : Self.idleTickMicroseconds)
         }
     }
 
@@ -189,8 +196,8 @@ final class CoreBridgeBoard: USBDeviceModel {
     private func flushBeforeDetach() {
         let deadline = RealTimeExecutor.monotonicMicroseconds() + Self.flushBoundMicroseconds
         while !state.withLock({ $0.outbound.isEmpty }) && RealTimeExecutor.monotonicMicroseconds() < deadline {
-            deliver()
-            wakeup.wait(microseconds: Self.tickMicroseconds)
+            let hostActive = deliver()
+            wakeup.wait(microseconds: hostActive ? Self.tickMicroseconds : Self.idleTickMicroseconds)
         }
     }
 
@@ -214,20 +221,24 @@ final class CoreBridgeBoard: USBDeviceModel {
         board.clearI2CLog()
     }
 
-    /// The host polls bulk IN: the ring's bytes go out in full-speed packets.
-    private func deliver() {
-        let (host, packets) = state.withLock { s -> ((any USBHostPort)?, [USBInEvent]) in
-            guard s.usb.isConfigured, s.polling.contains(USBIdentity.bulkIn) else { return (nil, []) }
-            if s.usb.halted.contains(USBIdentity.bulkIn) { return (s.host, [.stall]) }
+    /// The host polls bulk IN: the ring's bytes go out in full-speed packets. Returns
+    /// whether the host is active (polling, or bytes wait either way).
+    @discardableResult
+    private func deliver() -> Bool {
+        let (host, packets, active) = state.withLock { s -> ((any USBHostPort)?, [USBInEvent], Bool) in
+            let active = !s.polling.isEmpty || !s.inbox.isEmpty || !s.outbound.isEmpty
+            guard s.usb.isConfigured, s.polling.contains(USBIdentity.bulkIn) else { return (nil, [], active) }
+            if s.usb.halted.contains(USBIdentity.bulkIn) { return (s.host, [.stall], active) }
             var packets: [USBInEvent] = []
             while !s.outbound.isEmpty {
                 let n = min(USBIdentity.bulkPacketSize, s.outbound.count)
                 packets.append(.packet(Array(s.outbound.prefix(n))))
                 s.outbound.removeFirst(n)
             }
-            return (s.host, packets)
+            return (s.host, packets, active)
         }
-        guard let host else { return }
+        guard let host else { return active }
         for p in packets { host.received(p, endpoint: USBIdentity.bulkIn) }
+        return active
     }
 }

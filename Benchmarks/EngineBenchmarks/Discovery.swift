@@ -1,0 +1,70 @@
+import Foundation
+
+/// `hapbridge list` across a bus of emulated boards (issue 18.5: discovery is linear;
+/// goal: a full bus listed in under 2 s). This binary runs again as the COMMAND of
+/// `hapbridge emulate bridge --firmware core --boards N` (client mode), where it runs
+/// `hapbridge list --json` a few times and times each run: the list alone, not the
+/// emulation's set-up. Printed in µs beside the Task.sleep baseline, as the rest.
+enum Discovery {
+    static let clientFlag = "--discovery-client"
+    static let boardCounts = [5, 20, 126]
+    static let goalMicroseconds = 2_000_000.0
+
+    /// Runs the client under an emulation of each size; its lines go to our standard output.
+    static func run(runs: Int) throws {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let hapbridge = me.deletingLastPathComponent().appendingPathComponent("hapbridge").path
+        guard FileManager.default.isExecutableFile(atPath: hapbridge) else {
+            print("   skipped: no hapbridge beside this binary (swift build --product hapbridge)")
+            return
+        }
+        for boards in boardCounts {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: hapbridge)
+            process.arguments = [
+                "emulate", "bridge", "--firmware", "core", "--boards", String(boards), "--",
+                me.path, clientFlag, "--hapbridge", hapbridge, "--boards", String(boards), "--runs", String(runs),
+            ]
+            fflush(nil)  // our lines first: the client writes to the same descriptor
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 { print("   WARNING: the run with \(boards) boards ended with status \(process.terminationStatus)") }
+        }
+    }
+
+    /// Client mode: times `hapbridge list --json` `runs` times; each must list every board.
+    static func client(arguments: [String]) throws {
+        func value(_ flag: String) -> String? { arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+        guard let hapbridge = value("--hapbridge"), let boards = value("--boards").flatMap(Int.init), let runs = value("--runs").flatMap(Int.init)
+        else { throw DiscoveryBenchmarkError("usage: \(clientFlag) --hapbridge PATH --boards N --runs R") }
+        var samples: [Double] = []
+        var listed: [Int] = []
+        let clock = ContinuousClock()
+        for _ in 0..<runs {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: hapbridge)
+            process.arguments = ["list", "--json"]
+            let out = Pipe()
+            process.standardOutput = out
+            let start = clock.now
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            samples.append(microseconds(clock.now - start))
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let entries = object?["boards"] as? [[String: Any]] ?? []
+            listed.append(entries.filter { $0["status"] as? String == "ok" }.count)
+        }
+        let stats = Stats(samples: samples)
+        print(stats.line("list, \(boards) emulated boards (whole run)"))
+        if listed.contains(where: { $0 != boards }) { print("   WARNING: boards listed ok per run: \(listed), not \(boards)") }
+        if boards == boardCounts.last {
+            printGoal("full bus (\(boards) boards) listed in < 2 s at p50", value: stats.percentile(50), limit: goalMicroseconds)
+        }
+    }
+}
+
+struct DiscoveryBenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
