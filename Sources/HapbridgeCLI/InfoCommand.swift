@@ -83,7 +83,8 @@ public struct InfoCommand: AsyncParsableCommand {
                 "supplyVolts": supply.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
                 "calibrations": .array(calibrations.map { .string($0) }),
             ])
-            try Console.out(JSONWriter.string(object, pretty: false))
+            // A document, not a line: written whole (JSONWriter escapes it), never capped.
+            try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
             return
         }
         let port: String = opened.usbBoard.map { ", USB port \($0.portPath), bcdDevice \(String(format: "0x%04x", $0.bcdDevice))" } ?? ""

@@ -44,7 +44,8 @@ public struct ListCommand: AsyncParsableCommand {
         var entries: [BoardEntry] = []
         for device in devices { entries.append(await BoardEntry.probe(device, catalog: catalog)) }
         if json {
-            try Console.out(JSONWriter.string(.fields(["schema": .string("hapbridge-list/1"), "boards": .array(entries.map(\.json))]), pretty: false))
+            // A document, not a line: written whole (JSONWriter escapes it), never capped.
+            try Console.write(JSONWriter.string(.fields(["schema": .string("hapbridge-list/1"), "boards": .array(entries.map(\.json))]), pretty: false) + "\n", to: .output)
             return
         }
         guard !entries.isEmpty else {

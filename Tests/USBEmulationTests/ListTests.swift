@@ -39,6 +39,18 @@ extension EmulatedBoards {
             #expect(boards.contains { $0["status"] as? String == "ok" && $0["protocol"] as? String == "1.1" })
         }
 
+        @Test("list --json of 30 boards is one whole JSON document (past the 4,096 characters a printed line is cut at), every board ok")
+        func longListIsWholeJSON() throws {
+            let run = try Emulate.run(
+                [Emulate.hapbridge, "emulate", "bridge", "--firmware", "core", "--boards", "30", "--", Emulate.hapbridge, "list", "--json"],
+                hangGuardSeconds: 300)
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.output.utf8.count > 4_096)
+            let boards = try Self.boards(Substring(run.output))
+            #expect(boards.map { $0["address"] as? String } == (1...30).map { "usb:1-\($0)" })
+            #expect(boards.allSatisfy { $0["status"] as? String == "ok" }, "\(boards.filter { $0["status"] as? String != "ok" }.prefix(3))")
+        }
+
         @Test("a board unplugged and plugged back keeps its port's address (a new device number); the table shows its KIND")
         func portKeepsItsAddress() throws {
             let script = """
