@@ -44,7 +44,6 @@ extension HapticEngine {
         boardClock = BoardClock(anchor: reply.boardTime)
         sync.reset()
         minimumRoundTrip = 0
-        recentRoundTrips.removeAll()
         pendingSyncs.removeAll()
         lastUnderruns = nil
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)

@@ -154,8 +154,6 @@ public actor HapticEngine {
     var nextSyncToken: UInt32 = 1
     var nextSyncAt: Int64 = 0
     var nextQueueStatusAt: Int64 = 0
-    /// Host µs of the service loop's last QUEUE_STATUS request (`queueStatusDue`).
-    var lastQueueStatusRequestAt: Int64 = 0
     var lastUnderruns: UInt16?
     /// The newest QUEUE_STATUS reply (start waits on it).
     var lastQueueStatus: BoardFrame.QueueStatus?
@@ -217,10 +215,6 @@ public actor HapticEngine {
     var watchTask: Task<Void, Never>?
     /// SYNC exchanges still to send in the current round (one per service pass).
     var syncsLeftInRound = 0
-    /// The service loop's current sleep on a real clock (`sleepUntilServiceDue`).
-    var serviceWake: ServiceWake?
-    /// Service passes run since the engine was made (what the loop's cost follows).
-    var servicePasses = 0
 
     public init(device: sending any FrameTransport, actuator: ActuatorProfile, options: Options = Options()) {
         // Real time only for a real clock serviced automatically: on virtual time the
@@ -261,17 +255,13 @@ public actor HapticEngine {
 
     public func setStoppedHandler(_ handler: (@Sendable (StoppedReason) -> Void)?) { stoppedHandler = handler }
     public func setResetHandler(_ handler: (@Sendable () -> Void)?) { resetHandler = handler }
-    public func setAutoShutdownEnabled(_ enabled: Bool) {
-        isAutoShutdownEnabled = enabled
-        wakeServiceLoop()
-    }
+    public func setAutoShutdownEnabled(_ enabled: Bool) { isAutoShutdownEnabled = enabled }
     public func setMutedForHaptics(_ muted: Bool) { isMutedForHaptics = muted }
 
     /// Calls `finishedHandler` once every player has finished; it says whether to
     /// stop the engine (then the stopped handler gets `.notifyWhenFinished`).
     public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
         finishedHandler = handler
-        wakeServiceLoop()
     }
 
     /// Waits until every callback queued so far has run (tests, orderly shutdown).
@@ -320,12 +310,4 @@ public actor HapticEngine {
 
     var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
     var minimumRoundTrip: Int64 = 0
-    /// Round trips of the last few SYNC exchanges (at most `recentRoundTripCount`).
-    var recentRoundTrips: [Int64] = []
-    static let recentRoundTripCount = 16
-
-    /// How much later than the fastest exchange a frame has lately reached the board,
-    /// at most: the slowest recent round trip less the fastest ever (0 on a steady
-    /// link). What an immediate start adds to the lead (`engineTime`).
-    var deliverySpread: Int64 { max(0, (recentRoundTrips.max() ?? 0) - minimumRoundTrip) }
 }

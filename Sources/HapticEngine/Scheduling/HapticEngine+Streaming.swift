@@ -65,13 +65,9 @@ extension HapticEngine {
     func serviceAndWait() async -> Bool {
         service()
         guard state != .stopped else { return false }
-        let next = nextServiceAt(host: host(), board: boardNow())
-        if device.isRealTime {
-            await sleepUntilServiceDue(host: next)
-        } else {
-            do { try await letTimePass(untilHost: next) } catch {
-                handle([.disconnected])
-            }
+        let next = host() + options.servicePeriodMicroseconds
+        do { try await letTimePass(untilHost: next) } catch {
+            handle([.disconnected])
         }
         return state != .stopped
     }
@@ -84,7 +80,7 @@ extension HapticEngine {
             service()
             let now = host()
             if now >= end { break }
-            let next = min(end, nextServiceAt(host: now, board: boardNow()))
+            let next = min(end, now + options.servicePeriodMicroseconds)
             do { try await letTimePass(untilHost: next) } catch {
                 handle([.disconnected])
                 throw error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
@@ -96,7 +92,6 @@ extension HapticEngine {
         // A pass this late means the host itself stalled (what the board's lag is
         // held against, `checkBoardLag`).
         let passAt = host()
-        servicePasses += 1
         if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
         lastServiceAt = passAt
         handle(device.poll())
@@ -112,9 +107,8 @@ extension HapticEngine {
             syncsLeftInRound -= 1
             sendSync()
         }
-        if h >= queueStatusDue(host: h, board: now) {
+        if h >= nextQueueStatusAt {
             nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
-            lastQueueStatusRequestAt = h
             try? send(encoder.queueStatusRequest())
         }
         if let since = faultStopPending, h - since > 20_000 {
@@ -327,8 +321,6 @@ extension HapticEngine {
             let e = ClockSync.Exchange(hostSent: sent, hostReceived: receivedAt, boardReceived: clock.unwrap(r.receivedAt))
             boardClock = clock
             if minimumRoundTrip == 0 || e.roundTrip < minimumRoundTrip { minimumRoundTrip = e.roundTrip }
-            recentRoundTrips.append(e.roundTrip)
-            if recentRoundTrips.count > Self.recentRoundTripCount { recentRoundTrips.removeFirst() }
             sync.add(e)
             statistics.clock = sync.estimate
         } else if let q = frame.queueStatus {
