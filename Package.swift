@@ -54,6 +54,11 @@ let package = Package(
         // Swift names over the protocol header: frame types, reasons, host frame
         // encoding and board frame decoding. Shared by every transport to a bridge board.
         .target(name: "BridgeProtocol", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
+        // The one owner of a board's link: HELLO and identity once, sequence numbers,
+        // keep-alive, clock sync, queue status and NAKs (refused commands sent again),
+        // serving an engine's stamped stream, untimed register access in the stream's
+        // gaps, the bootloader jump and the transport's capabilities.
+        .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
@@ -64,7 +69,7 @@ let package = Package(
         .target(
             name: "Devices",
             dependencies: [
-                "DeviceInterface", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
+                "DeviceInterface", "BridgeLink", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
                 "DRV2605", "DRV2605Model", "JSON", "FileAccess", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -91,7 +96,7 @@ let package = Package(
         .target(
             name: "HapticEngine",
             dependencies: [
-                "DeviceInterface", "RealTime", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators",
+                "DeviceInterface", "BridgeLink", "RealTime", "Haptics", "HapticCompilation", "BridgeProtocol", "DRV2605", "Actuators",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"], swiftSettings: strict),
@@ -124,7 +129,7 @@ let package = Package(
         .target(
             name: "Bench",
             dependencies: [
-                "DeviceInterface", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
+                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -132,13 +137,13 @@ let package = Package(
         // and the bench, and adds the feedback generators named as UIKit names them.
         .target(
             name: "Hapbridge",
-            dependencies: ["Bench", "Actuators", "DeviceInterface", "Devices", "HapticEngine", "Haptics", "SimulatedBridgeDevice"],
+            dependencies: ["Bench", "Actuators", "BridgeLink", "DeviceInterface", "Devices", "HapticEngine", "Haptics", "SimulatedBridgeDevice"],
             swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
             dependencies: [
-                "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "DeviceInterface",
+                "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -149,7 +154,7 @@ let package = Package(
         // The product's stack (Devices → USB transport → engine) as a long-lived client
         // of an emulated board: what USBEmulationTests runs to see unplug and re-plug.
         .executableTarget(
-            name: "usb-engine-probe", dependencies: ["Devices", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
+            name: "usb-engine-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
             path: "Tests/USBEngineProbe", swiftSettings: strict),
         // A minimal libusb client of the bridge board: what USBEmulationTests runs as
         // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
@@ -160,14 +165,14 @@ let package = Package(
         // BridgeSession), one line per step: what USBEmulationTests runs as COMMAND to
         // check hapbridge's errors against the misbehaving emulated boards.
         .executableTarget(
-            name: "bridge-session-probe", dependencies: ["Devices", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
+            name: "bridge-session-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
             swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
-                "HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
+                "HapticEngine", "BridgeLink", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
                 "Devices", "USBEmulation", "HapticCompilation", "RealTime",
             ],
             path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
@@ -185,15 +190,24 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HapticEngineTests",
-            dependencies: ["HapticEngine", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators", "BridgeProtocol"],
+            dependencies: ["HapticEngine", "BridgeLink", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators", "BridgeProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",
-            dependencies: ["SimavrBridgeDevice", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            dependencies: ["SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
             swiftSettings: strict),
         // What a user's package gets from `import Hapbridge`: the play session and the
         // feedback generators, on the simulated board.
         .testTarget(name: "HapbridgeTests", dependencies: ["Hapbridge", "HapticCompilation"], swiftSettings: strict),
+        // The board link against the simulated board and on its own values (clock,
+        // ledger, untimed queue).
+        .testTarget(
+            name: "BridgeLinkTests",
+            dependencies: [
+                "BridgeLink", "Devices", "DeviceInterface", "BridgeProtocol", "DRV2605", "Actuators", "SimulatedBridgeDevice", "SimulatedBoard",
+                "HapticEngine", "HapticCompilation", "Haptics",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
@@ -203,7 +217,7 @@ let package = Package(
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
-            name: "DevicesTests", dependencies: ["Devices", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),
+            name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],

@@ -1,3 +1,4 @@
+import BridgeLink
 import BridgeProtocol
 import DeviceInterface
 import Devices
@@ -45,7 +46,7 @@ struct EmulatedUSBClient {
         print("   \(opened.summary)")
         var options = HapticEngine.Options(driving: .automatic)
         options.keepsSentCommandLog = true
-        let engine = HapticEngine(device: RefusalTally(opened.takeTransport()), actuator: try actuatorProfile(), options: options)
+        let engine = HapticEngine(link: BridgeLink(transport: RefusalTally(opened.takeTransport())), actuator: try actuatorProfile(), options: options)
         try await engine.start()
         print("   engine service thread: \(engine.serviceThreadScheduling)")
 

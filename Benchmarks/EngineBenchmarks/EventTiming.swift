@@ -1,3 +1,4 @@
+import BridgeLink
 import BridgeProtocol
 import Foundation
 import HapticEngine
@@ -21,7 +22,7 @@ func simulatedBoardEventTiming(count: Int, timing: SimulatedTiming, realTimePrio
     let device = StampRecorder(sim)
     var options = HapticEngine.Options(driving: timing == .virtual ? .manual : .automatic)
     if !realTimePriority { options.serviceThreadPriority = nil }
-    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: options)
+    let engine = HapticEngine(link: BridgeLink(transport: device), actuator: try actuatorProfile(), options: options)
     try await engine.start()
     if timing == .realTime { print("   engine service thread: \(engine.serviceThreadScheduling)") }
     let player = try await engine.makePlayer(with: alternatingSteps(count: count))

@@ -1,3 +1,4 @@
+import BridgeLink
 import BridgeProtocol
 import Foundation
 import HapticEngine
@@ -23,7 +24,7 @@ func simavrEventTiming(count: Int, packageRoot: String) async throws -> SimavrTi
     let wallStart = clock.now
     let sim = try SimavrBridgeDevice(packageRoot: packageRoot)
     let simStart = sim.simulationMicroseconds
-    let engine = HapticEngine(device: StampRecorder(sim), actuator: try actuatorProfile(), options: .init(driving: .manual))
+    let engine = HapticEngine(link: BridgeLink(transport: StampRecorder(sim)), actuator: try actuatorProfile(), options: .init(driving: .manual))
     try await engine.start()
     let player = try await engine.makePlayer(with: alternatingSteps(count: count))
     let begin = ((await engine.currentTime + 0.05) * 1e6).rounded() / 1e6

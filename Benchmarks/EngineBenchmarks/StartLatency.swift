@@ -1,3 +1,4 @@
+import BridgeLink
 import Foundation
 import HapticEngine
 import Haptics
@@ -9,7 +10,7 @@ import SimulatedBridgeDevice
 /// by which time the stamped RTP frame is in the firmware's queue.
 func hostPathLatency(count: Int) async throws -> Stats {
     let device = SimulatedBridgeDevice(board: try benchmarkBoard(), link: .init(latencyMicroseconds: 0))
-    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: .init(driving: .manual))
+    let engine = HapticEngine(link: BridgeLink(transport: device), actuator: try actuatorProfile(), options: .init(driving: .manual))
     try await engine.start()
     let player = try await engine.makePlayer(with: HapticPattern(events: [.continuous(at: 0, duration: 0.01, intensity: 1, sharpness: 0.5)]))
     let clock = ContinuousClock()
@@ -34,7 +35,7 @@ func realTimeStartLatency(count: Int, margin: Int64?) async throws -> Stats {
     let origin = device.realTimeOrigin
     var options = HapticEngine.Options(driving: .automatic)
     if let margin { options.leadMarginMicroseconds = margin }
-    let engine = HapticEngine(device: device, actuator: try actuatorProfile(), options: options)
+    let engine = HapticEngine(link: BridgeLink(transport: device), actuator: try actuatorProfile(), options: options)
     try await engine.start()
     let player = try await engine.makePlayer(with: HapticPattern(events: [.continuous(at: 0, duration: 0.004, intensity: 1, sharpness: 0.5)]))
     var out: [Double] = []

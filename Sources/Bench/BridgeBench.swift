@@ -1,3 +1,4 @@
+import BridgeLink
 import DeviceInterface
 import Devices
 
@@ -5,17 +6,17 @@ import Devices
 /// through protocol 1.1's register frames (the same on the simulated board and on a
 /// bridge board over USB), acceleration comes from the device's telemetry if it has any.
 public final class BridgeBench: HardwareDevice {
-    public let session: BridgeSession
+    public let session: BridgeLink
     public let identity: BoardIdentity
     public let summary: String
-    public let bus: BridgeI2CBus
+    public let bus: LinkI2CBus
 
     /// Opens a session (HELLO) on the device; a board that cannot do register access
     /// (protocol 1.0) is refused with what to do about it. `interruption` (a signal's
     /// reason, nil while none came) cuts any wait of the session short. On failure the
     /// device is closed.
-    public init(_ opened: borrowing OpenedDevice, interruption: (@Sendable () -> String?)? = nil) async throws(BridgeSessionError) {
-        session = BridgeSession(transport: opened.transport)
+    public init(_ opened: borrowing OpenedDevice, interruption: (@Sendable () -> String?)? = nil) async throws(BridgeLinkError) {
+        session = opened.link()
         session.interruption = interruption
         let identity: BoardIdentity
         do { identity = try await session.open() } catch {
@@ -24,7 +25,7 @@ public final class BridgeBench: HardwareDevice {
         }
         guard identity.canAccessRegisters else {
             opened.transport.close()
-            throw BridgeSessionError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion)
+            throw BridgeLinkError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion)
         }
         self.identity = identity
         summary = opened.summary
@@ -32,7 +33,7 @@ public final class BridgeBench: HardwareDevice {
     }
 
     public func acceleration() -> AccelerationTrace? {
-        guard let telemetry = session.transport.telemetry else { return nil }
+        guard let telemetry = session.telemetry else { return nil }
         let samples = telemetry.acceleration(since: 0)
         guard !samples.isEmpty else { return nil }
         return AccelerationTrace(
@@ -40,12 +41,12 @@ public final class BridgeBench: HardwareDevice {
             source: telemetry.accelerationSource)
     }
 
-    public func clearAcceleration() { session.transport.telemetry?.clearAcceleration() }
+    public func clearAcceleration() { session.telemetry?.clearAcceleration() }
 
     /// Leaves the actuator stopped and the board's queue empty, whatever happened, and
     /// lets go of the device.
     public func close() async {
         try? await session.stopAll()
-        session.transport.close()
+        session.close()
     }
 }

@@ -84,7 +84,7 @@ public final class PlaySession: Sendable {
         engineOptions.calibration = drive.calibration
         engineOptions.logger = options.logger
         engineOptions.keepsSentCommandLog = options.keepsCommands
-        engine = HapticEngine(device: opened.takeTransport(), actuator: actuator, options: engineOptions)
+        engine = HapticEngine(link: opened.takeLink(), actuator: actuator, options: engineOptions)
     }
 
     /// Starts the engine (HELLO, clock sync, the chip brought up for the actuator), if

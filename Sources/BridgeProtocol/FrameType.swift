@@ -53,7 +53,7 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
 }
 
 /// Why the board refused a frame (NAK payload byte 1).
-public struct NakReason: RawRepresentable, Hashable, Sendable {
+public struct NakReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     init(_ value: UInt32) { rawValue = UInt8(truncatingIfNeeded: value) }
@@ -68,6 +68,25 @@ public struct NakReason: RawRepresentable, Hashable, Sendable {
     public static let fault = NakReason(HB_NAK_FAULT)
     public static let version = NakReason(HB_NAK_VERSION)
     public static let outOfOrder = NakReason(HB_NAK_OUT_OF_ORDER)
+
+    /// The name PROTOCOL.md uses ("QUEUE_FULL"), or the number for one it does not know.
+    public var name: String {
+        switch self {
+        case .crc: "CRC"
+        case .length: "LENGTH"
+        case .sequenceGap: "SEQ_GAP"
+        case .unknownType: "UNKNOWN_TYPE"
+        case .badArgument: "BAD_ARG"
+        case .queueFull: "QUEUE_FULL"
+        case .notOpen: "NOT_OPEN"
+        case .fault: "FAULT"
+        case .version: "VERSION"
+        case .outOfOrder: "OUT_OF_ORDER"
+        default: "reason \(rawValue)"
+        }
+    }
+
+    public var description: String { name }
 }
 
 /// Why the board stopped the actuator (EVENT_STOPPED, CHIP_STATUS).

@@ -28,13 +28,19 @@ public protocol FrameTransport: AnyObject {
     /// Lets go of the link (a USB transport releases its interface and closes the
     /// device, so another program can open it). Sends fail afterwards. Idempotent.
     func close()
+    /// Acceleration telemetry, when the device behind this link has a source of it
+    /// (a simulated sled, an accelerometer on the bench); nil when it has none. A
+    /// capability the transport states, never found by casting it.
+    var telemetry: (any AccelerationTelemetry)? { get }
+    /// The link's own diagnostics (bytes that were not frames), where it keeps them.
+    var diagnostics: (any LinkDiagnostics)? { get }
 }
 
 extension FrameTransport {
-    /// Acceleration telemetry, when the device behind this link has a source of it
-    /// (a simulated sled, an accelerometer on the bench). A transport that has one
-    /// conforms to `AccelerationTelemetry` too; whoever owns the transport reads it.
-    public var telemetry: (any AccelerationTelemetry)? { self as? any AccelerationTelemetry }
+    /// Most links have no source of acceleration.
+    public var telemetry: (any AccelerationTelemetry)? { nil }
+    /// Most links keep no diagnostics.
+    public var diagnostics: (any LinkDiagnostics)? { nil }
 }
 
 /// What a transport reports besides sending.

@@ -6,7 +6,3 @@ public protocol LinkDiagnostics: AnyObject {
     var discardedBytes: Int { get }
 }
 
-extension FrameTransport {
-    /// The link's diagnostics, where it keeps them.
-    public var diagnostics: (any LinkDiagnostics)? { self as? any LinkDiagnostics }
-}

@@ -1,3 +1,4 @@
+import BridgeLink
 import DeviceInterface
 import USBBridge
 
@@ -26,7 +27,17 @@ public struct OpenedDevice: ~Copyable {
         self.transport = transport
     }
 
-    /// The transport, for its one owner from now on (`HapticEngine(device:)` takes it).
+    /// The board's link, for its one owner from now on (`HapticEngine(link:)` takes it).
+    public consuming func takeLink() -> sending BridgeLink {
+        let at = address.description
+        return BridgeLink(transport: takeTransport(), address: at)
+    }
+
+    /// A link over the transport for a bench procedure in the caller's own isolation
+    /// domain (the device stays the caller's).
+    public func link() -> BridgeLink { BridgeLink(transport: transport, address: address.description) }
+
+    /// The transport, for its one owner from now on.
     public consuming func takeTransport() -> sending any FrameTransport {
         // Sound: this non-copyable value held the only reference the library gave out
         // (the catalog keeps none) and it is consumed here, so the transport leaves

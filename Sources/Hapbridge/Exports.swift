@@ -5,6 +5,7 @@
 // user touches, so a new module is one line here, not a new product for every user.
 @_exported import Actuators
 @_exported import Bench
+@_exported import BridgeLink
 @_exported import DeviceInterface
 @_exported import Devices
 @_exported import HapticEngine

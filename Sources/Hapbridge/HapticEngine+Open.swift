@@ -18,6 +18,6 @@ extension HapticEngine {
         let serial = opened.usbBoard?.serialNumber ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
         var options = HapticEngine.Options(driving: .automatic)
         options.calibration = StoredDrive.lookUp(serial: serial, profile: actuator).calibration
-        return HapticEngine(device: opened.takeTransport(), actuator: actuator, options: options)
+        return HapticEngine(link: opened.takeLink(), actuator: actuator, options: options)
     }
 }

@@ -1,3 +1,4 @@
+import BridgeLink
 import Actuators
 import ArgumentParser
 import Bench

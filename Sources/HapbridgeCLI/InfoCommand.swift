@@ -1,3 +1,4 @@
+import BridgeLink
 import ArgumentParser
 import BridgeProtocol
 import DRV2605
@@ -39,7 +40,7 @@ public struct InfoCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let opened = try device.open(actuator: try loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile))
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         let identity: BoardIdentity
         do { identity = try await session.open() } catch {
             opened.transport.close()
@@ -55,7 +56,7 @@ public struct InfoCommand: AsyncParsableCommand {
                 }
             } catch { registerNote = TerminalText.safe(error.description) }
         } else if !identity.canAccessRegisters {
-            registerNote = BridgeSessionError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion).description
+            registerNote = BridgeLinkError.firmwareTooOld(identity.firmwareVersion, protocolVersion: identity.protocolVersion).description
         } else {
             registerNote = "no DRV2605 answered at 0x5A"
         }

@@ -1,3 +1,4 @@
+import BridgeLink
 import ArgumentParser
 import BridgeProtocol
 import DeviceInterface
@@ -95,7 +96,7 @@ struct BoardEntry {
         }
         // Read on this open (discovery left it), for protocol 1.0 boards that do not say it in HELLO.
         entry.device.serialNumber = opened.usbBoard?.serialNumber
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         do { entry.identity = try await session.open() } catch {
             switch error {
             case .noAnswer: entry.status = "no-answer"

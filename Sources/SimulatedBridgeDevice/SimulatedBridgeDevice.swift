@@ -236,6 +236,8 @@ public final class SimulatedBridgeDevice: FrameTransport {
 }
 
 extension SimulatedBridgeDevice: AccelerationTelemetry {
+    /// The sled's model is this link's telemetry.
+    public var telemetry: (any AccelerationTelemetry)? { self }
     public var accelerationSource: String { "simulated sled" }
 
     /// The sled's acceleration from the physics model, on the board's clock.

@@ -166,6 +166,7 @@ public final class USBBridgeTransport: FrameTransport {
 }
 
 extension USBBridgeTransport: LinkDiagnostics {
+    public var diagnostics: (any LinkDiagnostics)? { self }
     public var discardedBytes: Int { shared.state.withLock { $0.decoder.skippedBytes } }
 }
 

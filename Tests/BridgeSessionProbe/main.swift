@@ -10,6 +10,7 @@
 //   error during=open|hello|read kind=device.accessDenied message="..."
 //
 // Exit status 0 when every step worked, 1 after an error line.
+import BridgeLink
 import DRV2605
 import DeviceInterface
 import Devices
@@ -53,7 +54,7 @@ let catalog = DeviceCatalog()
 let opened: OpenedDevice
 do { opened = try catalog.open(address, simulated: SimulatedBoardSetup(actuator: nil)) } catch { fail(during: "open", error) }
 print("device address=\(opened.address) summary=\(quoted(opened.summary))")
-let session = BridgeSession(transport: opened.takeTransport())
+let session = opened.takeLink()
 let identity: BoardIdentity
 do { identity = try await session.open() } catch { fail(during: "hello", error) }
 print(

@@ -1,3 +1,4 @@
+import BridgeLink
 import Actuators
 import BridgeProtocol
 import DRV2605
@@ -198,7 +199,7 @@ struct CalibrationStoreTests {
     func aBoardsCalibrationRoundTrips() async throws {
         let profile = try Self.profile()
         let opened = try DeviceCatalog().open(.simulated, simulated: .init(actuator: profile))
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         let identity = try await session.open()
         var driver = DRV2605Driver(bus: session.i2cBus)
         _ = try await driver.bringUp(profile: profile)

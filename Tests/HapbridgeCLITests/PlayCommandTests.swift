@@ -1,3 +1,4 @@
+import BridgeLink
 import Actuators
 import ArgumentParser
 import Foundation
@@ -81,7 +82,7 @@ import Testing
     @Test("--playback-rate is refused outside the engine's range before anything plays, and its help says the range")
     func playbackRateIsValidatedUpFront() async throws {
         let profile = try loadActuatorProfile(Self.profile)
-        let engine = HapticEngine(device: SimulatedBridgeDevice(board: SimulatedBoard(profile: profile)), actuator: profile)
+        let engine = HapticEngine(link: BridgeLink(transport: SimulatedBridgeDevice(board: SimulatedBoard(profile: profile))), actuator: profile)
         #expect(await engine.capabilities.playbackRateRange == PlaybackRateOption.range)
         for rate in ["1e-16", "0", "-1", "100.5", "nan", "inf", "1e308"] {
             let run = try Hapbridge.run(["play", "impact.heavy", "--playback-rate", rate])
@@ -99,7 +100,7 @@ import Testing
     func lateCommands(latency: UInt64, pattern: HapticPattern) async throws -> Int {
         let profile = try loadActuatorProfile(Self.profile)
         let device = SimulatedBridgeDevice(board: SimulatedBoard(profile: profile), link: .init(latencyMicroseconds: latency))
-        let engine = HapticEngine(device: device, actuator: profile, options: .init(driving: .manual))
+        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: profile, options: .init(driving: .manual))
         try await engine.start()
         let player = try await engine.makeAdvancedPlayer(with: pattern)
         try await player.start(atTime: 0)

@@ -10,7 +10,7 @@ struct FeedbackGeneratorTests {
         let opened = try DeviceCatalog().open(.simulated, simulated: SimulatedBoardSetup(actuator: actuator))
         var options = HapticEngine.Options(driving: .manual)
         options.keepsSentCommandLog = true
-        return HapticEngine(device: opened.takeTransport(), actuator: actuator, options: options)
+        return HapticEngine(link: opened.takeLink(), actuator: actuator, options: options)
     }
 
     /// The largest RTP amplitude the engine sent.

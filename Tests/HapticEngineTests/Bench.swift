@@ -1,3 +1,4 @@
+import BridgeLink
 import Actuators
 import DRV2605
 import DRV2605Model
@@ -26,7 +27,7 @@ func makeEngine(
 ) throws -> HapticEngine {
     let p = try profile(name)
     let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: variant)), link: link)
-    return HapticEngine(device: device, actuator: p, options: options)
+    return HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
 }
 
 /// Reads the simulated board behind an engine.

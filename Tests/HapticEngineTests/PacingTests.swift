@@ -1,3 +1,4 @@
+import BridgeLink
 import HapticCompilation
 import HapticEngine
 import Haptics
@@ -66,7 +67,7 @@ import Testing
         let p = try profile("pmd-c10-100")
         var configuration = SimulatedBoard.Configuration(profile: p)
         configuration.writeSpacingMicroseconds = spacing
-        return HapticEngine(device: SimulatedBridgeDevice(board: SimulatedBoard(configuration: configuration), link: .init()), actuator: p, options: options)
+        return HapticEngine(link: BridgeLink(transport: SimulatedBridgeDevice(board: SimulatedBoard(configuration: configuration), link: .init())), actuator: p, options: options)
     }
 
     @Test("the engine paces a board by the intake its HELLO_REPLY states, and an unstating board by protocol.h's figure", arguments: [500, 1000, 0])

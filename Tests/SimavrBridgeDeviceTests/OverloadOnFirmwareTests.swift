@@ -1,3 +1,4 @@
+import BridgeLink
 import Foundation
 import HapticCompilation
 import HapticEngine
@@ -28,7 +29,7 @@ struct OverloadOnFirmwareTests {
     func engine(writeSpacing: Int64?) throws -> HapticEngine {
         var options = HapticEngine.Options(driving: .manual)
         options.writeSpacingMicroseconds = writeSpacing
-        return HapticEngine(device: try SimavrBridgeDevice(packageRoot: packageRoot), actuator: try profile(), options: options)
+        return HapticEngine(link: BridgeLink(transport: try SimavrBridgeDevice(packageRoot: packageRoot)), actuator: try profile(), options: options)
     }
 
     @Test("eight transients a millisecond reach the firmware paced to the intake its HELLO_REPLY states: every write on time, none behind")

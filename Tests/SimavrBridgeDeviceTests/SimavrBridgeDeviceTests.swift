@@ -1,3 +1,4 @@
+import BridgeLink
 import DeviceInterface
 import Actuators
 import BridgeProtocol
@@ -21,7 +22,7 @@ func profile() throws -> ActuatorProfile {
 /// An engine in manual driving on the firmware ELF under simavr.
 func makeEngine() throws -> HapticEngine {
     let device = try SimavrBridgeDevice(packageRoot: packageRoot)
-    return HapticEngine(device: device, actuator: try profile(), options: .init(driving: .manual))
+    return HapticEngine(link: BridgeLink(transport: device), actuator: try profile(), options: .init(driving: .manual))
 }
 
 func onDevice<T: Sendable>(_ engine: HapticEngine, _ body: @Sendable (SimavrBridgeDevice) -> T) async -> T {

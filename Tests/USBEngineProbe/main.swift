@@ -38,7 +38,7 @@ final class Events: @unchecked Sendable {
     do {
         let profile = try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile)
         let opened = try DeviceCatalog().open(.usb(.any), simulated: .init(actuator: profile))
-        let engine = HapticEngine(device: opened.takeTransport(), actuator: profile)
+        let engine = HapticEngine(link: opened.takeLink(), actuator: profile)
         let events = Events()
         await engine.setStoppedHandler { events.setStopped($0) }
         await engine.setResetHandler { events.setReset() }

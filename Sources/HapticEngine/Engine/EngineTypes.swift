@@ -1,3 +1,4 @@
+import BridgeLink
 import DRV2605
 import Haptics
 import HapticCompilation
@@ -177,12 +178,23 @@ public struct Capabilities: Sendable, Equatable {
 public struct StreamStatistics: Sendable, Equatable {
     public var commandsSent = 0
     /// Commands the host sent later than their stamp minus the link's one-way delay:
-    /// they reach the board late (the board then runs them at once).
+    /// they reach the board late (the board then runs them at once). Includes those
+    /// sent again after a refusal too late for their stamps (`lateAfterRefusal`).
     public var lateCommands = 0
     /// Commands the board started more than 100 µs late (from QUEUE_STATUS).
     public var boardUnderruns = 0
-    /// Frames the board refused (NAK), by any reason.
+    /// Frames the board refused (NAK), by any reason (`refusals` has them by reason).
     public var rejectedFrames = 0
+    /// Every NAK, by reason.
+    public var refusals = RefusalTally()
+    /// Commands sent again after the board refused them (QUEUE_FULL: it had fallen
+    /// behind); none is dropped (`BridgeLink`).
+    public var resentCommands = 0
+    /// Of `lateCommands`, those late because the board refused them first.
+    public var lateAfterRefusal = 0
+    /// Untimed register transactions answered (other tasks' reads and writes while
+    /// the engine streamed).
+    public var untimedAnswered = 0
     /// The most commands the host believed queued on the board at once.
     public var queueHighWater = 0
     /// REPLACE_FROMs sent: changes that took back commands already queued (1.1 boards).

@@ -1,3 +1,4 @@
+import BridgeLink
 import BridgeProtocol
 import DeviceInterface
 import DRV2605
@@ -16,36 +17,29 @@ extension HapticEngine {
         case .stopped: break
         }
         guard connected else { throw .deviceDisconnected }
-        helloReply = nil
         sendFailure = nil
-        lastSentAt = nil
-        lastSilentSpellEnd = nil
-        encoder = HostFrameEncoder()
-        try send(encoder.hello(
-            keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds,
-            protocolMinor: options.protocolMinor))
+        // The session: HELLO through the link, once, whoever else uses the board.
+        try linkSend {
+            try link.beginOpen(.init(
+                keepAliveMilliseconds: options.keepAliveMilliseconds, maxDriveMilliseconds: options.maxDriveMilliseconds,
+                protocolMinor: options.protocolMinor))
+        }
         let deadline = host() + options.startTimeoutMicroseconds
-        while helloReply == nil {
+        while link.isAwaitingHello {
             try await waitBriefly(deadline: deadline)
         }
-        guard let reply = helloReply else { throw .startTimeout }
-        guard reply.protocolMajor == 1 else { throw .protocolError("board speaks protocol \(reply.protocolMajor).\(reply.protocolMinor), this host 1.x") }
+        // Starting again is the client's acknowledgement of a chip fault: the link
+        // unlatches it (the board refuses stamped commands while one is latched). A
+        // fault still present latches again at the board's next STATUS read and stops
+        // us again.
+        try linkSend { try link.completeOpen() }
+        guard let reply = link.helloReply else { throw .startTimeout }
         guard reply.deviceID != 0xFF, let v = DeviceVariant(deviceID: reply.deviceID) else {
             throw .protocolError(reply.deviceID == 0xFF ? "no DRV2605 answered on the board's I2C bus" : "unknown chip DEVICE_ID \(reply.deviceID)")
         }
         variant = v
-        // Starting again is the client's acknowledgement of a chip fault: unlatch it
-        // (the board refuses stamped commands while one is latched). A fault still
-        // present latches again at the board's next STATUS read and stops us again.
-        try send(encoder.clearFault())
-        queueCapacity = Int(reply.queueCapacity)
-        canReplace = reply.protocolMinor >= 1 && reply.capabilitySet.contains(.replaceFrom)
+        canReplace = link.canReplace
         clearHistory()
-        boardClock = BoardClock(anchor: reply.boardTime)
-        sync.reset()
-        minimumRoundTrip = 0
-        pendingSyncs.removeAll()
-        lastUnderruns = nil
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
         // The pacing: the board's own intake (HELLO_REPLY), unless the client set one.
         let boardSpacing = Int64(reply.writeSpacingMicroseconds ?? BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds)
@@ -57,15 +51,14 @@ extension HapticEngine {
             c.writeSpacingMicroseconds = spacing
             compiler = c
         } catch { throw .compilation(error) }
-        statistics = StreamStatistics()
-        statistics.writeSpacingMicroseconds = spacing
-        statistics.boardWriteSpacingMicroseconds = boardSpacing
+        ownStatistics = StreamStatistics()
+        ownStatistics.writeSpacingMicroseconds = spacing
+        ownStatistics.boardWriteSpacingMicroseconds = boardSpacing
         lastServiceAt = nil
         lastServiceGapEnd = nil
-        lastExecutedCount = nil
         options.logger.debug(
             "started", metadata: [
-                "device": "\(device.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
+                "device": "\(link.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
                 "loop": "\(target?.loop == .closed ? "closed" : "open")", "deepStreaming": "\(canReplace)",
                 "thread": "\(serviceThreadScheduling)",
             ])
@@ -104,8 +97,9 @@ extension HapticEngine {
         watchTask?.cancel()
         watchTask = nil
         stopInternally(reason: nil)
-        device.close()
+        link.close()
         connected = false
+        resumeUntimedWaiters()
     }
 
     /// Always calls `completion` (on the callback queue).
@@ -149,12 +143,11 @@ extension HapticEngine {
     /// the first event must not queue behind it.
     func waitForEmptyQueue(deadline: Int64) async throws(HapticEngineError) {
         while true {
-            lastQueueStatus = nil
-            try send(encoder.queueStatusRequest())
-            while lastQueueStatus == nil { try await waitBriefly(deadline: deadline) }
-            if let q = lastQueueStatus, q.freeSlots == q.capacity { break }
+            link.forgetQueueStatus()
+            try linkSend { try link.requestQueueStatus() }
+            while link.status.last == nil { try await waitBriefly(deadline: deadline) }
+            if let q = link.status.last, q.freeSlots == q.capacity { break }
         }
-        inFlight.removeAll()
         // Idle, the compile frontier follows the clock (as `generate` keeps it).
         if let now = boardNow() { generatedUntil = max(generatedUntil, now) }
     }
@@ -162,22 +155,13 @@ extension HapticEngine {
     /// One SYNC round at start: a few exchanges, each awaited.
     func syncRound(deadline: Int64) async throws(HapticEngineError) {
         for _ in 0..<max(1, options.syncExchangesPerRound) {
-            let token = sendSync()
-            while pendingSyncs[token] != nil {
+            try linkSend { try link.sendSync() }
+            while link.syncsAwaited {
                 try await waitBriefly(deadline: deadline)
             }
         }
-        sync.closeRound()
-        guard sync.estimate != nil else { throw .startTimeout }
-    }
-
-    @discardableResult
-    func sendSync() -> UInt32 {
-        let token = nextSyncToken
-        nextSyncToken &+= 1
-        pendingSyncs[token] = host()
-        try? send(encoder.sync(token: token))
-        return token
+        link.closeSyncRound()
+        guard link.clock.estimate != nil else { throw .startTimeout }
     }
 
     /// Waits 100 µs of host time for replies, handling what arrived.
@@ -186,18 +170,18 @@ extension HapticEngine {
         do { try await letTimePass(untilHost: host() + 100) } catch {
             throw error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
         }
-        handle(device.poll())
+        handle(link.pump())
         if !connected { throw .deviceDisconnected }
     }
 
-    func host() -> Int64 { Int64(device.hostMicroseconds) }
+    func host() -> Int64 { link.hostNow }
 
     /// Lets host time reach `target`: a real clock is slept out on the engine's own
     /// thread (its timed wait, not Dispatch's timer); virtual time is advanced by the
     /// device.
     func letTimePass(untilHost target: Int64) async throws(DeviceError) {
-        guard device.isRealTime else {
-            try await device.wait(untilHostMicroseconds: UInt64(max(0, target)), isolation: self)
+        guard link.isRealTime else {
+            try await link.transport.wait(untilHostMicroseconds: UInt64(max(0, target)), isolation: self)
             return
         }
         let now = host()
@@ -205,34 +189,45 @@ extension HapticEngine {
         await executor.sleep(untilMicroseconds: RealTimeExecutor.monotonicMicroseconds() + UInt64(target - now))
     }
 
-    /// Hands frames to the device. A failure is also kept (`sendFailure`) for the
+    /// Sends through the link. A failure is also kept (`sendFailure`) for the
     /// service pass: its status requests and syncs are sent without waiting on the
     /// outcome, and an engine that goes on after a send failed would leave the board
     /// to stop for host silence, which is not what happened.
-    func send(_ bytes: [UInt8]) throws(HapticEngineError) {
-        do { try device.send(bytes) } catch {
-            let e: HapticEngineError = error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
+    @discardableResult
+    func linkSend<T>(_ body: () throws -> T) throws(HapticEngineError) -> T {
+        // The closures are the link's calls, which throw `BridgeLinkError` only
+        // (closures do not infer typed throws).
+        do { return try body() } catch {
+            let e = (error as? BridgeLinkError).map(Self.engineError) ?? .deviceError("\(error)")
             if sendFailure == nil { sendFailure = e }
             throw e
         }
-        let now = host()
-        if let last = lastSentAt, now - last >= keepAliveMicroseconds * 3 / 4 { lastSilentSpellEnd = now }
-        lastSentAt = now
+    }
+
+    static func engineError(_ error: BridgeLinkError) -> HapticEngineError {
+        switch error {
+        case .device(let d): d.kind == .disconnected ? .deviceDisconnected : .deviceError(d.description)
+        case .protocolVersion(let v): .protocolError("board speaks protocol \(v), this host \(HostFrameEncoder.protocolMajor).x")
+        case .noAnswer: .startTimeout
+        default: .deviceError(error.description)
+        }
     }
 
     /// The session's keep-alive as the board took it (HELLO_REPLY), µs.
-    var keepAliveMicroseconds: Int64 { Int64(helloReply?.keepAliveMilliseconds ?? options.keepAliveMilliseconds) * 1000 }
+    var keepAliveMicroseconds: Int64 { link.keepAliveMicroseconds }
 
     /// Stops everything; `reason` nil for a client stop (no stopped handler).
     func stopInternally(reason: StoppedReason?) {
         guard state != .stopped else { return }
         if let reason { options.logger.notice("stopped", metadata: ["reason": "\(reason)"]) } else { options.logger.debug("stopped by the client") }
-        if connected { try? send(encoder.stopAll()) }
+        if connected { try? linkSend { try link.sendStopAll() } }
         state = .stopped
         serviceTask?.cancel()
         serviceTask = nil
+        // Other tasks' register access goes on without the service loop: they drive
+        // the link themselves from here.
+        resumeUntimedWaiters()
         pending.removeAll()
-        inFlight.removeAll()
         clearHistory()
         compiler?.reset()
         finishedHandler = nil
@@ -265,8 +260,6 @@ extension HapticEngine {
         session += 1
         players.removeAll()
         completionHandlers.removeAll()
-        sync.reset()
-        boardClock = nil
         generatedUntil = 0
         if wasStarted, let handler = resetHandler { deliver { handler() } }
     }

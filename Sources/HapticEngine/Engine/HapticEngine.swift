@@ -1,4 +1,5 @@
 import Actuators
+import BridgeLink
 import BridgeProtocol
 import DRV2605
 import DeviceInterface
@@ -11,7 +12,12 @@ import RealTime
 /// Core Haptics' engine on a bridge board: lifecycle, players, the device clock and
 /// the look-ahead scheduler.
 ///
-/// **Concurrency.** An actor: its state, its device (not `Sendable`, owned here)
+/// **The board.** The engine owns a `BridgeLink` (`init(link:)`): the link does HELLO,
+/// clock sync, queue status and NAKs; the engine streams its stamped commands through
+/// it, and other tasks reach the board's I2C bus through the engine (`i2cBus`), the
+/// link putting their transactions in the stream's gaps.
+///
+/// **Concurrency.** An actor: its state, its link (not `Sendable`, owned here)
 /// and the scheduler are touched only on its executor. Client callbacks (stopped,
 /// reset, completions, finished) are queued in order on one serial `DispatchQueue`,
 /// never the caller's context and never the engine's own, so they may call back into
@@ -116,13 +122,14 @@ public actor HapticEngine {
 
     enum State: Sendable, Equatable { case stopped, running, standby }
 
-    let device: any FrameTransport
+    /// The board's link: the one sender of frames on the device.
+    let link: BridgeLink
     /// The one thread every job of this engine runs on (see `serviceThreadScheduling`).
     nonisolated let executor: RealTimeExecutor
-    /// The same device, for `deinit` only. Sound without isolation: a deinit runs
+    /// The same link, for `deinit` only. Sound without isolation: a deinit runs
     /// when no reference to the engine is left (the service task holds only a weak
-    /// one), so nothing else can be using the device at that moment.
-    private nonisolated(unsafe) let deviceAtTeardown: any FrameTransport
+    /// one), so nothing else can be using the link at that moment.
+    private nonisolated(unsafe) let linkAtTeardown: BridgeLink
     public nonisolated let profile: ActuatorProfile
     public nonisolated let options: Options
     /// The one serial executor every client callback runs on; tagged so a handler
@@ -142,28 +149,11 @@ public actor HapticEngine {
     var state = State.stopped
     var everStarted = false
     var connected = true
-    var encoder = HostFrameEncoder()
-    var boardClock: BoardClock?
-    var sync = ClockSync()
     var variant: DeviceVariant?
     var target: DriveTarget?
     var compiler: DriveCompiler?
-    var queueCapacity = 32
-    var helloReply: BoardFrame.HelloReply?
-    var pendingSyncs: [UInt32: Int64] = [:]
-    var nextSyncToken: UInt32 = 1
-    var nextSyncAt: Int64 = 0
     var nextQueueStatusAt: Int64 = 0
-    var lastUnderruns: UInt16?
-    /// The newest QUEUE_STATUS reply (start waits on it).
-    var lastQueueStatus: BoardFrame.QueueStatus?
     var faultStopPending: Int64?
-    /// Host time of the last frame handed to the device (what a host-silence stop is
-    /// held against).
-    var lastSentAt: Int64?
-    /// Host time the last spell of most of a keep-alive without a send ended (a
-    /// stalled host): a host-silence stop soon after it is the truth.
-    var lastSilentSpellEnd: Int64?
     /// The first send that failed since the last service pass (many sends there are
     /// fire-and-forget): the pass then stops with its cause.
     var sendFailure: HapticEngineError?
@@ -171,8 +161,6 @@ public actor HapticEngine {
     /// than half `overloadLagMicroseconds` after the one before it did (a host stall).
     var lastServiceAt: Int64?
     var lastServiceGapEnd: Int64?
-    /// The board's executed count at the previous QUEUE_STATUS.
-    var lastExecutedCount: UInt32?
 
     var players: [Int: PlayerPlayback] = [:]
     var playerSessions: [Int: Int] = [:]
@@ -193,8 +181,6 @@ public actor HapticEngine {
     /// Engine µs up to which the mix has been compiled.
     var generatedUntil: Int64 = 0
     var pending: [TimedCommand] = []
-    /// Stamps of commands sent and not yet due (the board's queue, as the host sees it).
-    var inFlight: [Int64] = []
     var lastActive: Int64 = 0
     /// Players that ended, at the engine time they did (delivered once it has passed).
     var finishedNotices: [FinishedNotice] = []
@@ -209,21 +195,24 @@ public actor HapticEngine {
     /// After a rewind to T, commands regenerated before T are already on the board (or
     /// still pending) exactly as they were: they are not sent again.
     var regeneratedBefore = Int64.min
-    public internal(set) var statistics = StreamStatistics()
+    /// The engine's own figures; `statistics` adds the link's.
+    var ownStatistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?
     /// Looks for a device that went away to come back (automatic driving).
     var watchTask: Task<Void, Never>?
-    /// SYNC exchanges still to send in the current round (one per service pass).
-    var syncsLeftInRound = 0
+    /// Untimed transactions of other tasks waiting for the service loop to answer them.
+    var untimedWaiters: [UntimedQueue.Ticket: CheckedContinuation<Void, Never>] = [:]
 
-    public init(device: sending any FrameTransport, actuator: ActuatorProfile, options: Options = Options()) {
+    /// An engine on a board's link, which it owns from now on (it opens the session
+    /// at `start()`).
+    public init(link: sending BridgeLink, actuator: ActuatorProfile, options: Options = Options()) {
         // Real time only for a real clock serviced automatically: on virtual time the
         // service loop runs flat out, which a SCHED_FIFO thread must never do.
-        let realTime = device.isRealTime && options.driving == .automatic
+        let realTime = link.isRealTime && options.driving == .automatic
         executor = RealTimeExecutor(name: "hapbridge.engine", priority: realTime ? options.serviceThreadPriority : nil)
-
-        self.device = device
-        self.deviceAtTeardown = device
+        link.frameIntakeMicroseconds = options.frameIntakeMicroseconds
+        self.link = link
+        self.linkAtTeardown = link
         self.profile = actuator
         self.options = options
     }
@@ -237,8 +226,7 @@ public actor HapticEngine {
         watchTask?.cancel()
         guard state != .stopped else { return }
         // The board must not keep driving for an engine that no longer exists.
-        var encoder = encoder
-        try? deviceAtTeardown.send(encoder.stopAll())
+        try? linkAtTeardown.sendStopAll()
         if let handler = stoppedHandler { callbacks.async { handler(.engineDestroyed) } }
     }
 
@@ -281,7 +269,7 @@ public actor HapticEngine {
 
     public var capabilities: Capabilities {
         Capabilities(
-            supportsHaptics: helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
+            supportsHaptics: link.helloReply.map { $0.deviceID != 0xFF } ?? true, supportsAudio: false, chip: variant,
             actuator: profile.displayName, intensityRange: 0...1, sharpnessRange: 0...1, intensityControlRange: 0...1,
             sharpnessControlRange: -1...1, playbackRateRange: 0.01...100, sharpnessShaping: target?.shaping, driveLoop: target?.loop)
     }
@@ -293,21 +281,41 @@ public actor HapticEngine {
     /// The device's acceleration since a board time (µs), where it has a source of it
     /// (a simulated sled, an accelerometer); nil when it has none.
     public func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample]? {
-        device.telemetry?.acceleration(since: boardMicroseconds)
+        link.telemetry?.acceleration(since: boardMicroseconds)
     }
 
     /// Runs a closure against the device (tests reach the simulated board this way).
-    public func withDevice<T: Sendable>(_ body: (any FrameTransport) throws -> T) rethrows -> T { try body(device) }
+    public func withDevice<T: Sendable>(_ body: (any FrameTransport) throws -> T) rethrows -> T { try body(link.transport) }
 
-    func boardNow() -> Int64? { sync.board(atHost: Int64(device.hostMicroseconds)) }
+    /// Runs a closure against the link (its statistics, the board's status and refusals).
+    public func withLink<T: Sendable>(_ body: (BridgeLink) throws -> T) rethrows -> T { try body(link) }
+
+    /// Streaming figures since the engine started: the engine's own and the link's.
+    public var statistics: StreamStatistics {
+        var s = ownStatistics
+        let l = link.statistics
+        s.commandsSent = l.stampedSent
+        s.lateCommands = l.late + l.lateAfterRefusal
+        s.resentCommands = l.resent
+        s.lateAfterRefusal = l.lateAfterRefusal
+        s.queueHighWater = l.queueHighWater
+        s.untimedAnswered = l.untimedAnswered
+        s.boardUnderruns = link.status.underruns
+        s.boardLagHighWater = link.status.lagHighWater
+        s.refusals = link.status.refusals
+        s.rejectedFrames = link.status.refusals.total
+        s.clock = link.clock.estimate
+        return s
+    }
+
+    func boardNow() -> Int64? { link.clock.board(atHost: host()) }
 
     /// The earliest engine time a new command can still reach the board for: the
     /// link's one-way delay plus the clock's error plus a margin, from now.
     func lead() -> Int64 {
-        let e = sync.estimate
+        let e = link.clock.estimate
         return Int64((e?.errorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
     }
 
-    var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
-    var minimumRoundTrip: Int64 = 0
+    var oneWayMicroseconds: Int64 { link.clock.oneWayMicroseconds }
 }

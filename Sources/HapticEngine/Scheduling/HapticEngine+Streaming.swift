@@ -1,3 +1,4 @@
+import BridgeLink
 import DeviceInterface
 import BridgeProtocol
 import HapticCompilation
@@ -56,7 +57,7 @@ extension HapticEngine {
             return false
         }
         try? await letTimePass(untilHost: host() + options.reappearancePollMicroseconds)
-        handle(device.poll())
+        handle(link.pump())
         if connected { watchTask = nil }
         return !connected
     }
@@ -94,22 +95,14 @@ extension HapticEngine {
         let passAt = host()
         if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
         lastServiceAt = passAt
-        handle(device.poll())
-        guard state != .stopped, let now = boardNow() else { return }
+        handle(link.pump())
+        guard state != .stopped, let now = boardNow() else { return serveUntimed(boardNow: boardNow()) }
         let h = host()
-        if h >= nextSyncAt {
-            // A round: a few exchanges on consecutive passes; the fastest one counts.
-            sync.closeRound()
-            nextSyncAt = h + options.syncIntervalMicroseconds
-            syncsLeftInRound = max(1, options.syncExchangesPerRound)
-        }
-        if syncsLeftInRound > 0 {
-            syncsLeftInRound -= 1
-            sendSync()
-        }
+        // A round: a few exchanges on consecutive passes; the fastest one counts.
+        try? linkSend { try link.syncIfDue(interval: options.syncIntervalMicroseconds, exchanges: options.syncExchangesPerRound) }
         if h >= nextQueueStatusAt {
             nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
-            try? send(encoder.queueStatusRequest())
+            try? linkSend { try link.requestQueueStatus() }
         }
         if let since = faultStopPending, h - since > 20_000 {
             // No CHIP_STATUS came back: report the fault without its bits.
@@ -117,9 +110,13 @@ extension HapticEngine {
             stopInternally(reason: .chipFault([]))
             return
         }
-        guard state == .running else { return stopIfSendFailed() }
+        guard state == .running else {
+            serveUntimed(boardNow: now)
+            return stopIfSendFailed()
+        }
         generate(upTo: horizon(now: now))
         try? sendPending(now: now)
+        serveUntimed(boardNow: now)
         pruneHistory(now: now)
         checkIdle(now: now)
         stopIfSendFailed()
@@ -132,17 +129,17 @@ extension HapticEngine {
         guard let failure = sendFailure, state != .stopped else { return }
         sendFailure = nil
         if failure == .deviceDisconnected { return handle([.disconnected]) }
-        if statistics.boardUnderruns > 0 || statistics.boardLagHighWater > options.overloadLagMicroseconds / 2 {
+        if link.status.underruns > 0 || link.status.lagHighWater > options.overloadLagMicroseconds / 2 {
             options.logger.notice("a send failed while the board was behind", metadata: ["error": "\(failure)"])
-            return stopInternally(reason: .boardFellBehind(overload(lag: statistics.boardLagHighWater)))
+            return stopInternally(reason: .boardFellBehind(overload(lag: link.status.lagHighWater)))
         }
         stopInternally(reason: .systemError("sending to the board failed: \(failure)"))
     }
 
     func overload(lag: Int64?, silenceAfterSend: Int64? = nil) -> BoardOverload {
         BoardOverload(
-            lagMicroseconds: lag, underruns: statistics.boardUnderruns, writeSpacingMicroseconds: statistics.writeSpacingMicroseconds,
-            boardWriteSpacingMicroseconds: statistics.boardWriteSpacingMicroseconds,
+            lagMicroseconds: lag, underruns: link.status.underruns, writeSpacingMicroseconds: ownStatistics.writeSpacingMicroseconds,
+            boardWriteSpacingMicroseconds: ownStatistics.boardWriteSpacingMicroseconds,
             silenceReportedAfterSendMicroseconds: silenceAfterSend)
     }
 
@@ -180,8 +177,8 @@ extension HapticEngine {
             if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
             generatedUntil = t
             takeSnapshot(at: t, compiler: compiler)
-            statistics.mergedWrites = compiler.mergedWrites
-            statistics.delayedWrites = compiler.delayedWrites
+            ownStatistics.mergedWrites = compiler.mergedWrites
+            ownStatistics.delayedWrites = compiler.delayedWrites
         }
     }
 
@@ -198,32 +195,33 @@ extension HapticEngine {
     /// ATmega32U4 port ~125 µs to take in a lone frame against ~93 µs a frame in a
     /// batch) is paid once per pass rather than per command.
     func sendPending(now: Int64) throws(HapticEngineError) {
-        inFlight.removeAll { $0 <= now }
-        // Two slots stay free: a reply-less estimate must not overfill the queue.
-        let count = min(pending.count, max(0, queueCapacity - 2 - inFlight.count))
+        // The link sends what the board's queue has room for (two slots kept free),
+        // what it took back after a refusal first.
+        let count = try linkSend { try link.sendStamped(pending.lazy.map(Self.stamped), boardNow: now) }
         guard count > 0 else { return deliverDueNotices(now: now) }
-        var transfer: [UInt8] = []
-        for c in pending.prefix(count) {
-            let stamp = BoardClock.stamp(c.time)
-            switch c.command {
-            case .rtp(let a): transfer += encoder.rtp(at: stamp, amplitude: UInt8(bitPattern: a))
-            case .register(let r, let v): transfer += encoder.registerWrite(at: stamp, register: r, value: v)
-            case .stop: transfer += encoder.stop(at: stamp)
-            }
-        }
-        try send(transfer)
         if options.keepsSentCommandLog { sentCommands += pending.prefix(count) }
-        for c in pending.prefix(count) {
-            inFlight.append(c.time)
-            if c.time < now + oneWayMicroseconds {
-                statistics.lateCommands += 1
-                options.logger.debug("late command", metadata: ["stamp": "\(c.time)", "now": "\(now)", "oneWay": "\(oneWayMicroseconds)"])
-            }
-        }
         pending.removeFirst(count)
-        statistics.commandsSent += count
-        statistics.queueHighWater = max(statistics.queueHighWater, inFlight.count)
         deliverDueNotices(now: now)
+    }
+
+    static func stamped(_ c: TimedCommand) -> StampedCommand {
+        switch c.command {
+        case .rtp(let a): StampedCommand(time: c.time, kind: .rtp(UInt8(bitPattern: a)))
+        case .register(let r, let v): StampedCommand(time: c.time, kind: .register(r, v))
+        case .stop: StampedCommand(time: c.time, kind: .stop)
+        }
+    }
+
+    /// Other tasks' register access: the link sends the next transaction into a gap of
+    /// the stream (none of what is compiled and not yet sent falls due in its window),
+    /// and those waiting for an answer hear of it.
+    func serveUntimed(boardNow now: Int64?) {
+        guard !link.untimed.isIdle || !untimedWaiters.isEmpty else { return }
+        link.sendUntimedInGaps(boardNow: now) { window in
+            // Pending is in stamp order.
+            pending.first { $0.time >= window.lowerBound }.map { $0.time <= window.upperBound } ?? false
+        }
+        resumeUntimedWaiters()
     }
 
     /// Completion handlers and "all finished" when their moment has come on the board.
@@ -243,7 +241,7 @@ extension HapticEngine {
     func checkIdle(now: Int64) {
         let active = anyPlayerActive || !(compiler?.isSettled ?? true) || !finishedNotices.isEmpty
         // Finished once nothing is left to send and the board has run all it was sent.
-        if !active, let handler = finishedHandler, pending.isEmpty, !inFlight.contains(where: { $0 > now }) {
+        if !active, let handler = finishedHandler, pending.isEmpty, !link.holdsStamped(from: now + 1) {
             finishedHandler = nil
             deliver { [weak self] in
                 let action = handler(nil)
@@ -264,9 +262,8 @@ extension HapticEngine {
     /// Flushes the board (STOP_ALL) when a stop leaves nothing playing.
     func flushIfSilent() {
         guard !anyPlayerActive, let now = boardNow() else { return }
-        try? send(encoder.stopAll())
+        try? linkSend { try link.sendStopAll() }
         pending.removeAll()
-        inFlight.removeAll()
         clearHistory()
         compiler?.reset()
         generatedUntil = max(generatedUntil, now)
@@ -275,7 +272,7 @@ extension HapticEngine {
 
     // MARK: what the board says
 
-    func handle(_ events: [DeviceEvent]) {
+    func handle(_ events: [LinkEvent]) {
         for event in events {
             switch event {
             case .disconnected:
@@ -286,12 +283,47 @@ extension HapticEngine {
                 options.logger.info("the device is back")
                 connected = true
                 boardReset()
-            case .frame(let bytes, let receivedAt):
-                // A corrupt board frame carries nothing to act on; the periodic
-                // status requests will ask again.
-                guard let frame = try? BoardFrame(decoding: bytes) else { continue }
-                handle(frame, receivedAt: Int64(receivedAt))
+            case .queueStatus(_, let lag):
+                if let lag { checkBoardLag(lag) }
+            case .chipStatus(let c):
+                if faultStopPending != nil {
+                    faultStopPending = nil
+                    stopInternally(reason: .chipFault(ChipFaults(rawValue: c.faults)))
+                }
+            case .refused(let nak, let command):
+                // The link takes the refused run back and sends it again; what can no
+                // longer be on time it counts late, by reason.
+                options.logger.debug(
+                    "the board refused a frame",
+                    metadata: ["reason": "\(nak.reason)", "type": "\(nak.type)", "stamp": "\(command.map { "\($0.time)" } ?? "-")"])
+            case .stopped(let s):
+                boardStopped(s)
+            case .acknowledged:
+                break
             }
+        }
+    }
+
+    func boardStopped(_ s: BoardFrame.Stopped) {
+        switch s.reason {
+        case .fault:
+            faultStopPending = host()
+            try? linkSend { try link.requestChipStatus() }
+        case .maxDrive: stopInternally(reason: .driveTimeLimit)
+        case .hostSilent:
+            // Frames sent within the keep-alive that the board never took in: it
+            // fell behind, its intake starved or the link backed up behind it.
+            // A host that was itself stalled (no send for most of a keep-alive,
+            // lately) was silent: the board is right.
+            let now = host()
+            let stalled = link.lastSilentSpellEnd.map { now - $0 < 2 * keepAliveMicroseconds } ?? false
+            if !stalled, let sent = link.lastSentAt, now - sent < keepAliveMicroseconds {
+                stopInternally(reason: .boardFellBehind(overload(lag: nil, silenceAfterSend: now - sent)))
+            } else {
+                stopInternally(reason: .systemError("the board stopped: no frame from the host within its keep-alive"))
+            }
+        case .bootloader: stopInternally(reason: .systemError("the board entered its bootloader"))
+        default: break  // HOST_REQUEST: our own STOP_ALL
         }
     }
 
@@ -301,61 +333,11 @@ extension HapticEngine {
     /// frames waiting in the link for its intake): stop and say so. A host that
     /// stalled (a pass that came that late) sent late itself; the board then runs
     /// what arrives on arrival and catches up.
-    func checkBoardLag(_ q: BoardFrame.QueueStatus) {
-        // Only a command run since the last report (the first report may describe an
-        // earlier session's).
-        defer { lastExecutedCount = q.commandsExecuted }
-        guard let last = lastExecutedCount, q.commandsExecuted != last else { return }
-        let lag = Int64(Int32(bitPattern: q.lastExecutedStart &- q.lastExecutedStamp))
-        statistics.boardLagHighWater = max(statistics.boardLagHighWater, lag)
+    func checkBoardLag(_ lag: Int64) {
+        // The link reports a lag only for a command run since the last report (the
+        // first report may describe an earlier session's).
         let hostStalled = lastServiceGapEnd.map { host() - $0 < lag + options.overloadLagMicroseconds } ?? false
         guard lag > options.overloadLagMicroseconds, !hostStalled, state != .stopped else { return }
         stopInternally(reason: .boardFellBehind(overload(lag: lag)))
-    }
-
-    func handle(_ frame: BoardFrame, receivedAt: Int64) {
-        if let r = frame.helloReply {
-            helloReply = r
-        } else if let r = frame.syncReply {
-            guard let sent = pendingSyncs.removeValue(forKey: r.token), var clock = boardClock else { return }
-            let e = ClockSync.Exchange(hostSent: sent, hostReceived: receivedAt, boardReceived: clock.unwrap(r.receivedAt))
-            boardClock = clock
-            if minimumRoundTrip == 0 || e.roundTrip < minimumRoundTrip { minimumRoundTrip = e.roundTrip }
-            sync.add(e)
-            statistics.clock = sync.estimate
-        } else if let q = frame.queueStatus {
-            lastQueueStatus = q
-            if let last = lastUnderruns { statistics.boardUnderruns += Int(q.underruns &- last) }
-            lastUnderruns = q.underruns
-            checkBoardLag(q)
-        } else if let c = frame.chipStatus {
-            if faultStopPending != nil {
-                faultStopPending = nil
-                stopInternally(reason: .chipFault(ChipFaults(rawValue: c.faults)))
-            }
-        } else if frame.nak != nil {
-            statistics.rejectedFrames += 1
-        } else if let s = frame.stopped {
-            switch s.reason {
-            case .fault:
-                faultStopPending = host()
-                try? send(encoder.chipStatusRequest())
-            case .maxDrive: stopInternally(reason: .driveTimeLimit)
-            case .hostSilent:
-                // Frames sent within the keep-alive that the board never took in: it
-                // fell behind, its intake starved or the link backed up behind it.
-                // A host that was itself stalled (no send for most of a keep-alive,
-                // lately) was silent: the board is right.
-                let now = host()
-                let stalled = lastSilentSpellEnd.map { now - $0 < 2 * keepAliveMicroseconds } ?? false
-                if !stalled, let sent = lastSentAt, now - sent < keepAliveMicroseconds {
-                    stopInternally(reason: .boardFellBehind(overload(lag: nil, silenceAfterSend: now - sent)))
-                } else {
-                    stopInternally(reason: .systemError("the board stopped: no frame from the host within its keep-alive"))
-                }
-            case .bootloader: stopInternally(reason: .systemError("the board entered its bootloader"))
-            default: break  // HOST_REQUEST: our own STOP_ALL
-            }
-        }
     }
 }

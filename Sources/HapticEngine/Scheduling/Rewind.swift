@@ -111,10 +111,10 @@ extension HapticEngine {
         pending.removeAll { $0.time >= t }
         finishedNotices.removeAll { $0.fromStep && $0.at > s.time }
         if options.keepsSentCommandLog { sentCommands.removeAll { $0.time >= t } }
-        guard inFlight.contains(where: { $0 >= t }) else { return }
-        options.logger.trace("replacing what is queued", metadata: ["from": "\(t)", "rewoundTo": "\(s.time)"])
-        try send(encoder.replaceFrom(at: BoardClock.stamp(t)))
-        inFlight.removeAll { $0 >= t }
-        statistics.replacements += 1
+        // The link takes back what the board holds from t on (REPLACE_FROM), and what
+        // it was about to send again there.
+        guard try linkSend({ try link.takeBack(from: t) }) else { return }
+        options.logger.trace("replaced what was queued", metadata: ["from": "\(t)", "rewoundTo": "\(s.time)"])
+        ownStatistics.replacements += 1
     }
 }

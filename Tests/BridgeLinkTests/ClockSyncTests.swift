@@ -1,5 +1,5 @@
 import Testing
-@testable import HapticEngine
+@testable import BridgeLink
 
 /// The clock model, worked by hand.
 @Suite struct ClockSyncTests {

@@ -1,3 +1,4 @@
+import BridgeLink
 import Actuators
 import BridgeProtocol
 import DRV2605
@@ -17,7 +18,7 @@ struct BridgeSessionTests {
     @Test("HELLO reads the board's identity: protocol 1.1, firmware, chip, queue, serial and bootloader")
     func helloReadsTheIdentity() async throws {
         let opened = try openSimulated()
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         let id = try await session.open()
         #expect(id.protocolVersion == "1.1" && id.canAccessRegisters)
         #expect(id.chip == .drv2605L && id.queueCapacity == 96)
@@ -28,7 +29,7 @@ struct BridgeSessionTests {
     func calibrationRunsThroughTheBridge() async throws {
         let profile = try ActuatorProfileLoader.resolve("pmd-c10-100", directories: [actuatorDirectory])
         let opened = try openSimulated()
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         try await session.open()
         var driver = DRV2605Driver(bus: session.i2cBus)
         _ = try await driver.bringUp(profile: profile)
@@ -43,9 +44,9 @@ struct BridgeSessionTests {
     @Test("a board at protocol 1.0 is told why registers cannot be read: run hapbridge flash, and nothing is sent that would hang")
     func protocol10CannotReadRegisters() async throws {
         let opened = try openSimulated()
-        let session = BridgeSession(transport: opened.transport)
+        let session = opened.link()
         // Talking as a 1.0 host makes the board answer at 1.0, as 1.0 firmware does.
-        let id = try await session.open(protocolMinor: 0)
+        let id = try await session.open(.init(protocolMinor: 0))
         #expect(id.protocolVersion == "1.0" && !id.canAccessRegisters && id.serialNumber == nil)
         do {
             _ = try await session.read(address: 0x5A, register: 0, count: 1)
@@ -58,9 +59,9 @@ struct BridgeSessionTests {
     @Test("a silent link is a clear error after the reply timeout, not a hang")
     func silenceIsAnError() async throws {
         let opened = try openSimulated(fault: .none)
-        let session = BridgeSession(transport: SilentLink(inner: opened.transport))
+        let session = BridgeLink(transport: SilentLink(inner: opened.transport))
         session.replyTimeoutMicroseconds = 50_000
-        await #expect(throws: BridgeSessionError.self) { try await session.open() }
+        await #expect(throws: BridgeLinkError.self) { try await session.open() }
     }
 }
 

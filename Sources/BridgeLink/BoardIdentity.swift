@@ -1,5 +1,4 @@
 import BridgeProtocol
-import DRV2605
 
 /// What a bridge board says about itself in HELLO_REPLY: the protocol it speaks, its
 /// firmware, its chip, and (protocol 1.1) its serial number and bootloader.
@@ -34,8 +33,6 @@ public struct BoardIdentity: Sendable, Equatable {
 
     public var protocolVersion: String { "\(protocolMajor).\(protocolMinor)" }
     public var firmwareVersion: String { "\(firmwareMajor).\(firmwareMinor)" }
-    /// The chip, when its DEVICE_ID is one the driver knows.
-    public var chip: DeviceVariant? { chipDeviceID.flatMap { DeviceVariant(deviceID: $0) } }
     /// Register access through the bridge (protocol 1.1's untimed I2C frames).
     public var canAccessRegisters: Bool { protocolMinor >= 1 && capabilities.contains(.rawI2C) }
 }

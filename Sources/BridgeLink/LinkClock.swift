@@ -1,0 +1,80 @@
+/// The board's clock as the host knows it: the SYNC exchanges in flight, the fit
+/// through the fastest of each round (`ClockSync`), the 32-bit stamps unwrapped
+/// (`BoardClock`), and the fastest round trip seen, half of which is the link's
+/// one-way delay.
+///
+/// A value: the link owns one, and a test drives it with made-up exchanges.
+public struct LinkClock: Sendable {
+    public private(set) var sync = ClockSync()
+    private var boardClock: BoardClock?
+    /// Token → host time the SYNC left.
+    private var inFlight: [UInt32: Int64] = [:]
+    private var nextToken: UInt32 = 1
+    /// The fastest SYNC round trip since the session opened, µs (0: none yet).
+    public private(set) var minimumRoundTrip: Int64 = 0
+    /// The slowest of the recent round trips (the last `recentWindow` exchanges):
+    /// how late a frame sent now may arrive, for the untimed gap rule.
+    public private(set) var recentMaximumRoundTrip: Int64 = 0
+    private var recent: [Int64] = []
+    static let recentWindow = 16
+    private var nextRoundAt: Int64 = 0
+    private var exchangesLeftInRound = 0
+
+    public init() {}
+
+    /// A new session: the board's clock as HELLO_REPLY gave it, nothing measured yet.
+    public mutating func reset(anchor: UInt32) {
+        self = LinkClock()
+        boardClock = BoardClock(anchor: anchor)
+    }
+
+    /// Board time at a host time (µs, unwrapped); nil before the first exchange.
+    public func board(atHost host: Int64) -> Int64? { sync.board(atHost: host) }
+    /// Host time at a board time; nil before the first exchange.
+    public func host(atBoard board: Int64) -> Int64? { sync.host(atBoard: board) }
+    public var estimate: ClockSync.Estimate? { sync.estimate }
+    /// Half the fastest round trip: how long a frame takes to reach the board at best.
+    public var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
+
+    /// Starts an exchange now: the token to put in the SYNC frame.
+    public mutating func startExchange(hostNow: Int64) -> UInt32 {
+        let token = nextToken
+        nextToken &+= 1
+        inFlight[token] = hostNow
+        return token
+    }
+
+    public func isAwaiting(_ token: UInt32) -> Bool { inFlight[token] != nil }
+    /// True while a SYNC sent awaits its reply.
+    public var hasExchangesInFlight: Bool { !inFlight.isEmpty }
+
+    /// A SYNC_REPLY: adds the exchange. False for a token this session did not send.
+    @discardableResult
+    public mutating func received(token: UInt32, boardReceived raw: UInt32, hostReceived: Int64) -> Bool {
+        guard let sent = inFlight.removeValue(forKey: token), var clock = boardClock else { return false }
+        let e = ClockSync.Exchange(hostSent: sent, hostReceived: hostReceived, boardReceived: clock.unwrap(raw))
+        boardClock = clock
+        if minimumRoundTrip == 0 || e.roundTrip < minimumRoundTrip { minimumRoundTrip = e.roundTrip }
+        recent.append(e.roundTrip)
+        if recent.count > Self.recentWindow { recent.removeFirst(recent.count - Self.recentWindow) }
+        recentMaximumRoundTrip = recent.max() ?? 0
+        sync.add(e)
+        return true
+    }
+
+    /// Ends a round: its fastest exchange joins the fit.
+    public mutating func closeRound() { sync.closeRound() }
+
+    /// The periodic rounds: every `interval` a round of `exchanges` exchanges, one per
+    /// call. True when an exchange should go out now.
+    public mutating func exchangeDue(hostNow: Int64, interval: Int64, exchanges: Int) -> Bool {
+        if hostNow >= nextRoundAt {
+            sync.closeRound()
+            nextRoundAt = hostNow + interval
+            exchangesLeftInRound = max(1, exchanges)
+        }
+        guard exchangesLeftInRound > 0 else { return false }
+        exchangesLeftInRound -= 1
+        return true
+    }
+}

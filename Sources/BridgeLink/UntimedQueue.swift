@@ -1,0 +1,107 @@
+/// Untimed I2C transactions waiting for a gap in the stamped stream, sent, and
+/// answered.
+///
+/// **The gap rule.** The board runs an untimed transaction the moment it decodes the
+/// frame, with its timer masked, so a stamped command falling due meanwhile starts
+/// when the transaction ends (PROTOCOL.md, "Untimed I2C"). The link therefore sends
+/// one only when no stamped command — sent, waiting to be sent again, or not yet sent
+/// — falls due between the earliest moment the frame can arrive and the latest moment
+/// the transaction can end (`window`). One transaction is in flight at a time, so
+/// their bus times never add up in front of a stamp.
+public struct UntimedQueue: Sendable {
+    public struct Ticket: Hashable, Sendable {
+        let value: Int
+    }
+
+    private struct Waiting {
+        var ticket: Ticket
+        var request: UntimedRequest
+        var queuedAt: Int64
+    }
+
+    private struct Sent {
+        var ticket: Ticket
+        var request: UntimedRequest
+        var sequence: UInt8
+    }
+
+    private var waiting: [Waiting] = []
+    private var sent: Sent?
+    private var results: [Ticket: Result<[UInt8], BridgeLinkError>] = [:]
+    private var nextTicket = 0
+    /// The longest a request has waited for its gap, µs (a figure for reports).
+    public private(set) var longestWaitMicroseconds: Int64 = 0
+
+    public init() {}
+
+    public var isIdle: Bool { waiting.isEmpty && sent == nil }
+
+    public mutating func enqueue(_ request: UntimedRequest, at host: Int64) -> Ticket {
+        nextTicket += 1
+        let t = Ticket(value: nextTicket)
+        waiting.append(Waiting(ticket: t, request: request, queuedAt: host))
+        return t
+    }
+
+    /// The request to send now, if one waits and none is in flight.
+    public var next: (ticket: Ticket, request: UntimedRequest)? {
+        guard sent == nil, let w = waiting.first else { return nil }
+        return (w.ticket, w.request)
+    }
+
+    /// The board time window a transaction sent now would occupy: from the earliest
+    /// arrival to the latest end, guarded by the board's underrun threshold on each
+    /// side (a command started 100 µs late is an underrun).
+    public static func window(
+        for request: UntimedRequest, boardNow: Int64, earliestArrival: Int64, latestArrival: Int64
+    ) -> ClosedRange<Int64> {
+        let guardBand: Int64 = 100
+        return (boardNow + earliestArrival - guardBand)...(boardNow + latestArrival + request.busMicroseconds + guardBand)
+    }
+
+    /// The next request left under `sequence` at host time `host`.
+    public mutating func sent(sequence: UInt8, at host: Int64) {
+        guard let w = waiting.first else { return }
+        waiting.removeFirst()
+        longestWaitMicroseconds = max(longestWaitMicroseconds, host - w.queuedAt)
+        sent = Sent(ticket: w.ticket, request: w.request, sequence: sequence)
+    }
+
+    /// The request in flight under `sequence`, answered (I2C_RESULT) or refused (NAK).
+    /// False when nothing of ours was sent under it.
+    @discardableResult
+    public mutating func answered(sequence: UInt8, _ result: Result<[UInt8], BridgeLinkError>) -> Bool {
+        guard let s = sent, s.sequence == sequence else { return false }
+        sent = nil
+        results[s.ticket] = result
+        return true
+    }
+
+    /// The outcome, once there is one (taken: asked once).
+    public mutating func take(_ ticket: Ticket) -> Result<[UInt8], BridgeLinkError>? { results.removeValue(forKey: ticket) }
+
+    /// The request is no longer wanted (its caller gave up).
+    public mutating func cancel(_ ticket: Ticket) {
+        waiting.removeAll { $0.ticket == ticket }
+        if sent?.ticket == ticket { sent = nil }
+        results[ticket] = nil
+    }
+
+    /// The link went away or a new session began: every request fails with `error`.
+    public mutating func failAll(_ error: BridgeLinkError) {
+        for w in waiting { results[w.ticket] = .failure(error) }
+        if let s = sent { results[s.ticket] = .failure(error) }
+        waiting.removeAll()
+        sent = nil
+    }
+
+    /// How long the request behind `ticket` has waited, µs (nil once it was sent).
+    public func waited(_ ticket: Ticket, now: Int64) -> Int64? { waiting.first { $0.ticket == ticket }.map { now - $0.queuedAt } }
+
+    /// The request in flight under `sequence`, if one is.
+    public func request(forSequence sequence: UInt8) -> UntimedRequest? { sent?.sequence == sequence ? sent?.request : nil }
+
+    public func request(_ ticket: Ticket) -> UntimedRequest? {
+        waiting.first { $0.ticket == ticket }?.request ?? (sent?.ticket == ticket ? sent?.request : nil)
+    }
+}

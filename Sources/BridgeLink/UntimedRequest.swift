@@ -1,0 +1,56 @@
+import BridgeProtocol
+
+/// One untimed I2C transaction through the board (protocol 1.1's I2C_READ and
+/// I2C_WRITE), at any 7-bit address: a register read or write of the DRV2605, an
+/// accelerometer's sample.
+public enum UntimedRequest: Sendable, Equatable {
+    case read(address: UInt8, register: UInt8, count: Int)
+    case write(address: UInt8, register: UInt8, bytes: [UInt8])
+
+    public var address: UInt8 {
+        switch self {
+        case .read(let a, _, _), .write(let a, _, _): a
+        }
+    }
+
+    public var register: UInt8 {
+        switch self {
+        case .read(_, let r, _), .write(_, let r, _): r
+        }
+    }
+
+    /// Bytes on the wire: address and register, a repeated START's address for a read,
+    /// then the data.
+    public var bytesOnWire: Int {
+        switch self {
+        case .read(_, _, let n): 3 + n
+        case .write(_, _, let b): 2 + b.count
+        }
+    }
+
+    /// How long the transaction holds the board's bus, µs: PROTOCOL.md ("Untimed
+    /// I2C") gives 22.5 µs a byte at 400 kHz (nine clocks), plus START and STOP. A
+    /// stamped command falling due meanwhile waits for it, which is what the gap rule
+    /// (`UntimedQueue`) keeps from happening.
+    public var busMicroseconds: Int64 { Int64(bytesOnWire) * 45 / 2 + 5 }
+
+    /// "I2C read of 0x18 register 0x28" for errors.
+    public var description: String {
+        switch self {
+        case .read(let a, let r, let n): "I2C read of \(n) byte\(n == 1 ? "" : "s") at 0x\(hex(a)) register 0x\(hex(r))"
+        case .write(let a, let r, let b): "I2C write of \(b.count) byte\(b.count == 1 ? "" : "s") at 0x\(hex(a)) register 0x\(hex(r))"
+        }
+    }
+
+    func encode(_ encoder: inout HostFrameEncoder) throws(BridgeProtocolError) -> [UInt8] {
+        switch self {
+        case .read(let a, let r, let n): try encoder.i2cRead(address: a, register: r, count: n)
+        case .write(let a, let r, let b): try encoder.i2cWrite(address: a, register: r, data: b)
+        }
+    }
+}
+
+func hex(_ v: UInt8) -> String {
+    let s = String(v, radix: 16, uppercase: true)
+    return s.count == 1 ? "0" + s : s
+}
