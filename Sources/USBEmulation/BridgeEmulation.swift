@@ -90,6 +90,8 @@ public final class BridgeEmulation: Sendable {
         var attached: [UInt8: USBDevFSHandler] = [:]
         var nextAddress: UInt8 = BridgeEmulation.addresses.lowerBound
         var closed = false
+        /// The bus's root hub is in sysfs (added before the first board).
+        var hasRootHub = false
     }
 
     /// The testbed must be made first (it needs the preload, see `Preload`).
@@ -220,6 +222,7 @@ public final class BridgeEmulation: Sendable {
     /// Powers the board up (unless it runs already: a firmware that rebooted) and
     /// enumerates it onto the bus.
     private func plug(_ index: Int) throws(EmulationError) -> Board {
+        try addRootHub()
         let (port, serial, existing) = state.withLock { s in (s.slots[index].port, s.slots[index].serial, s.slots[index].model) }
         let name = "\(Self.bus)-\(port)"
         let model: any USBDeviceModel
@@ -267,6 +270,14 @@ public final class BridgeEmulation: Sendable {
         entry.node = record.node
         log.record(entry)
         return board(index)
+    }
+
+    /// The bus's root hub (`USBRootHubRecord`), the parent every board's syspath names:
+    /// added once, before the first board, and kept for the testbed's life.
+    private func addRootHub() throws(EmulationError) {
+        guard !state.withLock({ $0.hasRootHub }) else { return }
+        try testbed.add(record: USBRootHubRecord(bus: Self.bus).text)
+        state.withLock { $0.hasRootHub = true }
     }
 
     /// The next USB address, round robin as Linux hands them out, skipping those whose

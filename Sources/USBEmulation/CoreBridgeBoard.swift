@@ -14,9 +14,10 @@ import Synchronization
 ///
 /// Its USB side is the ATmega32U4 port's, answered in Swift: the descriptors of
 /// `USBIdentity` (usb_identity.h, the firmware's own) with this board's serial number,
-/// standard requests only, bulk OUT into `hb_core_receive`, bulk IN in 64-byte packets
-/// of the frames the core sends. Nothing moves on the bulk endpoints before
-/// SET_CONFIGURATION, as on the board.
+/// standard requests only (`StandardRequests`, answering as usb.c does), bulk OUT into
+/// `hb_core_receive` packet by packet, bulk IN through the port's ring and bank
+/// (`PortBulkIn`: frames that do not fit are dropped, as on the board). Nothing moves
+/// on the bulk endpoints before SET_CONFIGURATION, as on the board.
 ///
 /// At protocol 1.0 a `LegacyProtocolFilter` sits between the USB side and the core,
 /// and the device descriptor carries firmware 0.1's bcdDevice.
@@ -41,12 +42,16 @@ final class CoreBridgeBoard: USBDeviceModel {
     private let wakeup = Wakeup()
     private let state: Mutex<State>
     private let finished = Wakeup()
+    /// Held from deciding what bulk IN answers to handing it to the host, and by every
+    /// control request: a STALL decided before a clear-halt must not reach the host
+    /// after it (it would fail the next transfer on a cleared endpoint).
+    private let delivery = Mutex(())
 
     private struct State {
         var host: (any USBHostPort)?
         var usb: StandardRequests
         var inbox: [Inbound] = []
-        var outbound: [UInt8] = []
+        var bulkIn = PortBulkIn()
         var polling: Set<UInt8> = []
         var running = true
     }
@@ -89,21 +94,30 @@ final class CoreBridgeBoard: USBDeviceModel {
     func busReset(completion: @escaping @Sendable () -> Void) {
         state.withLock { s in
             s.usb.reset()
-            s.outbound = []  // the port clears its ring when configured again
+            s.bulkIn.reset()  // the port clears its ring when configured again
         }
         completion()
     }
 
     func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
-        let result = state.withLock { s -> USBPipeResult in
-            guard s.running else { return .gone }
-            let wasConfigured = s.usb.isConfigured
-            let r = s.usb.handle(setup, data: data)
-            // SET_CONFIGURATION resets the bulk endpoints: the port empties its IN ring.
-            if setup.request == StandardRequest.setConfiguration && r != .stall && (s.usb.isConfigured || wasConfigured) {
-                s.outbound = []
+        let result = delivery.withLock { _ in
+            state.withLock { s -> USBPipeResult in
+                guard s.running else { return .gone }
+                let wasConfigured = s.usb.isConfigured
+                let r = s.usb.handle(setup, data: data)
+                guard r != .stall else { return r }
+                // SET_CONFIGURATION resets the bulk endpoints: the port empties its IN ring.
+                if setup.request == StandardRequest.setConfiguration && (s.usb.isConfigured || wasConfigured) {
+                    s.bulkIn.reset()
+                }
+                // Clearing bulk IN's halt resets the endpoint (usb.c, endpoint_halt).
+                if setup.request == StandardRequest.clearFeature && setup.recipient == 2
+                    && UInt8(truncatingIfNeeded: setup.index) == USBIdentity.bulkIn
+                {
+                    s.bulkIn.resetEndpoint()
+                }
+                return r
             }
-            return r
         }
         completion(result)
         wakeup.signal()
@@ -162,10 +176,23 @@ final class CoreBridgeBoard: USBDeviceModel {
                 events(.failed("the firmware core stopped: \(error)"))
                 return
             }
+            report(board, origin: origin, filter: &filter)  // what the timer sent meanwhile
             for t in taken {
                 let halted = state.withLock { $0.usb.halted.contains(USBIdentity.bulkOut) }
                 if halted { t.completion(.stall); continue }
-                board.send(filter?.hostToBoard(t.bytes) ?? t.bytes)
+                // Packet by packet, as the port's main loop takes them: each packet's
+                // replies go to the ring, then the bank takes a packet of the ring. The
+                // host takes nothing between two packets of one transfer (on the wire
+                // its next OUT packet is usually sooner than its next IN token), so no
+                // more fits than on a board.
+                let bytes = filter?.hostToBoard(t.bytes) ?? t.bytes
+                var offset = 0
+                while offset < bytes.count {
+                    let n = min(PortBulkIn.packetSize, bytes.count - offset)
+                    board.send(Array(bytes[offset..<(offset + n)]))
+                    report(board, origin: origin, filter: &filter)
+                    offset += n
+                }
                 events(
                     .bulkOut(
                         boardMicroseconds: Double(board.boardTime), hostMicroseconds: origin + board.time,
@@ -178,7 +205,7 @@ final class CoreBridgeBoard: USBDeviceModel {
                 events(.left(reason: "bootloader"))
                 state.withLock { s in
                     s.usb.reset()
-                    s.outbound = []
+                    s.bulkIn.reset()
                 }
                 board = SimulatedBoard(configuration: boardConfiguration)
                 filter = legacy ? LegacyProtocolFilter() : nil
@@ -195,7 +222,7 @@ final class CoreBridgeBoard: USBDeviceModel {
     /// ACK if it takes it within the bound.
     private func flushBeforeDetach() {
         let deadline = RealTimeExecutor.monotonicMicroseconds() + Self.flushBoundMicroseconds
-        while !state.withLock({ $0.outbound.isEmpty }) && RealTimeExecutor.monotonicMicroseconds() < deadline {
+        while !state.withLock({ $0.bulkIn.isEmpty }) && RealTimeExecutor.monotonicMicroseconds() < deadline {
             let hostActive = deliver()
             wakeup.wait(microseconds: hostActive ? Self.tickMicroseconds : Self.idleTickMicroseconds)
         }
@@ -204,14 +231,18 @@ final class CoreBridgeBoard: USBDeviceModel {
     /// How long the ATmega32U4 port's usb_flush waits for the host (usb.c, FLUSH_ROUNDS).
     static let flushBoundMicroseconds: UInt64 = 25_000
 
-    /// Frames to the IN ring, I2C transactions to the log.
+    /// Frames to the IN ring (those that do not fit are dropped, as `usb_send` drops
+    /// them) and a packet of it to the bank, I2C transactions to the log.
     private func report(_ board: SimulatedBoard, origin: UInt64, filter: inout LegacyProtocolFilter?) {
         var frames = board.receivedFrames()
         if var f = filter {
             frames = frames.map { f.boardToHost($0) }
             filter = f
         }
-        if !frames.isEmpty { state.withLock { $0.outbound += frames.joined() } }
+        state.withLock { s in
+            for f in frames { s.bulkIn.send(f) }
+            s.bulkIn.fillBank()
+        }
         for t in board.i2cLog {
             events(
                 .i2c(
@@ -221,20 +252,21 @@ final class CoreBridgeBoard: USBDeviceModel {
         board.clearI2CLog()
     }
 
-    /// The host polls bulk IN: the ring's bytes go out in full-speed packets. Returns
-    /// whether the host is active (polling, or bytes wait either way).
+    /// The host polls bulk IN: the bank's packet goes out, and the ring's after it as
+    /// the bank refills. Returns whether the host is active (polling, or bytes wait
+    /// either way).
     @discardableResult
     private func deliver() -> Bool {
+        delivery.withLock { _ in deliverLocked() }
+    }
+
+    private func deliverLocked() -> Bool {
         let (host, packets, active) = state.withLock { s -> ((any USBHostPort)?, [USBInEvent], Bool) in
-            let active = !s.polling.isEmpty || !s.inbox.isEmpty || !s.outbound.isEmpty
+            let active = !s.polling.isEmpty || !s.inbox.isEmpty || !s.bulkIn.isEmpty
             guard s.usb.isConfigured, s.polling.contains(USBIdentity.bulkIn) else { return (nil, [], active) }
             if s.usb.halted.contains(USBIdentity.bulkIn) { return (s.host, [.stall], active) }
             var packets: [USBInEvent] = []
-            while !s.outbound.isEmpty {
-                let n = min(USBIdentity.bulkPacketSize, s.outbound.count)
-                packets.append(.packet(Array(s.outbound.prefix(n))))
-                s.outbound.removeFirst(n)
-            }
+            while let packet = s.bulkIn.take() { packets.append(.packet(packet)) }
             return (s.host, packets, active)
         }
         guard let host else { return active }

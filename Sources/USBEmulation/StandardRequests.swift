@@ -1,7 +1,9 @@
 /// The chapter-9 part of a USB device (USB 2.0, 9.4): descriptors, address,
 /// configuration, endpoint halt, status. An emulated device whose firmware is not
 /// simulated down to its USB stack answers endpoint 0 with this; it behaves like the
-/// ATmega32U4 port's usb.c: standard requests only, everything else STALLs.
+/// ATmega32U4 port's usb.c (Firmware/ports/atmega32u4), request for request and byte
+/// for byte: standard requests only, everything else STALLs. The `chapter9` probe
+/// conversation (USBEmulationTests, WireTests) holds both to the same replies.
 struct StandardRequests: Sendable {
     let deviceDescriptor: [UInt8]
     let configurationDescriptor: [UInt8]
@@ -51,9 +53,18 @@ struct StandardRequests: Sendable {
             return .done([])
         case (StandardRequest.getConfiguration, 0):
             return .done(Array([configuration].prefix(Int(s.length))))
-        case (StandardRequest.getStatus, 0), (StandardRequest.getStatus, 1):
-            return .done(Array([0, 0].prefix(Int(s.length))))  // bus powered, no remote wakeup
+        // USB 2.0 9.4.5: two bytes for the device (bus powered, no remote wakeup), the
+        // interface and every endpoint it has, endpoint 0 included (0x00 or 0x80, never
+        // halted: its STALL ends with the next SETUP); a Request Error for anything it
+        // lacks, and before SET_CONFIGURATION for all but the device and endpoint 0.
+        case (StandardRequest.getStatus, 0):
+            return .done(Array([0, 0].prefix(Int(s.length))))
+        case (StandardRequest.getStatus, 1):
+            guard isConfigured, interfaces.contains(UInt8(truncatingIfNeeded: s.index)) else { return .stall }
+            return .done(Array([0, 0].prefix(Int(s.length))))
         case (StandardRequest.getStatus, 2):
+            let address = UInt8(truncatingIfNeeded: s.index)
+            if address == 0x00 || address == 0x80 { return .done(Array([0, 0].prefix(Int(s.length)))) }
             guard let ep = endpoint(s.index) else { return .stall }
             return .done(Array([halted.contains(ep) ? 1 : 0, 0].prefix(Int(s.length))))
         case (StandardRequest.clearFeature, 2), (StandardRequest.setFeature, 2):
@@ -81,10 +92,12 @@ struct StandardRequests: Sendable {
         }
     }
 
-    /// A bulk endpoint of the configuration, by the wIndex of an endpoint request.
+    /// A bulk endpoint of the configuration, by the wIndex of an endpoint request (its
+    /// address, direction bit included); none before SET_CONFIGURATION (9.4.5: in the
+    /// Address state any endpoint but 0 is a Request Error).
     private func endpoint(_ index: UInt16) -> UInt8? {
         let ep = UInt8(truncatingIfNeeded: index)
-        return endpoints.contains(ep) ? ep : nil
+        return isConfigured && endpoints.contains(ep) ? ep : nil
     }
 }
 

@@ -27,7 +27,7 @@ public struct USBDeviceRecord: Sendable, Equatable {
 
     /// "1-2": the kernel's name for the device, and the hardware address hosts use.
     public var busPort: String { "\(bus)-\(port)" }
-    public var syspath: String { "/sys/devices/pci0000:00/0000:00:14.0/usb\(bus)/\(busPort)" }
+    public var syspath: String { USBRootHubRecord(bus: bus).syspath + "/" + busPort }
     public var node: String { "/dev/bus/usb/\(threeDigits(bus))/\(threeDigits(address))" }
     public var interfaceSyspaths: [String] { interfaces.map { syspath + "/" + interfaceName($0) } }
 
@@ -101,8 +101,13 @@ public struct USBDeviceRecord: Sendable, Equatable {
             "A: quirks=0x0",
             "A: removable=removable",
             "A: speed=12",
+            // One lane each way below USB 3.2 (lsusb -t reads them).
+            "A: rx_lanes=1",
+            "A: tx_lanes=1",
+            "A: ltm_capable=no",
             "A: version=\(pad(Int(d.bcdUSB >> 8), 2)).\(Hex.encode([UInt8(d.bcdUSB & 0xFF)]))",
         ]
+        lines += Self.endpointZeroAttributes(maxPacketSize: Int(d.maxPacketSize0))
         if let m = d.manufacturer { lines += ["A: manufacturer=\(m)"] }
         if let p = d.product { lines += ["A: product=\(p)"] }
         if let s = d.serial { lines += ["A: serial=\(s)"] }
@@ -132,7 +137,8 @@ public struct USBDeviceRecord: Sendable, Equatable {
                     "A: bNumEndpoints=\(hex2(UInt8(truncatingIfNeeded: i.endpoints.count)))",
                     "A: modalias=\(modalias)",
                     "A: supports_autosuspend=1",
-                ].map { Self.sysfsText([$0])[0] }.joined(separator: "\n"))
+                ].map { Self.sysfsText([$0])[0] }.joined(separator: "\n")
+                    + Self.sysfsText(i.endpoints.flatMap { Self.endpointAttributes($0, highSpeed: false) }).map { "\n" + $0 }.joined())
         }
         return paragraphs.joined(separator: "\n\n") + "\n"
     }
@@ -142,6 +148,35 @@ public struct USBDeviceRecord: Sendable, Equatable {
     /// the kernel shows it.
     static func sysfsText(_ lines: [String]) -> [String] {
         lines.map { $0.hasPrefix("A: ") && $0 != "A: bConfigurationValue=" ? $0 + "\\n" : $0 }
+    }
+
+    /// An endpoint's `ep_XX` directory as the kernel makes it (drivers/usb/core/endpoint.c),
+    /// as attributes of the device or interface that holds it; usb-devices reads them.
+    static func endpointAttributes(_ e: USBDeviceDescription.Endpoint, highSpeed: Bool) -> [String] {
+        let dir = "ep_\(Hex.encode([e.address]))"
+        let type = ["Control", "Isoc", "Bulk", "Interrupt"][Int(e.transferType)]
+        // The polling interval in time: bInterval ms for full-speed interrupt and isochronous
+        // endpoints, 2^(bInterval-1) microframes of 125 µs at high speed; 0 for bulk and control.
+        var microseconds = 0
+        if e.transferType == 1 || e.transferType == 3, e.interval > 0 {
+            microseconds = highSpeed ? (1 << (min(Int(e.interval), 16) - 1)) * 125 : Int(e.interval) * 1000
+        }
+        let interval = microseconds % 1000 == 0 ? "\(microseconds / 1000)ms" : "\(microseconds)us"
+        return [
+            "A: \(dir)/bEndpointAddress=\(Hex.encode([e.address]))",
+            "A: \(dir)/bInterval=\(Hex.encode([e.interval]))",
+            "A: \(dir)/bLength=07",
+            "A: \(dir)/bmAttributes=\(Hex.encode([e.attributes]))",
+            "A: \(dir)/direction=\(e.transferType == 0 ? "both" : e.isIn ? "in" : "out")",
+            "A: \(dir)/interval=\(interval)",
+            "A: \(dir)/type=\(type)",
+            "A: \(dir)/wMaxPacketSize=\(Hex.encode([UInt8(e.maxPacketSize >> 8), UInt8(e.maxPacketSize & 0xFF)]))",
+        ]
+    }
+
+    /// The device's `ep_00`: endpoint 0, control, both directions.
+    static func endpointZeroAttributes(maxPacketSize: Int) -> [String] {
+        endpointAttributes(.init(address: 0, attributes: 0, maxPacketSize: maxPacketSize, interval: 0), highSpeed: false)
     }
 
     /// The bConfigurationValue attribute's contents for a configuration value.

@@ -25,6 +25,8 @@
  *   open                          libusb_open on every 1209:0001 device: its result
  *   noise BYTES                   HELLO, then that many bytes from bulk IN: how many were
  *                                 the frame magic and how many whole valid frames they held
+ *   chapter9 | halt-rounds N | burst TYPE N
+ *                                 what goes over the wire (wire.c)
  *   later-frames                  HELLO (offering this probe's minor), then protocol 1.1's
  *                                 I2C_READ, I2C_WRITE and REPLACE_FROM, then a SYNC: the
  *                                 board's answer to each, found by its sequence number
@@ -60,14 +62,13 @@
 
 #include "hapbridge/protocol.h"
 #include "hapbridge/usb_identity.h"
+#include "probe.h"
 
-#define TIMEOUT_MS 5000u
 /* later-frames' I2C address: one nothing answers on an emulated board (an
  * accelerometer's, PROTOCOL.md "Untimed I2C"), so its write changes nothing. */
 #define ABSENT_I2C_ADDRESS 0x18u
-#define GUARD_SECONDS 20.0
 
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -78,14 +79,14 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-static double now_us(void)
+double now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static void check(int r, const char *what)
+void check(int r, const char *what)
 {
     if (r < 0) {
         die("%s: %s", what, libusb_error_name(r));
@@ -104,7 +105,7 @@ static bool serial_of(libusb_device_handle *h, char *out, int size)
 }
 
 /* Opens the first board, or the one with this serial; claims its interface. */
-static libusb_device_handle *open_board(libusb_context *ctx, const char *serial)
+libusb_device_handle *open_board(libusb_context *ctx, const char *serial)
 {
     libusb_device **list;
     ssize_t n = libusb_get_device_list(ctx, &list);
@@ -134,14 +135,9 @@ static libusb_device_handle *open_board(libusb_context *ctx, const char *serial)
 
 /* ---- frames ------------------------------------------------------------------ */
 
-typedef struct rx {
-    uint8_t bytes[4096];
-    int len;
-} rx;
+uint8_t host_seq;
 
-static uint8_t host_seq;
-
-static void send_frame(libusb_device_handle *h, uint8_t type, const uint8_t *payload, uint8_t len)
+void send_frame(libusb_device_handle *h, uint8_t type, const uint8_t *payload, uint8_t len)
 {
     uint8_t frame[HB_FRAME_MAX_LEN];
     uint8_t n = hb_frame_encode(frame, host_seq++, type, payload, len);
@@ -153,7 +149,7 @@ static void send_frame(libusb_device_handle *h, uint8_t type, const uint8_t *pay
 }
 
 /* Removes the first whole, valid frame from the buffer: its type, payload in out. */
-static int take_frame(rx *r, uint8_t *payload, uint8_t *len)
+int take_frame(rx *r, uint8_t *payload, uint8_t *len)
 {
     for (;;) {
         int start = 0;
@@ -192,7 +188,7 @@ static int take_frame(rx *r, uint8_t *payload, uint8_t *len)
 
 /* The next whole, valid frame from bulk IN: its type, payload in out.  `what` names
  * what is awaited when none comes within the guard. */
-static int next_frame(libusb_device_handle *h, rx *r, uint8_t *payload, uint8_t *len, double deadline, const char *what)
+int next_frame(libusb_device_handle *h, rx *r, uint8_t *payload, uint8_t *len, double deadline, const char *what)
 {
     for (;;) {
         int t = take_frame(r, payload, len);
@@ -212,7 +208,7 @@ static int next_frame(libusb_device_handle *h, rx *r, uint8_t *payload, uint8_t 
 }
 
 /* Reads bulk IN until a frame of this type arrives. */
-static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
+void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, uint8_t *len)
 {
     double deadline = now_us() + GUARD_SECONDS * 1e6;
     char what[32];
@@ -223,7 +219,7 @@ static void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *pa
 }
 
 /* HELLO, and the reply's payload length. */
-static uint8_t hello(libusb_device_handle *h, rx *r, uint16_t keepalive_ms, uint8_t *reply)
+uint8_t hello(libusb_device_handle *h, rx *r, uint16_t keepalive_ms, uint8_t *reply)
 {
     uint8_t p[HB_HELLO_LEN] = {0};
     p[HB_HELLO_OFF_MAJOR] = HB_PROTO_VERSION_MAJOR;
@@ -825,7 +821,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
             "bootloader | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
-            "control-flood BYTES | control-crowd N",
+            "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | burst TYPE N",
             argv[0]);
     }
     const char *serial = NULL;
@@ -868,6 +864,12 @@ int main(int argc, char **argv)
         status = cmd_noise(ctx, atoi(argv[2]));
     } else if (strcmp(argv[1], "later-frames") == 0) {
         status = cmd_later_frames(ctx);
+    } else if (strcmp(argv[1], "chapter9") == 0) {
+        status = cmd_chapter9(ctx);
+    } else if (strcmp(argv[1], "halt-rounds") == 0 && argc == 3 && atoi(argv[2]) > 0) {
+        status = cmd_halt_rounds(ctx, atoi(argv[2]));
+    } else if (strcmp(argv[1], "burst") == 0 && argc == 4 && atoi(argv[3]) > 0) {
+        status = cmd_burst(ctx, (uint8_t)strtoul(argv[2], NULL, 0), atoi(argv[3]));
     } else if (strcmp(argv[1], "silence") == 0 && argc == 3) {
         status = cmd_silence(ctx, (uint16_t)atoi(argv[2]));
     } else {

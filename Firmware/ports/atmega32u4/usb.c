@@ -18,6 +18,8 @@
 #define REQ_SET_INTERFACE 0x0Bu
 #define FEATURE_ENDPOINT_HALT 0u
 #define RECIPIENT_MASK 0x1Fu
+#define RECIPIENT_DEVICE 0x00u
+#define RECIPIENT_INTERFACE 0x01u
 #define RECIPIENT_ENDPOINT 0x02u
 #define TYPE_MASK 0x60u
 #define TYPE_STANDARD 0x00u
@@ -28,7 +30,8 @@
 #define EPDIR_IN (1u << EPDIR)
 #define EPSIZE_64 ((1u << EPSIZE1) | (1u << EPSIZE0))
 
-#define TX_RING 128u /* power of two */
+#define TX_RING HB_USB_IN_RING_BYTES
+_Static_assert((TX_RING & (TX_RING - 1u)) == 0 && TX_RING <= 128u, "the ring's indices are uint8_t, masked");
 /* usb_flush's bound: ~6 us per round under simavr, so ~25 ms (25 USB frames,
  * each of which a reading host polls in), well inside the 120 ms watchdog. */
 #define FLUSH_ROUNDS 4000u
@@ -120,20 +123,43 @@ static void send_ep0(const usb_descriptor_ref *d, uint16_t w_length)
     }
 }
 
-static void send_ep0_ram2(uint8_t a, uint8_t b, uint16_t w_length)
+/* A reply of n (1 or 2) bytes from RAM, cut to wLength as every control read is:
+ * an empty data packet when the host asked for none. */
+static void send_ep0_ram(uint8_t a, uint8_t b, uint8_t n, uint16_t w_length)
 {
-    UEDATX = a;
-    if (w_length > 1) {
+    if (w_length < n) {
+        n = (uint8_t)w_length;
+    }
+    if (n > 0) {
+        UEDATX = a;
+    }
+    if (n > 1) {
         UEDATX = b;
     }
     UEINTX = (uint8_t)~(1 << TXINI);
 }
 
-static bool endpoint_halt(uint8_t ep_addr, bool halt)
+/* The endpoint number (UENUM) of a bulk endpoint by its address as a request's
+ * wIndex names it (direction bit included), or 0 when the configuration has no
+ * such endpoint.  Before SET_CONFIGURATION only endpoint 0 exists (USB 2.0
+ * 9.4.5: in the Address state any other endpoint is a Request Error). */
+static uint8_t bulk_endpoint(uint16_t w_index)
 {
-    uint8_t ep = ep_addr & 0x0Fu;
-    if (ep != USB_EP_BULK_IN && ep != USB_EP_BULK_OUT) {
-        return false;
+    uint8_t addr = (uint8_t)w_index;
+    if (!configuration || (addr != HB_USB_EP_BULK_IN && addr != HB_USB_EP_BULK_OUT)) {
+        return 0;
+    }
+    return addr & 0x0Fu;
+}
+
+/* Whether wIndex names the configuration's interface (only once configured). */
+static bool our_interface(uint16_t w_index) { return configuration && (uint8_t)w_index == HB_USB_INTERFACE_NUMBER; }
+
+static bool endpoint_halt(uint16_t w_index, bool halt)
+{
+    uint8_t ep = bulk_endpoint(w_index);
+    if (!ep) {
+        return false; /* endpoint 0 does not halt: its STALL ends with the next SETUP */
     }
     UENUM = ep;
     if (halt) {
@@ -164,8 +190,13 @@ static void handle_setup(void)
         stall_ep0(); /* no vendor requests: everything goes through bulk frames */
         return;
     }
+    uint8_t recipient = bm_request_type & RECIPIENT_MASK;
     switch (b_request) {
     case REQ_GET_DESCRIPTOR: {
+        if (recipient != RECIPIENT_DEVICE) {
+            stall_ep0();
+            return;
+        }
         usb_descriptor_ref d;
         uint8_t scratch[USB_STRING_DESCRIPTOR_MAX];
         if (!usb_find_descriptor((uint8_t)(w_value >> 8), (uint8_t)w_value, &d, scratch)) {
@@ -176,13 +207,17 @@ static void handle_setup(void)
         return;
     }
     case REQ_SET_ADDRESS:
+        if (recipient != RECIPIENT_DEVICE) {
+            stall_ep0();
+            return;
+        }
         /* The new address takes effect after the status stage (USB 2.0 9.4.6). */
         pending_address = (uint8_t)(w_value & 0x7Fu);
         UDADDR = pending_address;
         send_zlp();
         return;
     case REQ_SET_CONFIGURATION:
-        if (w_value > 1) {
+        if (recipient != RECIPIENT_DEVICE || (w_value != 0 && w_value != HB_USB_CONFIGURATION_VALUE)) {
             stall_ep0();
             return;
         }
@@ -198,33 +233,53 @@ static void handle_setup(void)
         send_zlp();
         return;
     case REQ_GET_CONFIGURATION:
-        send_ep0_ram2(configuration, 0, 1);
+        if (recipient != RECIPIENT_DEVICE) {
+            stall_ep0();
+            return;
+        }
+        send_ep0_ram(configuration, 0, 1, w_length);
         return;
     case REQ_GET_STATUS: {
+        /* USB 2.0 9.4.5: two bytes for the device (bus powered, no remote wakeup),
+         * the interface and every endpoint the device has, endpoint 0 included;
+         * a Request Error for anything it lacks. */
         uint8_t halted = 0;
-        if ((bm_request_type & RECIPIENT_MASK) == RECIPIENT_ENDPOINT) {
-            UENUM = (uint8_t)(w_index & 0x0Fu);
-            halted = (UECONX & (1 << STALLRQ)) ? 1 : 0;
-            UENUM = 0;
+        if (recipient == RECIPIENT_ENDPOINT) {
+            uint8_t addr = (uint8_t)w_index;
+            uint8_t ep = bulk_endpoint(w_index);
+            if (ep) {
+                UENUM = ep;
+                halted = (UECONX & (1 << STALLRQ)) ? 1 : 0;
+                UENUM = 0;
+            } else if (addr != 0x00u && addr != 0x80u) {
+                stall_ep0();
+                return;
+            }
+        } else if (recipient == RECIPIENT_INTERFACE ? !our_interface(w_index) : recipient != RECIPIENT_DEVICE) {
+            stall_ep0();
+            return;
         }
-        send_ep0_ram2(halted, 0, w_length);
+        send_ep0_ram(halted, 0, 2, w_length);
         return;
     }
     case REQ_CLEAR_FEATURE:
     case REQ_SET_FEATURE:
-        if ((bm_request_type & RECIPIENT_MASK) == RECIPIENT_ENDPOINT &&
-            w_value == FEATURE_ENDPOINT_HALT &&
-            endpoint_halt((uint8_t)w_index, b_request == REQ_SET_FEATURE)) {
+        if (recipient == RECIPIENT_ENDPOINT && w_value == FEATURE_ENDPOINT_HALT &&
+            endpoint_halt(w_index, b_request == REQ_SET_FEATURE)) {
             send_zlp();
         } else {
             stall_ep0();
         }
         return;
     case REQ_GET_INTERFACE:
-        send_ep0_ram2(0, 0, 1);
+        if (recipient != RECIPIENT_INTERFACE || !our_interface(w_index)) {
+            stall_ep0();
+            return;
+        }
+        send_ep0_ram(0, 0, 1, w_length);
         return;
     case REQ_SET_INTERFACE:
-        if (w_value == 0 && w_index == 0) {
+        if (recipient == RECIPIENT_INTERFACE && w_value == 0 && our_interface(w_index)) {
             send_zlp();
         } else {
             stall_ep0();

@@ -43,10 +43,18 @@ bool usb_find_descriptor(uint8_t type, uint8_t index, usb_descriptor_ref *out,
                          uint8_t scratch[USB_STRING_DESCRIPTOR_MAX])
 {
     switch (type) {
+    /* One device and one configuration descriptor, both index 0: any other index
+     * names a descriptor the device lacks, a Request Error (USB 2.0 9.4.3). */
     case DESC_DEVICE:
+        if (index != 0) {
+            return false;
+        }
         *out = (usb_descriptor_ref){device, sizeof device, true};
         return true;
     case DESC_CONFIGURATION:
+        if (index != 0) {
+            return false;
+        }
         *out = (usb_descriptor_ref){configuration, sizeof configuration, true};
         return true;
     case DESC_STRING: {

@@ -39,6 +39,11 @@
 #define HB_USB_EP_BULK_IN 0x81u  /* board -> host frames (address, direction bit set) */
 #define HB_USB_EP_BULK_OUT 0x02u /* host -> board frames */
 #define HB_USB_BULK_SIZE 64u     /* full speed bulk */
+/* The ATmega32U4 port's bulk IN ring: frames the board sends wait here for the
+ * endpoint's one 64-byte bank, and a frame that does not fit whole is dropped (a
+ * gap in the board's sequence numbers).  A power of two, at most 128.  The core
+ * emulation models the same ring, so what works there works on a board. */
+#define HB_USB_IN_RING_BYTES 128u
 
 /* ---- Descriptor bytes, as initialiser lists: each side stores them its own
  * way (program memory on the AVR, a plain array on the host). ------------ */
