@@ -10,7 +10,8 @@ import JSON
 ///                   {"board_us": 1234567, "kind": "register", "register": 32, "value": 58},
 ///                   {"board_us": 1300000, "kind": "stop"}, ...],
 ///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0,
-///                     "merged": 0, "delayed": 0},
+///                     "merged": 0, "delayed": 0, "resent": 0, "lateAfterRefusal": 0,
+///                     "refusals": {"QUEUE_FULL": 0, ...}},
 ///      "stopReason": null}
 ///
 /// `stopReason` is null when the pattern played to its end, else why it did not: the
@@ -21,7 +22,10 @@ import JSON
 /// are those a signal's STOP_ALL flushed before they played (`flushed` counts them).
 /// `merged` counts drive values a later one replaced within its write slot (never
 /// sent), `delayed` writes sent after their own time by less than a slot: the pacing
-/// to the board's intake (`BoardIntake`, `DriveCompiler` rule 4).
+/// to the board's intake (`BoardIntake`, `DriveCompiler` rule 4). `refusals` gives
+/// every NAK the board sent by its PROTOCOL.md name; `resent` the commands the link
+/// sent again after a refusal (none is dropped), `lateAfterRefusal` those of them
+/// that could no longer be on time (counted in `late` too).
 public enum PlayRecord {
     public static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
         let entries: [JSONValue] = commands.map { c in
@@ -37,6 +41,8 @@ public enum PlayRecord {
             "sent": .number(Double(s.commandsSent)), "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
             "rejected": .number(Double(s.rejectedFrames)), "replacements": .number(Double(s.replacements)),
             "flushed": .number(Double(flushed)), "merged": .number(Double(s.mergedWrites)), "delayed": .number(Double(s.delayedWrites)),
+            "resent": .number(Double(s.resentCommands)), "lateAfterRefusal": .number(Double(s.lateAfterRefusal)),
+            "refusals": .object(s.refusals.counts.map { (key: $0.reason.name, value: .number(Double($0.count))) }),
         ])
         return JSONWriter.string(
             .fields([

@@ -250,6 +250,13 @@ public struct PlayResult: Sendable {
     /// Nil when the pattern played to its end, else why it did not.
     public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" } }
 
+    /// The board refused stamped commands (it had fallen behind: QUEUE_FULL) and some
+    /// ran after their stamps for it: the link lost none, but the pattern did not play
+    /// on time. `play` exits 4.
+    public var deliveredLate: Bool {
+        statistics.resentCommands > 0 && (statistics.lateAfterRefusal > 0 || statistics.boardUnderruns > 0)
+    }
+
     /// The `play --record` document (`PlayRecord`).
     public var recordJSON: String {
         PlayRecord.json(device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason)

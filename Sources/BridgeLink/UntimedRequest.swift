@@ -28,11 +28,14 @@ public enum UntimedRequest: Sendable, Equatable {
         }
     }
 
-    /// How long the transaction holds the board's bus, µs: PROTOCOL.md ("Untimed
-    /// I2C") gives 22.5 µs a byte at 400 kHz (nine clocks), plus START and STOP. A
-    /// stamped command falling due meanwhile waits for it, which is what the gap rule
-    /// (`UntimedQueue`) keeps from happening.
-    public var busMicroseconds: Int64 { Int64(bytesOnWire) * 45 / 2 + 5 }
+    /// How long the transaction holds the board's bus, µs: nine SCL clocks a byte at
+    /// 400 kHz (22.5 µs) plus the firmware's own time between bytes, as the simavr
+    /// suite measures it on the ATmega32U4 ELF (Firmware/README.md: a 3-byte write
+    /// 82 µs, a 1-byte read 112 µs, a 32-byte read 908 µs), rounded up to 26 µs a
+    /// byte and 10 µs for START, repeated START and STOP. A stamped command falling
+    /// due meanwhile waits for it, which is what the gap rule (`UntimedQueue`) keeps
+    /// from happening.
+    public var busMicroseconds: Int64 { Int64(bytesOnWire) * 26 + 10 }
 
     /// "I2C read of 0x18 register 0x28" for errors.
     public var description: String {

@@ -15,7 +15,17 @@ public struct SimulatedBoardSetup: Sendable {
         case wrongType = "wrong-type"
         case overTemperature = "over-temperature"
         case overCurrent = "over-current"
+        /// The board falls behind its own queue once: its timer interrupt held off
+        /// for `timerStall` (a long critical section), so stamped commands run late
+        /// and the queue fills while the host goes on sending; it refuses what does
+        /// not fit (QUEUE_FULL).
+        case timerStall = "timer-stall"
     }
+
+    /// When the `timer-stall` fault holds the timer, in µs since the board's power-up:
+    /// 400 ms in (a pattern started at once is playing by then), for 30 ms (below the
+    /// engine's 50 ms overload limit, so the engine rides it out).
+    public static let timerStall: Range<UInt64> = 400_000..<430_000
 
     /// The actuator on the default simulated board: the best-documented LRA profile in
     /// `Hardware/actuators` (Precision Microdrives C10-100, 175 Hz).
@@ -69,6 +79,7 @@ public struct SimulatedBoardSetup: Sendable {
         case .absent: board.chip.isPresent = false
         case .overTemperature: board.chip.inject(.overTemperature)
         case .overCurrent: board.chip.inject(.overCurrent)
+        case .timerStall: board.timerHold = Self.timerStall
         default: break
         }
         return board

@@ -28,7 +28,7 @@ public struct DeviceOptions: ParsableArguments {
 
     @Option(
         name: .customLong("simulate-fault"),
-        help: "Simulated board only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature or over-current.")
+        help: "Simulated board only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature, over-current, or timer-stall (its timer held off 30 ms, 400 ms after power-up: it falls behind and refuses commands).")
     public var simulateFault: SimulatedBoardSetup.Fault = .none
 
     @Option(help: PlotOption.help)

@@ -14,6 +14,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// `play` started the pattern and it stopped before its end (the board's drive
     /// time limit, a chip fault, the device going away): what was measured is printed.
     case incomplete = 3
+    /// `play` played to the end but not on time: the board fell behind and refused
+    /// commands (QUEUE_FULL); the link sent every one again, some after its stamp.
+    case playedLate = 4
 
     // 128 + N: `play`, `calibrate`, `diagnose` and `rom` stopped by signal N (SIGINT
     // 130, SIGTERM 143, SIGHUP 129) after stopping the actuator; see `Interruption`.
@@ -21,7 +24,7 @@ enum ExitStatus: Int32, CaseIterable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (the board fell behind and refused commands), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -126,6 +126,11 @@ public struct PlayCommand: AsyncParsableCommand {
         let result = try await session.finish(interruption: Interruption.shared.reason)
         let s = result.statistics
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
+        if s.rejectedFrames > 0 {
+            report.append(
+                "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (none dropped), "
+                    + "\(s.lateAfterRefusal) of them too late for their stamps")
+        }
         if s.mergedWrites > 0 || s.delayedWrites > 0 {
             report.append("paced to the board's intake (a write every \(s.writeSpacingMicroseconds) µs): \(s.mergedWrites) drive values merged into a later one, \(s.delayedWrites) writes delayed by less than a slot")
         }
@@ -157,6 +162,10 @@ public struct PlayCommand: AsyncParsableCommand {
         }
         try Interruption.shared.exitIfInterrupted()
         if result.endedEarly { throw ExitStatus.incomplete.exitCode }
+        if result.deliveredLate {
+            try Console.err("played late: the board fell behind and refused commands; they were sent again, \(s.lateAfterRefusal) after their stamps, \(s.boardUnderruns) run late by the board")
+            throw ExitStatus.playedLate.exitCode
+        }
         if !result.completed { throw CLIError("the player did not report completion within 1 s of the pattern's end") }
     }
 

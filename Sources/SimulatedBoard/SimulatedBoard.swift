@@ -211,10 +211,22 @@ public final class SimulatedBoard {
         try advance(by: UInt64(boardTime &- self.boardTime))
     }
 
+    /// While virtual time is in this range (µs since power-up), the firmware's timer
+    /// callback does not run: its interrupt is held off, as a long critical section
+    /// elsewhere would hold it. Stamped commands wait past their stamps and the queue
+    /// fills while the host goes on sending: how a test makes the board fall behind.
+    public var timerHold: Range<UInt64>?
+
+    var timerHeld: Bool { timerHold?.contains(time) ?? false }
+
     /// The next moment after now the firmware wants to run (virtual µs).
     func nextStop() -> UInt64 {
         var next = time + max(1, configuration.maximumPollIntervalMicroseconds)
-        if let armedAt, armedAt > time { next = min(next, armedAt) }
+        if let hold = timerHold {
+            if hold.lowerBound > time { next = min(next, hold.lowerBound) }
+            if hold.upperBound > time { next = min(next, hold.upperBound) }
+        }
+        if let armedAt, armedAt > time, !(timerHold?.contains(armedAt) ?? false) { next = min(next, armedAt) }
         var at: UInt32 = 0
         if hb_core_next_deadline(core, &at) {
             let ahead = Int32(bitPattern: at &- boardTime)
@@ -236,7 +248,7 @@ public final class SimulatedBoard {
     func settle() throws(SimulatedBoardError) {
         var passes = 0
         repeat {
-            if let at = armedAt, at <= time {
+            if let at = armedAt, at <= time, !timerHeld {
                 armedAt = nil
                 hb_core_timer_fired(core)
             }
@@ -245,7 +257,7 @@ public final class SimulatedBoard {
             // The core drains every due command in one timer call, so a second pass is
             // rare; a thousand means it re-arms in the past forever.
             guard passes < Self.settlePassLimit else { throw .firmwareDidNotSettle(time: time) }
-        } while armedAt.map({ $0 <= time }) ?? false
+        } while (armedAt.map({ $0 <= time }) ?? false) && !timerHeld
     }
 
     static let settlePassLimit = 1000
