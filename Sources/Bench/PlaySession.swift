@@ -35,6 +35,8 @@ public final class PlaySession: Sendable {
         public var stepSeconds = 0.05
         /// How far ahead of "now" a pattern starts on a real clock (see `start`).
         public var realClockStartDelaySeconds = 0.02
+        /// Which events the pattern's HapticSharpnessControl reaches (`RenderOptions`).
+        public var sharpnessControl: RenderOptions.SharpnessControlScope = .continuousEvents
 
         public init(playbackRate: Double = 1, keepsCommands: Bool = false) {
             self.playbackRate = playbackRate
@@ -84,6 +86,7 @@ public final class PlaySession: Sendable {
         engineOptions.calibration = drive.calibration
         engineOptions.logger = options.logger
         engineOptions.keepsSentCommandLog = options.keepsCommands
+        engineOptions.sharpnessControl = options.sharpnessControl
         engine = HapticEngine(link: opened.takeLink(), actuator: actuator, options: engineOptions)
     }
 

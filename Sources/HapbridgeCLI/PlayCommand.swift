@@ -43,6 +43,8 @@ public struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("playback-rate"), help: PlaybackRateOption.help)
     public var playbackRate: Double = 1
 
+    @OptionGroup public var reading: PatternReadingOptions
+
     @Option(
         help: ArgumentHelp(
             "Write what was sent to the board as JSON: every command with its board-time stamp, and the counts "
@@ -82,7 +84,7 @@ public struct PlayCommand: AsyncParsableCommand {
         Interruption.install()
         let plotFile = try device.plotFile()
         let recordFile = try record.map { (path) throws(CLIError) in try OutputFile(path, purpose: "record") }
-        let source = try PatternSource.resolve(pattern)
+        let source = try PatternSource.resolve(pattern, curveTimes: reading.controlPointTimes)
         try source.printWarnings()
         try source.printAudioNotice("played")
         let located = try locateActuatorProfile(actuator)
@@ -92,6 +94,7 @@ public struct PlayCommand: AsyncParsableCommand {
             throw CLIError("--realtime and --link-latency apply to the simulated board, not \(opened.address)")
         }
         var options = PlaySession.Options(playbackRate: playbackRate, keepsCommands: plotFile != nil || recordFile != nil)
+        options.sharpnessControl = reading.sharpnessControlScope
         options.logger = device.logging.logger("hapbridge.engine")
         let session = PlaySession(opened: opened, actuator: profile, options: options)
         // A signal stops the engine at once (STOP_ALL flushes the board's queue and puts

@@ -39,7 +39,7 @@ enum TimelineExport {
             field("source", value(.string(source.label))),
             field("sampleRate", value(.number(timeline.sampleRate))),
             field("playbackRate", value(.number(timeline.playbackRate))),
-            field("duration_ms", value(.number(timeline.duration * 1000))),
+            field("duration_ms", value(.number(microseconds(timeline.duration) / 1000))),
             field("audioEvents", value(.number(Double(timeline.audioEventCount)))),
             field("samples", "{" + samples.joined(separator: ",") + "}"),
             field("transients", value(transients)),
@@ -83,6 +83,10 @@ enum TimelineExport {
     }
 
     static func ms(_ seconds: Double) -> String { num(seconds * 1000) }
+
+    /// A duration to the whole microsecond: 0.3 s is 300 ms, not the
+    /// 300.00000000000006 that `0.3 * 1000` gives in binary floating point.
+    static func microseconds(_ seconds: Double) -> Double { (seconds * 1_000_000).rounded() }
 
     static func num(_ value: Double) -> String { JSONWriter.format(rounded(value)) }
 

@@ -11,6 +11,7 @@ enum Fixtures {
     static let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures")
     static let interop = directory.appendingPathComponent("interop")
     static let apple = directory.appendingPathComponent("apple-unityplugins")
+    static let meta = directory.appendingPathComponent("meta-haptics-sdk")
 
     static func bytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
 
@@ -23,6 +24,14 @@ enum Fixtures {
     static var interopAHAP: [URL] { files(in: interop.appendingPathComponent("ahap"), extension: "ahap") }
     static var interopHaptic: [URL] { files(in: interop.appendingPathComponent("haptic"), extension: "haptic") }
     static var appleAHAP: [URL] { files(in: apple, extension: "ahap") }
+    static var metaHaptic: [URL] { files(in: meta, extension: "haptic") }
+
+    /// One of Meta's test files (`meta-haptics-sdk/`), read by its extension's reader.
+    static func metaFile(_ name: String, curveTimes: AHAPReader.ControlPointTimes = .relativeToCurve) throws -> LoadedPattern {
+        let url = meta.appendingPathComponent(name)
+        return url.pathExtension == "haptic" ? try LofeltHapticReader.read(try bytes(url))
+            : try AHAPReader.read(try bytes(url), options: .init(controlPointTimes: curveTimes))
+    }
 
     static func ahap(_ name: String) throws -> LoadedPattern {
         try AHAPReader.read(try bytes(interop.appendingPathComponent("ahap/\(name)")))

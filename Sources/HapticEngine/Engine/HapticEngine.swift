@@ -68,6 +68,9 @@ public actor HapticEngine {
         /// and this). Lower it to drive a board as a 1.0 host would: no register access,
         /// no REPLACE_FROM, the short look-ahead.
         public var protocolMinor: UInt8 = HostFrameEncoder.protocolMinor
+        /// Which events a pattern's HapticSharpnessControl reaches when its player is
+        /// made (`RenderOptions.SharpnessControlScope`; `play --sharpness-control`).
+        public var sharpnessControl: RenderOptions.SharpnessControlScope = .continuousEvents
         /// SCHED_FIFO priority asked for the service thread on a real clock (granted to
         /// root or with CAP_SYS_NICE / an rtprio limit; otherwise normal priority, said
         /// once in `serviceThreadScheduling`); nil never asks.

@@ -16,7 +16,8 @@ extension HapticEngine {
 
     func register(_ pattern: HapticPattern, advanced: Bool) throws(HapticEngineError) -> Int {
         let timeline: Timeline
-        do { timeline = try Renderer.render(pattern, options: RenderOptions(sampleRate: 1e6 / Double(options.controlStepMicroseconds))) } catch {
+        do { timeline = try Renderer.render(pattern, options: RenderOptions(
+            sampleRate: 1e6 / Double(options.controlStepMicroseconds), sharpnessControl: options.sharpnessControl)) } catch {
             throw .patternRender(error)
         }
         // Refused here, before anything plays, rather than mid-stream: more transients

@@ -53,6 +53,9 @@ public struct AHAPReader {
 
     private let options: Options
     private var warnings: [PatternWarning] = []
+    /// Curves whose control-point times look absolute (see `noteAbsoluteLooking`):
+    /// the first one's path and start, and how many, reported once per document.
+    private var absoluteLooking: (path: String, start: Double, count: Int)?
 
     private init(options: Options) { self.options = options }
 
@@ -107,6 +110,14 @@ public struct AHAPReader {
             try readEntry(patternCursor.item(index, entry), into: &pattern)
         }
         finish(document, known: Keys.document)
+        if let absoluteLooking {
+            let others = absoluteLooking.count > 1 ? " (and in \(absoluteLooking.count - 1) more curves)" : ""
+            warn(absoluteLooking.path, .compatibility,
+                 "the first control point's Time equals the curve's own Time, \(JSONWriter.format(absoluteLooking.start)) s\(others): "
+                     + "these look like absolute times, as Lofelt's and Meta's converters write them; read as Core Haptics does "
+                     + "(relative to the curve) the curve plays \(JSONWriter.format(absoluteLooking.start)) s late. "
+                     + "If the file means absolute times, use --curve-times absolute")
+        }
         return pattern
     }
 
@@ -353,6 +364,9 @@ public struct AHAPReader {
         for (index, item) in items.enumerated() {
             var point = try ObjectReader(pointsCursor.item(index, item))
             var pointTime = try readTime(point.take("Time"))
+            if index == 0, options.controlPointTimes == .relativeToCurve {
+                noteAbsoluteLooking(firstPointTime: pointTime, curveTime: time, at: "\(pointsCursor.element(0)).Time")
+            }
             if options.controlPointTimes == .absolute { pointTime = max(0, pointTime - time) }
             if let previous = points.last, pointTime < previous.time {
                 throw PatternLoadError(
@@ -370,5 +384,15 @@ public struct AHAPReader {
             throw PatternLoadError(path: pointsCursor.path, rule: "the curve ends beyond the \(JSONWriter.format(options.limits.maxTime)) s limit")
         }
         return ParameterCurve(id: id, time: time, controlPoints: points)
+    }
+
+    /// A curve that starts later than 0 and whose first control point sits at that
+    /// same time reads, by Core Haptics' rule, as starting its shape twice as late:
+    /// almost always a file written with absolute times (Lofelt's haptic2ahap and
+    /// Meta's converter write the curve's Time as its first point's). A curve that
+    /// starts at 0 reads the same either way, so it is not counted.
+    private mutating func noteAbsoluteLooking(firstPointTime: Double, curveTime: Double, at path: String) {
+        guard curveTime > 0, abs(firstPointTime - curveTime) <= 1e-9 * max(1, curveTime) else { return }
+        absoluteLooking = (absoluteLooking?.path ?? path, absoluteLooking?.start ?? curveTime, (absoluteLooking?.count ?? 0) + 1)
     }
 }

@@ -4,18 +4,26 @@
 /// `LofeltDataModel`). The text is strict JSON, as serde_json, Meta's parser,
 /// requires: a trailing comma is an error here, unlike in an AHAP.
 ///
-/// The conversion is the one Lofelt's haptic2ahap performs, so files play as their
-/// authors heard them through Core Haptics:
+/// The conversion is the one Meta's SDK performs (meta-haptics-sdk
+/// `core/haptic_data/src/ahap.rs`, `Ahap::from(HapticData)` then `SplitAhap`), so
+/// files play as Meta's player plays them through Core Haptics:
 /// - continuous events of intensity 1 and sharpness 0, split every 30 s;
 /// - intensity = √amplitude as HapticIntensityControl curves (ducked to 80% at a
 ///   breakpoint with emphasis, so the emphasis stands out), sharpness = √frequency
-///   as HapticSharpnessControl curves, each curve at most 16 points, consecutive
-///   curves sharing their joining point;
+///   as HapticSharpnessControl curves;
 /// - each emphasis as a transient of intensity √(emphasis amplitude) and
-///   sharpness = emphasis frequency.
-/// Two deliberate differences: control-point times are written relative to their
-/// curve (Core Haptics' rule; haptic2ahap writes absolute times), and the first
-/// breakpoint's emphasis is kept (haptic2ahap's chunking skips it).
+///   sharpness = emphasis frequency, played apart from the curves
+///   (`HapticPattern.TransientPlayback.apart`): Meta loads its continuous and
+///   transient AHAPs into two players, so the intensity curve does not scale the
+///   emphasis (on Meta's multiple_emphasis.haptic a transient plays at 0.7746, not
+///   0.7746 × 0.3578).
+/// Two deliberate differences in form, none in what plays: each curve holds at most
+/// 16 points, consecutive curves sharing their joining point (Core Haptics appears
+/// to play no more; Meta writes one curve), and control-point times are relative to
+/// their curve (Core Haptics' rule; Meta's and Lofelt's converters write absolute
+/// times, which read the same only where a curve starts at 0). Lofelt's older
+/// haptic2ahap also skipped the first breakpoint's emphasis; Meta's converter and
+/// this one keep it.
 public enum LofeltHapticReader {
     /// Meta's validator has two modes (`v1::ValidationMode`); they differ in one
     /// rule, whether a frequency breakpoint may lie outside the amplitude envelope.
@@ -50,7 +58,7 @@ public enum LofeltHapticReader {
     }
 
     static func convert(_ model: LofeltDataModel) -> HapticPattern {
-        var pattern = HapticPattern(events: [])
+        var pattern = HapticPattern(events: [], transientPlayback: .apart)
         pattern.metadata = HapticPattern.Metadata(
             project: model.project, created: model.author, description: model.description)
 

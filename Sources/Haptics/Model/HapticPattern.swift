@@ -32,21 +32,39 @@ public struct HapticPattern: Sendable, Hashable {
         }
     }
 
+    /// Whether the pattern's own dynamic parameters and curves reach its transients.
+    public enum TransientPlayback: Sendable, Hashable {
+        /// One pattern on one player, as Core Haptics plays an AHAP: HapticIntensityControl
+        /// scales the transients too (and HapticSharpnessControl reaches them as
+        /// `RenderOptions.sharpnessControl` says).
+        case underPatternControls
+        /// Meta's split (meta-haptics-sdk `SplitAhap`): the transients play on a
+        /// player of their own, started with the pattern's, so none of the pattern's
+        /// parameters or curves reaches them and each keeps its own intensity and
+        /// sharpness. Meta: "If everything is in one AHAP, Core Haptic's
+        /// CHHapticPatternPlayer modulates the transients based on the contents of the
+        /// continuous curves. We however want the transients to be played back
+        /// independently of the continuous curves." `.haptic` imports play this way.
+        case apart
+    }
+
     public var version: Double
     public var metadata: Metadata
     public var events: [HapticEvent]
     public var parameters: [DynamicParameter]
     public var curves: [ParameterCurve]
+    public var transientPlayback: TransientPlayback
 
     public init(
         events: [HapticEvent], parameters: [DynamicParameter] = [], curves: [ParameterCurve] = [],
-        metadata: Metadata = Metadata(), version: Double = 1
+        metadata: Metadata = Metadata(), version: Double = 1, transientPlayback: TransientPlayback = .underPatternControls
     ) {
         self.version = version
         self.metadata = metadata
         self.events = events
         self.parameters = parameters
         self.curves = curves
+        self.transientPlayback = transientPlayback
     }
 
     /// The one definition of a pattern's length, which rendering, looping and every
@@ -66,4 +84,19 @@ public struct HapticPattern: Sendable, Hashable {
 
     public var hapticEvents: [HapticEvent] { events.filter { !$0.type.isAudio } }
     public var audioEvents: [HapticEvent] { events.filter { $0.type.isAudio } }
+
+    /// The two patterns Meta's two players play (meta-haptics-sdk `SplitAhap::from`):
+    /// the continuous one keeps every non-transient event, the parameters and the
+    /// curves; the transients one holds the transients alone, or is nil when there are
+    /// none. Each is an ordinary pattern (transients under their pattern's controls),
+    /// as an AHAP file can say it; played together from one start they are this
+    /// pattern played with `.apart`.
+    public func splitForSeparatePlayers() -> (continuous: HapticPattern, transients: HapticPattern?) {
+        let transientEvents = events.filter { $0.type == .hapticTransient }
+        let continuous = HapticPattern(
+            events: events.filter { $0.type != .hapticTransient }, parameters: parameters, curves: curves,
+            metadata: metadata, version: version)
+        guard !transientEvents.isEmpty else { return (continuous, nil) }
+        return (continuous, HapticPattern(events: transientEvents, metadata: metadata, version: version))
+    }
 }

@@ -7,7 +7,8 @@
 ///   an event's intensity, HapticSharpnessControl adds to its sharpness, each
 ///   result clamped to 0…1, evaluated at every sample (and at each transient's
 ///   moment; the sharpness control reaches transients only with
-///   `RenderOptions.SharpnessControlScope.allHapticEvents`). The attack/decay/release
+///   `RenderOptions.SharpnessControlScope.allHapticEvents`; neither reaches them in a
+///   pattern whose `transientPlayback` is `.apart`). The attack/decay/release
 ///   time controls add to the event's 0…1 values and are taken when the event starts.
 /// - **Continuous events** contribute `intensity × envelope(t)` over
 ///   [time, time + duration) (see `Envelope`).
@@ -38,6 +39,8 @@ public enum Renderer {
             throw .tooMuchWork(eventSamples: eventSamples, limit: options.maxEventSamples)
         }
         let sharpnessReachesTransients = options.sharpnessControl == .allHapticEvents
+        // Meta's split: transients on a player of their own, which has no controls.
+        let controlsReachTransients = pattern.transientPlayback == .underPatternControls
         let intensityControl = ControlTrack(id: .hapticIntensityControl, pattern: pattern)
         let sharpnessControl = ControlTrack(id: .hapticSharpnessControl, pattern: pattern)
         let attackControl = ControlTrack(id: .hapticAttackTimeControl, pattern: pattern)
@@ -72,9 +75,9 @@ public enum Renderer {
             case .hapticTransient:
                 transients.append(Timeline.Transient(
                     time: event.time / rate,
-                    intensity: clamp01(event.parameters.intensity * intensityControl.value(at: event.time)),
+                    intensity: clamp01(event.parameters.intensity * (controlsReachTransients ? intensityControl.value(at: event.time) : 1)),
                     sharpness: clamp01(event.parameters.sharpness
-                        + (sharpnessReachesTransients ? sharpnessControl.value(at: event.time) : 0)),
+                        + (controlsReachTransients && sharpnessReachesTransients ? sharpnessControl.value(at: event.time) : 0)),
                     eventIndex: index))
             case .hapticContinuous:
                 let envelope = Envelope(
