@@ -110,3 +110,24 @@ struct RegisterAccessWhileStreamingTests {
         #expect(try await bus.readByte(address: 0x5A, register: 0x00) & 0xE0 != 0)
     }
 }
+
+@Suite("Register access with the service loop running")
+struct RegisterAccessServiceLoopTests {
+    @Test("on a real clock with the engine's own service loop, the bus's reads are sent and answered by the loop")
+    func readsThroughTheServiceLoop() async throws {
+        let p = try profile()
+        let device = SimulatedBridgeDevice(
+            board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500), timing: .realTime)
+        var options = HapticEngine.Options(driving: .automatic)
+        options.serviceThreadPriority = nil
+        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        try await engine.start()
+        let bus = engine.i2cBus
+        for _ in 0..<20 {
+            let status = try await bus.readByte(address: 0x5A, register: 0x00)
+            #expect(status >> 5 == 7, "DEVICE_ID of a DRV2605L")
+        }
+        #expect(await engine.statistics.untimedAnswered == 20)
+        await engine.close()
+    }
+}

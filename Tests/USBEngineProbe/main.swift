@@ -6,6 +6,10 @@
 //
 // usage: usb-engine-probe replug SECONDS   play a SECONDS buzz; when the board goes away
 //                                          wait for it, start again and play it to its end
+//        usb-engine-probe reads EVENTS     stream EVENTS drive changes 2 ms apart while
+//                                          reading a register 400 times a second through
+//                                          the engine's bus; prints
+//   reads=N answered=N wrong=N sent=N late=N underruns=N rejected=N waitedMaxUs=N
 import Actuators
 import DeviceInterface
 import Devices
@@ -29,8 +33,48 @@ final class Events: @unchecked Sendable {
     var state: (stopped: StoppedReason?, reset: Bool, finished: Bool) { lock.withLock { (stopped, reset, finished) } }
 }
 
+/// Register reads at 400 a second while the engine streams `events` drive changes.
+@MainActor func readsWhileStreaming(events: Int) async -> Int32 {
+    do {
+        let profile = try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile)
+        let opened = try DeviceCatalog().open(.usb(.any), simulated: .init(actuator: profile))
+        let engine = HapticEngine(link: opened.takeLink(), actuator: profile)
+        try await engine.start()
+        let bus = engine.i2cBus
+        // RATED_VOLTAGE: written by the engine's setup, never read by the firmware.
+        let before = try await bus.readByte(address: 0x5A, register: 0x16)
+        let pattern = HapticPattern(events: (0..<events).map { i in
+            .continuous(at: Double(i) * 0.002, duration: 0.002, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
+        })
+        let player = try await engine.makePlayer(with: pattern)
+        let begin = await engine.currentTime + 0.02
+        try await player.start(atTime: begin)
+        let end = ContinuousClock.now + .milliseconds(Int(Double(events) * 2 + 100))
+        var next = ContinuousClock.now
+        var reads = 0, wrong = 0
+        while ContinuousClock.now < end {
+            if try await bus.readByte(address: 0x5A, register: 0x16) != before { wrong += 1 }
+            reads += 1
+            next += .microseconds(2_500)
+            if next > ContinuousClock.now { try await Task.sleep(until: next, clock: .continuous) }
+        }
+        let s = await engine.statistics
+        let running = await engine.isRunning
+        let rtt = "\(s.minimumRoundTripMicroseconds)/\(s.recentMaximumRoundTripMicroseconds)"
+        await engine.close()
+        say(
+            "reads=\(reads) answered=\(s.untimedAnswered - 1) wrong=\(wrong) sent=\(s.commandsSent) late=\(s.lateCommands) "
+                + "underruns=\(s.boardUnderruns) rejected=\(s.rejectedFrames) running=\(running) roundTripUs=\(rtt)")
+        return 0
+    } catch {
+        say("error \(error)")
+        return 1
+    }
+}
+
 @MainActor func run() async -> Int32 {
     let args = CommandLine.arguments
+    if args.count == 3, args[1] == "reads", let events = Int(args[2]), events > 0 { return await readsWhileStreaming(events: events) }
     guard args.count == 3, args[1] == "replug", let seconds = Double(args[2]), seconds > 0 else {
         say("error usage: usb-engine-probe replug SECONDS")
         return 2

@@ -214,6 +214,10 @@ public struct StreamStatistics: Sendable, Equatable {
     /// µs (QUEUE_STATUS).
     public var boardLagHighWater: Int64 = 0
     public var clock: ClockSync.Estimate?
+    /// The fastest SYNC round trip this session and the slowest of the recent ones, µs:
+    /// the link's delay and how much it varies (the untimed gap rule's window).
+    public var minimumRoundTripMicroseconds: Int64 = 0
+    public var recentMaximumRoundTripMicroseconds: Int64 = 0
 }
 
 extension HapticEngine.Options {

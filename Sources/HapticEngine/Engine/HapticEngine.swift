@@ -308,6 +308,8 @@ public actor HapticEngine {
         s.refusals = link.status.refusals
         s.rejectedFrames = link.status.refusals.total
         s.clock = link.clock.estimate
+        s.minimumRoundTripMicroseconds = link.clock.minimumRoundTrip
+        s.recentMaximumRoundTripMicroseconds = link.clock.recentMaximumRoundTrip
         return s
     }
 
