@@ -47,9 +47,9 @@ void twi_bus_reset(void)
 
 static avr_cycle_count_t tbuf_cycles(const avr_t *avr, uint32_t period)
 {
-    /* SCL above 100 kHz is fast mode */
-    uint32_t ns = (uint64_t)period * 1000000000u / avr->frequency < 10000u ? TWI_TBUF_FAST_NS
-                                                                            : TWI_TBUF_STANDARD_NS;
+    /* SCL above 100 kHz (a period under 10 us) is fast mode */
+    uint64_t period_ns = (uint64_t)period * 1000000000u / avr->frequency;
+    uint32_t ns = period_ns < 10000u ? TWI_TBUF_FAST_NS : TWI_TBUF_STANDARD_NS;
     return ((avr_cycle_count_t)ns * avr->frequency + 999999999u) / 1000000000u;
 }
 
@@ -104,6 +104,10 @@ static void on_twcr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         done_in = begin - now + TWI_HALF_PERIODS_START * half;
     }
 
+    /* Only a completion this write scheduled is moved; one already pending
+     * (a write that starts nothing on the bus) keeps its time. */
+    avr_cycle_timer_slot_p before = pending_completion();
+    avr_cycle_count_t before_when = before ? before->when : 0;
     bus.simavr_write(avr, addr, v, bus.simavr_param);
 
     if (stop) {
@@ -114,7 +118,7 @@ static void on_twcr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         return;
     }
     avr_cycle_timer_slot_p t = pending_completion();
-    if (t) {
+    if (t && !(before && t->when == before_when)) {
         avr_cycle_timer_t fn = t->timer;
         avr_cycle_timer_register(avr, done_in, fn, bus.twi); /* replaces simavr's */
         bus.twint_at = now + done_in;

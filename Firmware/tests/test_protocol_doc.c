@@ -132,13 +132,16 @@ static void open_expecting(uint8_t next)
     fake_hello_minor(&b, 1, 500, 0);
 }
 
-/* The core's last frame, encoded as it went on the wire, equals the doc's. */
+/* The core's last frame of the printed frame's type, encoded as it went on
+ * the wire, equals the printed one. */
 static bool board_sent(const doc_frame *want)
 {
-    if (!b.frame_count) {
+    const fake_frame *f = fake_last(&b, want->bytes[HB_FRAME_OFFSET_TYPE]);
+    if (!f) {
+        snprintf(check_failure, sizeof check_failure, "PROTOCOL.md line %u: the board sent no frame of type 0x%02X",
+                 want->line, want->bytes[HB_FRAME_OFFSET_TYPE]);
         return false;
     }
-    const fake_frame *f = &b.frames[b.frame_count - 1u];
     uint8_t got[HB_FRAME_MAX_LEN];
     uint8_t n = hb_frame_encode(got, f->seq, f->type, f->payload, f->len);
     if (n != want->n || memcmp(got, want->bytes, n) != 0) {
