@@ -128,6 +128,66 @@ static bool back_to_back_writes_keep_the_bus_free_time(void)
     return true;
 }
 
+static bool underruns(uint16_t *count)
+{
+    link_frame r;
+    CHECK(link_send(&host, HB_T_QUEUE_STATUS_REQ, NULL, 0), "send failed");
+    CHECK(link_wait(&host, HB_T_QUEUE_STATUS, 5000, &r), "no QUEUE_STATUS");
+    *count = hb_get_u16(&r.payload[HB_QSTAT_OFF_UNDERRUNS]);
+    return true;
+}
+
+/* Commands sharing a stamp run back to back in queue order; the ones behind
+ * the first cannot start on the stamp (the bus is busy with the one before),
+ * so they start late by the writes ahead of them: the board counts that as
+ * running on time, not as falling behind (exec.c). */
+#define SHARED_STAMP_WRITES 4u
+static bool commands_sharing_a_stamp_run_back_to_back_and_none_is_an_underrun(void)
+{
+    link_frame r;
+    if (!hello_1_1(&r)) {
+        return false;
+    }
+    link_pump(&host, 1000);
+    uint16_t before = 0, after = 0;
+    if (!underruns(&before)) {
+        return false;
+    }
+    uint32_t mark = chip.count, at = stamp_in(3000);
+    for (uint8_t i = 0; i < SHARED_STAMP_WRITES; i++) {
+        uint8_t p[HB_CMD_REG_WRITE_LEN];
+        hb_put_u32(&p[HB_CMD_OFF_AT_US], at);
+        p[HB_CMD_REG_OFF_REG] = DRV2605_REG_OD_CLAMP;
+        p[HB_CMD_REG_OFF_VALUE] = (uint8_t)(0xA0u + i);
+        CHECK(link_send(&host, HB_T_CMD_REG_WRITE, p, sizeof p), "send failed");
+    }
+    link_pump(&host, 5000);
+    CHECK(!link_take(&host, HB_T_NAK, &r), "NAK reason %u", r.payload[HB_NAK_OFF_REASON]);
+    const drv_txn *w[SHARED_STAMP_WRITES] = {NULL};
+    for (uint32_t i = mark; i < chip.count; i++) {
+        const drv_txn *t = &chip.log[i];
+        if (!t->is_read && t->reg == DRV2605_REG_OD_CLAMP && t->n == 1 && (t->bytes[0] & 0xFCu) == 0xA0u) {
+            w[t->bytes[0] & 3u] = t;
+        }
+    }
+    for (uint32_t i = 0; i < SHARED_STAMP_WRITES; i++) {
+        CHECK(w[i], "write %u of the stamp was not logged", i);
+    }
+    /* Back to back: the last starts within one write and its set-up per write
+     * ahead of it, far past the 100 us an underrun is counted at. */
+    double last = sim_board_us_at(&board, w[SHARED_STAMP_WRITES - 1]->start_cycle) - at;
+    double write = (double)(w[0]->stop_cycle - w[0]->start_cycle) / SIM_CYCLES_PER_US;
+    printf("# %u register writes on one stamp: STARTs at +%.2f ... +%.2f us (a write %.2f us START to STOP)\n",
+           SHARED_STAMP_WRITES, sim_board_us_at(&board, w[0]->start_cycle) - at, last, write);
+    CHECK(last > HB_LATE_TOLERANCE_US && last < (SHARED_STAMP_WRITES - 1) * (write + 40.0) + MAX_STAMP_ERROR_US,
+          "the last write started %.2f us after the stamp", last);
+    if (!underruns(&after)) {
+        return false;
+    }
+    CHECK(after == before, "%u underruns counted for commands sharing a stamp", (unsigned)(after - before));
+    return true;
+}
+
 void run_i2c_bus_timing_tests(void)
 {
     run_test("a 3-byte I2C write takes its datasheet time at the firmware's SCL rate",
@@ -136,4 +196,6 @@ void run_i2c_bus_timing_tests(void)
              a_1_byte_read_takes_its_datasheet_time);
     run_test("back-to-back writes keep the bus free time between STOP and START",
              back_to_back_writes_keep_the_bus_free_time);
+    run_test("commands sharing a stamp run back to back and none counts as an underrun",
+             commands_sharing_a_stamp_run_back_to_back_and_none_is_an_underrun);
 }
