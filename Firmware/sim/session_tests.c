@@ -31,8 +31,8 @@ static bool hello_reports_version_and_chip(void)
           r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP]);
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_CAPS]) & HB_CAP_CLOCK_SYNC, "capabilities");
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_KEEPALIVE_MS]) == 500, "keepalive");
-    /* The ATmega32U4 states its intake: at least one chip write's time on the bus. */
-    CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) >= 73, "write spacing %u",
+    /* The ATmega32U4 states its intake (WRITE_SPACING_US), the slowest port's figure. */
+    CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) == HB_UNSTATED_WRITE_SPACING_US, "write spacing %u",
           hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]));
     return true;
 }

@@ -113,12 +113,13 @@ static const uint8_t *payload(const doc_frame *d) { return &d->bytes[HB_FRAME_HE
 static fake_board b;
 
 /* The board as the document's examples describe it: a DRV2605L, 500 ns
- * ticks, an intake of 250 us (the ATmega32U4's WRITE_SPACING_US), a Caterina
- * bootloader and the serial HB-SIM-0001. */
+ * ticks, the ATmega32U4's intake (its WRITE_SPACING_US, which is
+ * HB_UNSTATED_WRITE_SPACING_US: the slowest port's), a Caterina bootloader
+ * and the serial HB-SIM-0001. */
 static void doc_board(uint32_t now_us)
 {
     static const char serial[] = "HB-SIM-0001";
-    hb_core_config config = {.tick_ns = 500, .write_spacing_us = 250, .bootloader_kind = HB_BOOTLOADER_CATERINA};
+    hb_core_config config = {.tick_ns = 500, .write_spacing_us = HB_UNSTATED_WRITE_SPACING_US, .bootloader_kind = HB_BOOTLOADER_CATERINA};
     config.serial_len = (uint8_t)strlen(serial);
     memcpy(config.serial, serial, config.serial_len);
     fake_init_with(&b, &config);

@@ -104,7 +104,7 @@
 #define HB_HELLO_REPLY_INTAKE_LEN 42u
 /* What a host paces a board at that does not state its intake (a 1.0 board, an
  * older 1.1 one): the slowest port this project has, the ATmega32U4's figure. */
-#define HB_UNSTATED_WRITE_SPACING_US 250u
+#define HB_UNSTATED_WRITE_SPACING_US 400u
 
 /* What the board found in its boot section. */
 #define HB_BOOTLOADER_NONE 0u      /* boot section blank */
