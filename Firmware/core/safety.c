@@ -14,42 +14,50 @@ static bool bus_free_soon(hb_core *core, uint32_t now)
            (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) > (int32_t)HB_BUS_GUARD_US;
 }
 
+/* Whether a main-context read may take the bus now.  Called under the lock,
+ * with the clock read under it too: a `now` read before the lock can be a
+ * whole command stale (the timer callback may run one, ~300 us for a ROM
+ * sequence at 400 kHz, between that read and the lock), and a poll started
+ * on it lands on the next command's stamp. */
+static bool may_take_bus(hb_core *core, bool starved)
+{
+    return starved || bus_free_soon(core, hbi_now(core));
+}
+
 static void poll_chip(hb_core *core, uint32_t now)
 {
-    hbi_lock(core);
-    bool free_bus = bus_free_soon(core, now);
-    hbi_unlock(core);
     /* Deferred polls are retried on the next hb_core_poll, once the command
      * has run.  A stream dense enough never to leave a gap must not starve
      * fault detection, though: a whole period late, the poll goes ahead and
      * one command pays for it. */
     bool starved = core->open && hbi_reached(now, core->next_status_poll_us + HB_STATUS_POLL_US);
-    if (!free_bus && !starved) {
-        return;
-    }
     if (core->drive == HB_DRIVE_SEQUENCE && hbi_reached(now, core->next_go_poll_us)) {
-        core->next_go_poll_us = now + HB_GO_POLL_US;
         uint8_t go = 0;
         hbi_lock(core);
-        /* The read updates the driver's GO shadow: the sequencer may have
-         * finished on its own. */
-        if (drv2605_read_reg(&core->chip, DRV2605_REG_GO, &go) == HB_I2C_ACK) {
-            hbi_track_drive(core, now);
+        if (may_take_bus(core, starved)) {
+            core->next_go_poll_us = now + HB_GO_POLL_US;
+            /* The read updates the driver's GO shadow: the sequencer may have
+             * finished on its own. */
+            if (drv2605_read_reg(&core->chip, DRV2605_REG_GO, &go) == HB_I2C_ACK) {
+                hbi_track_drive(core, now);
+            }
         }
         hbi_unlock(core);
     }
     if (core->open && hbi_reached(now, core->next_status_poll_us)) {
-        core->next_status_poll_us = now + HB_STATUS_POLL_US;
         uint8_t status = 0;
         hbi_lock(core);
-        if (drv2605_read_reg(&core->chip, DRV2605_REG_STATUS, &status) != HB_I2C_ACK) {
-            core->pending_faults |= HB_FAULT_I2C;
-        } else {
-            if (status & DRV2605_STATUS_OVER_TEMP) {
-                core->pending_faults |= HB_FAULT_OVER_TEMP;
-            }
-            if (status & DRV2605_STATUS_OC_DETECT) {
-                core->pending_faults |= HB_FAULT_OVER_CURRENT;
+        if (may_take_bus(core, starved)) {
+            core->next_status_poll_us = now + HB_STATUS_POLL_US;
+            if (drv2605_read_reg(&core->chip, DRV2605_REG_STATUS, &status) != HB_I2C_ACK) {
+                core->pending_faults |= HB_FAULT_I2C;
+            } else {
+                if (status & DRV2605_STATUS_OVER_TEMP) {
+                    core->pending_faults |= HB_FAULT_OVER_TEMP;
+                }
+                if (status & DRV2605_STATUS_OC_DETECT) {
+                    core->pending_faults |= HB_FAULT_OVER_CURRENT;
+                }
             }
         }
         hbi_unlock(core);

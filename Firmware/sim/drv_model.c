@@ -6,9 +6,7 @@
 #include <sim_io.h>
 
 #include "hapbridge/drv2605_regs.h"
-
-#define TW_START 0x08u
-#define TW_REP_START 0x10u
+#include "twi_bus.h"
 
 void drv_model_reset_registers(drv_model *m)
 {
@@ -26,17 +24,6 @@ static void log_current(drv_model *m)
     }
 }
 
-/* START conditions are seen on the status line (0x08/0x10) before the
- * address goes out; that instant is what a stamp is measured against. */
-static void on_status(avr_irq_t *irq, uint32_t value, void *param)
-{
-    (void)irq;
-    drv_model *m = param;
-    if (value == TW_START) {
-        m->start_cycle = m->avr->cycle;
-    }
-}
-
 static void ack(drv_model *m, uint8_t addr)
 {
     avr_raise_irq(m->twi_in, avr_twi_irq_msg(TWI_COND_ACK, addr, 1));
@@ -51,7 +38,8 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
 
     if (msg.u.twi.msg & TWI_COND_STOP) {
         if (m->addressed) {
-            m->cur.stop_cycle = m->avr->cycle;
+            m->cur.stop_cycle = twi_bus_stop_cycle(); /* when SDA rises, not when it was asked */
+            m->cur.held_cycles = twi_bus_held_cycles();
             log_current(m);
         }
         m->addressed = false;
@@ -67,7 +55,7 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
         m->reading = addr & 1u;
         if (!repeated) {
             memset(&m->cur, 0, sizeof m->cur);
-            m->cur.start_cycle = m->start_cycle;
+            m->cur.start_cycle = twi_bus_start_cycle(); /* SDA fell before the address */
             m->have_reg = false;
         }
         m->cur.is_read = m->reading;
@@ -113,5 +101,4 @@ void drv_model_attach(drv_model *m, avr_t *avr)
     drv_model_reset_registers(m);
     m->twi_in = avr_io_getirq(avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_OUTPUT), on_output, m);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_STATUS), on_status, m);
 }

@@ -12,8 +12,9 @@
 #define DRV_TXN_MAX_BYTES 12
 
 typedef struct drv_txn {
-    avr_cycle_count_t start_cycle; /* START condition on the bus */
-    avr_cycle_count_t stop_cycle;
+    avr_cycle_count_t start_cycle; /* START condition on the bus (twi_bus.h) */
+    avr_cycle_count_t stop_cycle;  /* STOP condition on the bus */
+    avr_cycle_count_t held_cycles; /* of those, SCL held low by the firmware between bytes */
     bool is_read;
     uint8_t reg;                   /* register pointer written first */
     uint8_t n;                     /* data bytes (after reg) */
@@ -26,7 +27,6 @@ typedef struct drv_model {
     uint8_t regs[0x23];
     uint8_t ptr;
     bool addressed, reading, have_reg;
-    avr_cycle_count_t start_cycle;
     drv_txn cur;
     drv_txn log[DRV_LOG_MAX];
     uint32_t count;

@@ -1,4 +1,5 @@
 #include "sim_board.h"
+#include "twi_bus.h"
 
 #include "hapbridge/board_identity.h"
 
@@ -169,6 +170,10 @@ bool sim_board_load(sim_board *b, const char *elf_path)
     b->symbol_count = fw.symbolcount;
     b->avr->sleep = no_sleep;
     unstick_twint(b->avr);
+    if (!twi_bus_attach(b->avr)) {
+        fprintf(stderr, "TWI not found where expected\n");
+        return false;
+    }
     if (!fix_tifr1(b->avr)) {
         fprintf(stderr, "Timer1 not found where expected\n");
         return false;
@@ -214,6 +219,7 @@ bool sim_board_boot(sim_board *b, uint32_t max_us)
 void sim_board_reset(sim_board *b)
 {
     avr_reset(b->avr);
+    twi_bus_reset();
     b->timer1_started = false;
     b->usb_attached = false;
 }

@@ -1,5 +1,6 @@
 /* The real firmware ELF on simavr's ATmega32U4, with simavr 1.6's TWI bugs
- * corrected from outside so the firmware keeps strict datasheet checks. */
+ * corrected from outside so the firmware keeps strict datasheet checks, and
+ * its TWI run at the SCL rate the firmware sets (twi_bus.h). */
 #ifndef SIM_BOARD_H
 #define SIM_BOARD_H
 

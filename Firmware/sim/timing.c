@@ -172,6 +172,8 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
         goto out;
     }
     uint32_t t = first_txn;
+    double worst_err = -1e9;
+    uint32_t worst_cmd = 0, worst_txn = first_txn;
     for (uint32_t i = 0; i < n; i++) {
         expect_write w[3];
         uint8_t k = expected_writes(&cmds[i], &mode, w);
@@ -196,6 +198,11 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
             last = x;
         }
         start_err[i] = sim_board_us_at(b, first->start_cycle) - cmds[i].at;
+        if (start_err[i] > worst_err) {
+            worst_err = start_err[i];
+            worst_cmd = i;
+            worst_txn = (uint32_t)(first - chip->log);
+        }
         done_err[i] = sim_board_us_at(b, last->stop_cycle) - cmds[i].at;
     }
 
@@ -203,6 +210,15 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
     for (uint32_t i = 0; i < n; i++) {
         worst = start_err[i] > worst ? start_err[i] : worst;
         earliest = start_err[i] < earliest ? start_err[i] : earliest;
+    }
+    /* What held the latest command back: the bus transaction before it. */
+    if (worst_txn > first_txn) {
+        const drv_txn *prev = &chip->log[worst_txn - 1u];
+        double at = cmds[worst_cmd].at;
+        printf("# latest START: command %u (type 0x%02x) %.2f us after its stamp; before it on the bus: %s of "
+               "reg 0x%02x from %.2f to %.2f us around the stamp\n",
+               worst_cmd, cmds[worst_cmd].type, worst_err, prev->is_read ? "read" : "write", prev->reg,
+               sim_board_us_at(b, prev->start_cycle) - at, sim_board_us_at(b, prev->stop_cycle) - at);
     }
     report("stamp -> I2C START error", start_err, n);
     report("stamp -> last STOP of the command", done_err, n);

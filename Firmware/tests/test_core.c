@@ -204,6 +204,18 @@ static bool late_command_runs_at_once_and_counts_an_underrun(void)
     return true;
 }
 
+/* Commands on one stamp run back to back; the ones behind the first are late
+ * when the first was (on a board the bus delays them, which is no underrun). */
+static bool a_late_stamp_counts_each_command_on_it(void)
+{
+    CHECK(open_session());
+    fake_rtp(&b, b.now_us - 500, 0x22);
+    fake_rtp(&b, b.now_us - 500, 0x23);
+    fake_advance(&b, 10);
+    CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x23) == 1 && b.core.underruns == 2);
+    return true;
+}
+
 static bool sync_echoes_the_token_with_board_times(void)
 {
     fake_init(&b);
@@ -272,6 +284,7 @@ const test_case core_tests[] = {
     {"write to a read-only register is refused", write_to_read_only_register_is_refused},
     {"ROM effect out of range is refused", rom_effect_out_of_range_is_refused},
     {"late command runs at once and counts an underrun", late_command_runs_at_once_and_counts_an_underrun},
+    {"a late stamp counts each command on it", a_late_stamp_counts_each_command_on_it},
     {"sync echoes the token with board times", sync_echoes_the_token_with_board_times},
     {"queue status reports free slots and last execution", queue_status_reports_free_slots_and_last_execution},
     {"two boards in one process are independent", two_boards_in_one_process_are_independent},

@@ -1,16 +1,30 @@
 import BridgeProtocol
+import Foundation
 import Testing
 
 /// Protocol 1.1's frames as Firmware/PROTOCOL.md documents them, byte for byte, and the
 /// rules a host decoder holds a board's replies to.
 @Suite("Bridge protocol 1.1 from Swift")
 struct Protocol11FramesTests {
-    // PROTOCOL.md, "Worked examples (1.1)".
-    static let helloReply11: [UInt8] = [
-        0xA5, 0x28, 0x00, 0x81, 0x01, 0x01, 0x00, 0x02, 0xFF, 0x07, 0x60, 0x07, 0x40, 0x42, 0x0F, 0x00, 0xF4, 0x01,
-        0x88, 0x13, 0xF4, 0x01, 0x01, 0x0B, 0x48, 0x42, 0x2D, 0x53, 0x49, 0x4D, 0x2D, 0x30, 0x30, 0x30, 0x31, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xBF, 0x3C,
-    ]
+    /// PROTOCOL.md, "Worked examples (1.1)": the HELLO_REPLY a board stating its intake
+    /// sends (42 payload bytes), read from the document.
+    static func documentedHelloReply() throws -> [UInt8] {
+        try #require(try ProtocolDocument().first(type: 0x81), "PROTOCOL.md prints no HELLO_REPLY").bytes
+    }
+
+    /// The same reply's first 40 payload bytes: a 1.1 board that does not state its intake.
+    static func helloReply11Payload() throws -> [UInt8] { Array(try documentedHelloReply()[4..<44]) }
+
+    @Test("every frame PROTOCOL.md prints decodes, CRC and all, as a host or a board frame")
+    func everyDocumentedFrameDecodes() throws {
+        let document = try ProtocolDocument()
+        #expect(document.frames.count >= 10)
+        for frame in document.frames {
+            let host = (try? HostFrame.decodeAll(frame.bytes))?.count == 1
+            let board = (try? BoardFrame(decoding: frame.bytes)) != nil
+            #expect(host || board, "PROTOCOL.md line \(frame.line): \(frame.bytes.count) bytes decode as no frame")
+        }
+    }
 
     @Test("a 1.1 host's HELLO carries minor 1")
     func helloCarriesMinorOne() {
@@ -41,7 +55,7 @@ struct Protocol11FramesTests {
 
     @Test("a 1.1 HELLO_REPLY decodes to its serial number and bootloader kind")
     func helloReplyDecodesTheIdentity() throws {
-        let reply = try #require(try BoardFrame(decoding: Self.helloReply11).helloReply)
+        let reply = try #require(try BoardFrame(decoding: Self.documentedHelloReply()).helloReply)
         #expect(reply.protocolMinor == 1)
         #expect(reply.firmwareMinor == 2)
         #expect(reply.queueCapacity == 96)
@@ -52,7 +66,7 @@ struct Protocol11FramesTests {
 
     @Test("a 1.0 HELLO_REPLY (18 bytes) has no identity")
     func helloReply10HasNoIdentity() throws {
-        let payload = Array(Self.helloReply11[4..<22])
+        let payload = Array(try Self.helloReply11Payload()[0..<18])
         let frame = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
         let reply = try #require(try BoardFrame(decoding: frame).helloReply)
         #expect(reply.serialNumber == nil)
@@ -61,20 +75,26 @@ struct Protocol11FramesTests {
 
     @Test("a HELLO_REPLY that states the board's intake ([40..41], PROTOCOL.md) decodes to it; one that does not, or says 0, leaves it unstated")
     func helloReplyStatesTheIntake() throws {
-        let payload = Array(Self.helloReply11[4..<44])
-        // "The same reply stating an intake of 250 µs has `FA 00` after the serial."
-        let stating = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xFA, 0x00])
-        #expect(stating[1] == 0x2A)
-        #expect(try BoardFrame(decoding: stating).helloReply?.writeSpacingMicroseconds == 250)
-        #expect(try BoardFrame(decoding: Self.helloReply11).helloReply?.writeSpacingMicroseconds == nil)
+        // PROTOCOL.md prints the ATmega32U4's reply: its intake, which is also what a
+        // host assumes for a board that does not state one (the slowest port's).
+        let documented = try Self.documentedHelloReply()
+        #expect(documented[1] == 0x2A)
+        #expect(try BoardFrame(decoding: documented).helloReply?.writeSpacingMicroseconds
+            == BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds)
+        let payload = try Self.helloReply11Payload()
+        let unstated = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
+        #expect(try BoardFrame(decoding: unstated).helloReply?.writeSpacingMicroseconds == nil)
         let zero = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0x00, 0x00])
         #expect(try BoardFrame(decoding: zero).helloReply?.writeSpacingMicroseconds == nil)
-        #expect(BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds == 250)
+        let stating = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xFA, 0x00])
+        #expect(try BoardFrame(decoding: stating).helloReply?.writeSpacingMicroseconds == 250)
+        // The ATmega32U4's intake at 400 kHz (Firmware/README.md, "Intake").
+        #expect(BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds == 400)
     }
 
     @Test("HELLO_REPLY is 18 bytes or at least 40: later minors may append, nothing in between")
     func helloReplyLengths() throws {
-        let payload = Array(Self.helloReply11[4..<44])
+        let payload = try Self.helloReply11Payload()
         let longer = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xAA, 0xBB])
         #expect(try BoardFrame(decoding: longer).helloReply?.serialNumber?.text == "HB-SIM-0001")
         let between = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: Array(payload.prefix(30)))
@@ -83,7 +103,7 @@ struct Protocol11FramesTests {
 
     @Test("a serial number outside [0-9A-Za-z._-] or over 20 characters is a typed decoding error")
     func badSerialInReplyIsRefused() throws {
-        var payload = Array(Self.helloReply11[4..<44])
+        var payload = try Self.helloReply11Payload()
         payload[22] = 0x20  // a space in "HB SIM-0001"
         let spaced = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
         #expect(throws: FrameDecodingError.malformedPayload(
@@ -103,8 +123,10 @@ struct Protocol11FramesTests {
         #expect(read.acknowledged && read.data == [0x3E, 0x8C])
         let write = try #require(try BoardFrame(decoding: [0xA5, 0x05, 0x0A, 0x89, 0x08, 0x5A, 0x16, 0x00, 0x00, 0x72, 0xF8]).i2cResult)
         #expect(write.acknowledged && write.data.isEmpty && write.requestSequence == 8)
-        let replaced = try #require(try BoardFrame(decoding: [0xA5, 0x03, 0x0C, 0x94, 0x0A, 0x05, 0x5B, 0x1F, 0x94]).replaced)
-        #expect(replaced.requestSequence == 10 && replaced.discardedCommands == 5 && replaced.freeSlots == 91)
+        // PROTOCOL.md's REPLACED, read from the document: 5 discarded, the queue (96) free.
+        let documented = try #require(try ProtocolDocument().first(type: 0x94), "PROTOCOL.md prints no REPLACED")
+        let replaced = try #require(try BoardFrame(decoding: documented.bytes).replaced)
+        #expect(replaced.requestSequence == 10 && replaced.discardedCommands == 5 && replaced.freeSlots == 96)
     }
 
     @Test("an I2C_RESULT whose count disagrees with its length is a typed decoding error")

@@ -92,7 +92,8 @@ struct EngineOnFirmwareTests {
         }
         #expect(errors.count == stamps.count)
         // Cycle-accurate under simavr: the C harness measures 1-4.5 µs.
-        #expect(errors.allSatisfy { $0 >= 0 && $0 <= 10 }, "stamp → START errors \(errors.filter { $0 > 10 || $0 < 0 })")
+        #expect(errors.allSatisfy { $0 >= 0 && $0 <= FirmwareBus.startAfterStampMicroseconds },
+                "stamp → START errors \(errors.filter { $0 > FirmwareBus.startAfterStampMicroseconds || $0 < 0 })")
         #expect(await engine.statistics.rejectedFrames == 0)
         await engine.stop()
     }
@@ -119,7 +120,7 @@ struct EngineOnFirmwareTests {
         await engine.stop()
     }
 
-    /// The firmware takes a batch in frame by frame (~93 µs each) and runs a command
+    /// The firmware takes a batch in frame by frame (~95 µs each) and runs a command
     /// already due as soon as it is queued: `start()` stamps its ~10-frame chip setup
     /// far enough ahead (`frameIntakeMicroseconds` per frame) that the whole block is
     /// queued by its stamp and runs back to back, each write after the last.
@@ -132,11 +133,15 @@ struct EngineOnFirmwareTests {
         let stamp = try #require(sent.first?.stamp)
         let burst = sent.filter { $0.stamp == stamp }
         #expect(burst.count >= 5)
-        // Every write of the burst done within the bus time of its writes (~60 µs each).
-        let last = log.filter { $0.startBoardMicroseconds >= Double(stamp) - 1 }.prefix(burst.count + 1).last
+        // Its writes (the RTP from standby writes MODE first: one more) back to back from
+        // the stamp: the last starts within one burst write per write before it. A frame
+        // taken in between would add its intake (~95 µs) to a gap.
+        let count = burst.count + 1
+        let last = log.filter { $0.startBoardMicroseconds >= Double(stamp) - 1 }.prefix(count).last
         let span = (last?.startBoardMicroseconds ?? .infinity) - Double(stamp)
         let underruns = await engine.statistics.boardUnderruns
-        #expect(span <= Double(burst.count + 1) * 70, "the burst's last write started \(span) µs after its stamp")
+        #expect(span <= Double(count - 1) * FirmwareBus.burstWriteMicroseconds + FirmwareBus.startAfterStampMicroseconds,
+                "the burst's last write started \(span) µs after its stamp")
         #expect(underruns == 0)
         await engine.stop()
     }

@@ -27,13 +27,13 @@
 #ifndef SPIN_US
 #define SPIN_US 40u
 #endif
-/* The board's intake, stated in HELLO_REPLY: the USB intake (~93 us a frame in
- * the main loop) and each command's spin and write share one core.  Measured
- * under simavr with the engine streaming dense transients (`hapbridge emulate
- * bridge --firmware elf`): a write every 125 us drains the queue and backs the
- * OUT pipe up for seconds; every 250 us keeps up with no underrun. */
+/* The board's intake, stated in HELLO_REPLY: the least board time between two
+ * stamped chip writes it keeps up with.  Frame intake, each command's spin and
+ * 82 us write at 400 kHz, and the 20 ms STATUS poll share one core and one
+ * bus; at 400 us the poll fits between two commands and a dense stream runs
+ * with no underrun (measured: Firmware/README.md, "Intake"). */
 #ifndef WRITE_SPACING_US
-#define WRITE_SPACING_US 250u
+#define WRITE_SPACING_US 400u
 #endif
 
 /* Caterina (Leonardo / Pro Micro bootloader) stays in the bootloader after a

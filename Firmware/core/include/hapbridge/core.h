@@ -91,6 +91,7 @@ typedef struct hb_core {
     uint32_t executed;
     uint32_t last_at_us;
     uint32_t last_run_us;
+    bool last_late;         /* whether the last executed command counted as an underrun */
 
     uint8_t tx[HB_FRAME_MAX_LEN];
 } hb_core;

@@ -104,7 +104,7 @@
 #define HB_HELLO_REPLY_INTAKE_LEN 42u
 /* What a host paces a board at that does not state its intake (a 1.0 board, an
  * older 1.1 one): the slowest port this project has, the ATmega32U4's figure. */
-#define HB_UNSTATED_WRITE_SPACING_US 250u
+#define HB_UNSTATED_WRITE_SPACING_US 400u
 
 /* What the board found in its boot section. */
 #define HB_BOOTLOADER_NONE 0u      /* boot section blank */
@@ -152,7 +152,7 @@
 /* QUEUE_STATUS */
 #define HB_QSTAT_OFF_FREE 0u           /* u8  free slots */
 #define HB_QSTAT_OFF_CAPACITY 1u       /* u8 */
-#define HB_QSTAT_OFF_UNDERRUNS 2u      /* u16 commands started later than HB_LATE_TOLERANCE_US */
+#define HB_QSTAT_OFF_UNDERRUNS 2u      /* u16 commands started later than HB_LATE_TOLERANCE_US (after a shared stamp's first: when it was) */
 #define HB_QSTAT_OFF_LAST_AT_US 4u     /* u32 stamp of the last executed command */
 #define HB_QSTAT_OFF_LAST_RUN_US 8u    /* u32 board time it actually started */
 #define HB_QSTAT_OFF_LAST_SEQ 12u      /* u8  last accepted host sequence */

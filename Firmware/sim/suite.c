@@ -1,0 +1,69 @@
+/* The simavr suite's framework: the board, its chip and the host link every
+ * test shares, the runner and its assertions, and the board's set-up. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "suite.h"
+
+sim_board board;
+drv_model chip;
+link host;
+static int passed, failed;
+char why[256];
+
+bool fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+void run_test(const char *name, bool (*fn)(void))
+{
+    why[0] = 0;
+    uint32_t boots = board.boots;
+    bool ok = fn();
+    if (ok && board.boots != boots) {
+        ok = fail("firmware rebooted %u time(s) during the test", board.boots - boots);
+    }
+    if (ok && board.crashed) {
+        ok = fail("simulated CPU stopped");
+    }
+    printf("%s - sim: %s%s%s\n", ok ? "ok" : "not ok", name, ok ? "" : ": ", why);
+    fflush(stdout);
+    ok ? passed++ : failed++;
+}
+
+int suite_summary(void)
+{
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
+
+/* A Caterina image stand-in: code, then the AVR109 software identifier. */
+const uint8_t caterina_image[] = {0x0C, 0x94, 0x00, 0x38, 0x0C, 0x94, 0x1A, 0x38, 0x11, 0x24,
+                                  'C',  'A',  'T',  'E',  'R',  'I',  'N',  0x00};
+const uint32_t caterina_image_len = sizeof caterina_image;
+
+/* What the main suite's board finds at boot: a serial in EEPROM and a
+ * Caterina image in its boot section. */
+const char suite_serial[] = "HB-SIM-0001";
+
+
+bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                uint32_t boot_image_len)
+{
+    if (!sim_board_load(&board, elf_path)) {
+        return false;
+    }
+    sim_board_set_memories(&board, eeprom_serial, boot_image, boot_image_len);
+    if (!sim_board_paint_stack(&board)) {
+        fprintf(stderr, "no __bss_end in the ELF\n");
+        return false;
+    }
+    drv_model_attach(&chip, board.avr);
+    link_init(&host, &board);
+    return sim_board_boot(&board, BOOT_MAX_US);
+}
