@@ -81,8 +81,8 @@ import Haptics
 /// 4. **Economy and pacing.** A command is emitted only when the RTP code or period
 ///    changes; stamps never go backwards; of the changes at one microsecond only the
 ///    last counts. And never more than the board takes in: a stamp carrying k writes
-///    holds the next one back by k × `writeSpacingMicroseconds` (`BoardIntake`: 250
-///    µs, 4 writes a millisecond), every change due within that slot landing in it,
+///    holds the next one back by k × `writeSpacingMicroseconds` (`BoardIntake`, the
+///    board's stated intake), every change due within that slot landing in it,
 ///    the last value winning (`CommandEmitter`). A change after a quiet spell goes
 ///    out on its own microsecond, so a transient's onset is on time; a burst's
 ///    brake or end, a step's next level, the next of transients closer than the

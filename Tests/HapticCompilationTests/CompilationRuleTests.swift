@@ -150,11 +150,11 @@ import Testing
         let spacing = BoardIntake.writeSpacingMicroseconds
         let code = { (i: Double) in DriveCompiler.code(DriveCompiler(target: targets.lraPlain).continuousLevel(intensity: i)) }
         #expect(c.step(time: 10_000, intensity: 0.5, sharpness: 0) == [TimedCommand(time: 10_000, command: .rtp(code(0.5)))])
-        // Every 100 µs a new level: each waits for the slot at 10 000 + spacing.
-        #expect(c.step(time: 10_100, intensity: 0.6, sharpness: 0) == [])
-        #expect(c.step(time: 10_200, intensity: 0.7, sharpness: 0) == [])
+        // Two new levels within the slot: each waits for the slot at 10 000 + spacing.
+        #expect(c.step(time: 10_000 + spacing / 3, intensity: 0.6, sharpness: 0) == [])
+        #expect(c.step(time: 10_000 + spacing * 2 / 3, intensity: 0.7, sharpness: 0) == [])
         // Past the slot: the value the drive had by then (0.7's), stamped at the slot.
-        #expect(c.step(time: 10_300, intensity: 0.8, sharpness: 0) == [TimedCommand(time: 10_000 + spacing, command: .rtp(code(0.7)))])
+        #expect(c.step(time: 10_000 + spacing + 50, intensity: 0.8, sharpness: 0) == [TimedCommand(time: 10_000 + spacing, command: .rtp(code(0.7)))])
         #expect(c.mergedWrites == 1 && c.delayedWrites == 1)
         // A quiet spell, then a change: on its own microsecond.
         _ = c.step(time: 20_000, intensity: 0.8, sharpness: 0)
@@ -181,7 +181,7 @@ import Testing
         let pattern = HapticPattern(events: (0..<400).map { .transient(at: 0.01 + Double($0) * 0.000125, intensity: levels[$0 % 4], sharpness: 0.5) })
         let program = DeviceProgram.compile(try Renderer.render(pattern), for: targets.lraPlain)
         let times = program.commands.map(\.time)
-        let intake = Int(BoardIntake.writesPerMillisecond(spacing: BoardIntake.writeSpacingMicroseconds))
+        let intake = Int(BoardIntake.writesPerMillisecond(spacing: BoardIntake.writeSpacingMicroseconds).rounded(.up))
         var best = 0, start = 0
         for end in times.indices {
             while times[end] - times[start] >= 1000 { start += 1 }

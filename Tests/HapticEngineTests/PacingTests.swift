@@ -50,12 +50,14 @@ import Testing
         let s = await engine.statistics
         #expect(s.lateCommands == 0 && s.boardUnderruns == 0 && s.rejectedFrames == 0, "\(s)")
         let stamps = await engine.sentCommands.dropFirst(setup).map(\.time)
-        #expect(stamps.count > 45_000)
-        let intake = Int(BoardIntake.writesPerMillisecond(spacing: BoardIntake.writeSpacingMicroseconds))
+        // 12.5 s of board time at one write a slot: nearly every slot used.
+        let slots = 12_500_000 / Int(BoardIntake.writeSpacingMicroseconds)
+        #expect(stamps.count > slots * 9 / 10, "\(stamps.count) of \(slots) slots")
+        let intake = Int(BoardIntake.writesPerMillisecond(spacing: BoardIntake.writeSpacingMicroseconds).rounded(.up))
         #expect(Self.densest(stamps, width: 1000) <= intake)
-        // Eight asked a millisecond, four sent: the rest merged into their slots, counted.
+        // Eight asked a millisecond, the intake sent: the rest merged into their slots, counted.
         #expect(s.writeSpacingMicroseconds == BoardIntake.writeSpacingMicroseconds)
-        #expect(s.mergedWrites > 40_000 && s.delayedWrites > 40_000, "\(s)")
+        #expect(s.mergedWrites > 40_000 && s.delayedWrites > slots / 2, "\(s)")
         #expect(s.boardLagHighWater < 100)
     }
 }
@@ -110,7 +112,7 @@ import Testing
 @Suite struct BoardOverloadTextTests {
     @Test("an overload says the board fell behind, how late, and the pacing it was sent at; no spacing never traps")
     func theOverloadNamesItsFigures() {
-        let paced = BoardOverload(lagMicroseconds: 56_000, underruns: 750, writeSpacingMicroseconds: 250)
+        let paced = BoardOverload(lagMicroseconds: 56_000, underruns: 750, writeSpacingMicroseconds: 250, boardWriteSpacingMicroseconds: 250)
         #expect("\(StoppedReason.boardFellBehind(paced))" == "the board fell behind what it was sent: it ran commands 56 ms after their stamps; "
             + "750 commands started late; the engine sent at most 4 writes a millisecond, the board's intake is 4 a millisecond (HELLO_REPLY)")
         let unpaced = BoardOverload(lagMicroseconds: nil, underruns: 0, writeSpacingMicroseconds: 0, silenceReportedAfterSendMicroseconds: 1_500)

@@ -1,3 +1,4 @@
+import BridgeLink
 import BridgeProtocol
 import Foundation
 import HapticEngine
@@ -21,7 +22,7 @@ struct IntakeMeasurement {
         for spacing in intakeSpacings {
             var options = HapticEngine.Options(driving: .manual)
             options.writeSpacingMicroseconds = spacing
-            let engine = HapticEngine(device: try SimavrBridgeDevice(packageRoot: packageRoot), actuator: try profile(), options: options)
+            let engine = HapticEngine(link: BridgeLink(transport: try SimavrBridgeDevice(packageRoot: packageRoot)), actuator: try profile(), options: options)
             await engine.setStoppedHandler { _ in }
             try await engine.start()
             _ = await onDevice(engine) { d in (d.takeI2CLog(), d.takeSentTransfers()) }
