@@ -58,7 +58,7 @@ let package = Package(
         // keep-alive, clock sync, queue status and NAKs (refused commands sent again),
         // serving an engine's stamped stream, untimed register access in the stream's
         // gaps, the bootloader jump and the transport's capabilities.
-        .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
+        .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
@@ -104,7 +104,7 @@ let package = Package(
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
-        .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
+        .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
@@ -214,7 +214,7 @@ let package = Package(
             name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
             swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
-        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
+        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
             name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),

@@ -184,22 +184,21 @@ static void on_chip_status(hb_core *core)
     hbi_send(core, HB_T_CHIP_STATUS, r, sizeof r);
 }
 
-/* I2C_READ / I2C_WRITE run here, in the main context, under the lock: the
- * timer callback cannot start a stamped command's transaction while this one
- * is on the bus, nor can this one start inside a stamped command's (which
- * runs to its end first).  The price is that a command falling due meanwhile
- * starts up to one such transaction late (PROTOCOL.md, "Untimed I2C"). */
-static void on_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, uint8_t len)
+/* How long an untimed read holds the bus: bytes on the wire (address,
+ * register, the repeated START's address, the data) at HB_UNTIMED_BYTE_US. */
+static uint32_t untimed_read_us(uint8_t n)
+{
+    return (3u + (uint32_t)n) * HB_UNTIMED_BYTE_US + HB_UNTIMED_FIXED_US;
+}
+
+/* One untimed transaction, now: in the main context, under the lock, so the
+ * timer callback cannot start a stamped command's transaction while it is on
+ * the bus, nor can it start inside a stamped command's. */
+static void run_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, uint8_t n)
 {
     uint8_t addr = p[HB_I2C_OFF_ADDR];
     bool write = type == HB_T_I2C_WRITE;
-    uint8_t n = write ? (uint8_t)(len - HB_I2C_WRITE_OFF_DATA) : p[HB_I2C_READ_OFF_COUNT];
     bool chip = addr == DRV2605_I2C_ADDR;
-    if (addr > HB_I2C_MAX_ADDR || n == 0 || n > HB_I2C_MAX_DATA ||
-        (write && chip && !drv2605_regs_writable(p[HB_I2C_OFF_REG], n))) {
-        hbi_nak(core, seq, type, HB_NAK_BAD_ARG);
-        return;
-    }
     uint8_t r[HB_I2C_RESULT_MIN_LEN + HB_I2C_MAX_DATA];
     hb_i2c_result result;
     hbi_lock(core);
@@ -234,6 +233,56 @@ static void on_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, u
     r[HB_I2C_RESULT_OFF_STATUS] = (uint8_t)(ok ? HB_I2C_STATUS_ACK : HB_I2C_STATUS_NACK);
     r[HB_I2C_RESULT_OFF_COUNT] = count;
     hbi_send(core, HB_T_I2C_RESULT, r, (uint8_t)(HB_I2C_RESULT_MIN_LEN + count));
+}
+
+void hbi_untimed_retry(hb_core *core)
+{
+    if (!core->untimed_pending) {
+        return;
+    }
+    uint8_t n = core->untimed[HB_I2C_READ_OFF_COUNT];
+    hbi_lock(core);
+    /* The clock read under the lock (see safety.c's may_take_bus). */
+    uint32_t now = hbi_now(core);
+    bool go = hbi_bus_free_for(core, now, untimed_read_us(n) + HB_UNTIMED_GUARD_US) ||
+              hbi_reached(now, core->untimed_since_us + HB_UNTIMED_MAX_WAIT_US);
+    hbi_unlock(core);
+    if (go) {
+        core->untimed_pending = false;
+        run_i2c(core, core->untimed_seq, HB_T_I2C_READ, core->untimed, n);
+    }
+}
+
+/* I2C_READ / I2C_WRITE: checked at once; a read runs in the stream's next gap
+ * (core.h, HB_UNTIMED_*; PROTOCOL.md, "Untimed I2C"), at once when nothing is
+ * queued; a write runs at once. */
+static void on_i2c(hb_core *core, uint8_t seq, uint8_t type, const uint8_t *p, uint8_t len)
+{
+    uint8_t addr = p[HB_I2C_OFF_ADDR];
+    bool write = type == HB_T_I2C_WRITE;
+    uint8_t n = write ? (uint8_t)(len - HB_I2C_WRITE_OFF_DATA) : p[HB_I2C_READ_OFF_COUNT];
+    bool chip = addr == DRV2605_I2C_ADDR;
+    if (addr > HB_I2C_MAX_ADDR || n == 0 || n > HB_I2C_MAX_DATA ||
+        (write && chip && !drv2605_regs_writable(p[HB_I2C_OFF_REG], n))) {
+        hbi_nak(core, seq, type, HB_NAK_BAD_ARG);
+        return;
+    }
+    if (write) {
+        run_i2c(core, seq, type, p, n);
+        return;
+    }
+    if (core->untimed_pending) {
+        /* One waits at a time; the host sends the next once this one's answer came. */
+        hbi_nak(core, seq, type, HB_NAK_QUEUE_FULL);
+        return;
+    }
+    for (uint8_t i = 0; i < HB_I2C_READ_LEN; i++) {
+        core->untimed[i] = p[i];
+    }
+    core->untimed_seq = seq;
+    core->untimed_since_us = hbi_now(core);
+    core->untimed_pending = true;
+    hbi_untimed_retry(core);
 }
 
 static void on_replace_from(hb_core *core, uint8_t seq, const uint8_t *p)

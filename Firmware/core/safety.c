@@ -7,13 +7,6 @@
  * due: the timer callback would wait for it (the lock) and start late. */
 #define HB_BUS_GUARD_US 250u
 
-static bool bus_free_soon(hb_core *core, uint32_t now)
-{
-    const hb_cmd *head = hb_queue_peek(&core->queue);
-    return !head ||
-           (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) > (int32_t)HB_BUS_GUARD_US;
-}
-
 /* Whether a main-context read may take the bus now.  Called under the lock,
  * with the clock read under it too: a `now` read before the lock can be a
  * whole command stale (the timer callback may run one, ~300 us for a ROM
@@ -21,7 +14,7 @@ static bool bus_free_soon(hb_core *core, uint32_t now)
  * on it lands on the next command's stamp. */
 static bool may_take_bus(hb_core *core, bool starved)
 {
-    return starved || bus_free_soon(core, hbi_now(core));
+    return starved || hbi_bus_free_for(core, hbi_now(core), HB_BUS_GUARD_US);
 }
 
 static void poll_chip(hb_core *core, uint32_t now)
@@ -67,6 +60,7 @@ static void poll_chip(hb_core *core, uint32_t now)
 void hb_core_poll(hb_core *core)
 {
     uint32_t now = hbi_now(core);
+    hbi_untimed_retry(core);
     poll_chip(core, now);
 
     hbi_lock(core);
@@ -119,6 +113,10 @@ bool hb_core_next_deadline(hb_core *core, uint32_t *at_us)
     }
     if (core->pending_faults) {
         CONSIDER(now);
+    }
+    if (core->untimed_pending && head) {
+        /* Right after the command in its way has run. */
+        CONSIDER(hbi_due_time(core, head) + 1u);
     }
     hbi_unlock(core);
     if (core->open) {

@@ -8,14 +8,15 @@ import DeviceInterface
 ///
 /// - a stamped stream (an engine's): `sendStamped`, `takeBack(from:)` (REPLACE_FROM),
 ///   with refused commands taken back and sent again in order (`StampedLedger`);
-/// - untimed register access at any I2C address (`perform`, `i2cBus`), sent into the
-///   stream's gaps so it never delays a stamped command (`UntimedQueue`);
+/// - untimed register access at any I2C address (`perform`, `i2cBus`), one request
+///   in flight, which the board runs in the stream's next gap so it never delays a
+///   stamped command (`UntimedQueue`, `sendUntimed`);
 /// - `enterBootloader()`, which says where the board went;
 /// - the transport's capabilities: `telemetry`, `diagnostics`.
 ///
 /// Two ways to drive it. An owner with its own service loop (the engine) calls the
 /// synchronous steps — `beginOpen`/`completeOpen`, `pump`, `sendStamped`,
-/// `sendUntimedInGaps` — and waits its own way. A bench procedure with no loop of its
+/// `sendUntimed` — and waits its own way. A bench procedure with no loop of its
 /// own uses the `async` methods (`open`, `perform`, `wait`, `stopAll`), which pump and
 /// wait on the transport's clock themselves.
 ///
@@ -61,9 +62,6 @@ public final class BridgeLink {
     /// How long a reply may take before the board counts as not answering. Generous:
     /// a full-speed round trip is 1-2 ms, an untimed 32-byte read ~1 ms on the bus.
     public var replyTimeoutMicroseconds: UInt64 = 500_000
-    /// How long the board takes in one frame of a batch, µs (the ATmega32U4 port:
-    /// ~93, Firmware/README.md): frames just sent delay an untimed one behind them.
-    public var frameIntakeMicroseconds: Int64 = 100
     /// Asked while an `async` method waits: a reason to give up now ("interrupted by
     /// SIGINT"), or nil to go on. Waits are cut into steps of at most
     /// `interruptionCheckMicroseconds` while it is set.
@@ -97,7 +95,6 @@ public final class BridgeLink {
     private var backoff: (free: Int, mark: Int)?
     private var stampedFramesTotal = 0
     private var statusRequestMark: Int?
-    private var lastBatch: (at: Int64, frames: Int) = (.min, 0)
     /// Frames an `async` wait set aside for whoever waits on them (ACKs).
     private var inbox: [LinkEvent] = []
 
@@ -372,7 +369,6 @@ public final class BridgeLink {
         guard frames > 0 else { return 0 }
         try send(transfer)
         stampedFramesTotal += frames
-        lastBatch = (hostNow, frames)
         statistics.queueHighWater = max(statistics.queueHighWater, ledger.inFlight(after: boardNow))
         return taken
     }
@@ -406,7 +402,7 @@ public final class BridgeLink {
 
     // MARK: untimed register access
 
-    /// Queues an untimed transaction; `sendUntimedInGaps` sends it, `pump` takes its
+    /// Queues an untimed transaction; `sendUntimed` sends it, `pump` takes its
     /// answer, `takeResult` hands it over. A request that cannot be encoded (a count
     /// outside 1...32, an address above 0x7F) is refused here.
     public func enqueue(_ request: UntimedRequest) throws(BridgeLinkError) -> UntimedQueue.Ticket {
@@ -423,20 +419,13 @@ public final class BridgeLink {
 
     public func cancel(_ ticket: UntimedQueue.Ticket) { untimed.cancel(ticket) }
 
-    /// Sends the next untimed request if the stamped stream leaves it a gap (see
-    /// `UntimedQueue`): nothing sent, waiting to go again, or for which
-    /// `unsentStampIn` says yes, falls due between its earliest arrival and its latest
-    /// end. Without a clock yet (no stream can be running) it goes at once.
-    public func sendUntimedInGaps(boardNow: Int64?, unsentStampIn: (ClosedRange<Int64>) -> Bool = { _ in false }) {
-        guard let (_, request) = untimed.next else { return }
-        if let boardNow, clock.minimumRoundTrip > 0 {
-            let host = hostNow
-            let earliest = clock.oneWayMicroseconds
-            var latest = max(clock.recentMaximumRoundTrip, 2 * earliest)
-            if host - lastBatch.at < latest { latest += Int64(lastBatch.frames) * frameIntakeMicroseconds }
-            let window = UntimedQueue.window(for: request, boardNow: boardNow, earliestArrival: earliest, latestArrival: latest)
-            if ledger.stamps(in: window) || unsentStampIn(window) { return }
-        }
+    /// Sends the next untimed request, one in flight at a time. The board runs a
+    /// read in the stamped stream's next gap, where no stamped command falls due
+    /// before it ends (firmware core: `HB_UNTIMED_*` in core.h; PROTOCOL.md, "Untimed
+    /// I2C"): only the board knows when a frame arrives and what its bus is doing,
+    /// to the microsecond; a host guessing at a USB link's delivery cannot.
+    public func sendUntimed() {
+        guard untimed.next != nil, let (_, request) = untimed.next else { return }
         let sequence = encoder.nextSequence
         untimed.sent(sequence: sequence, at: hostNow)
         let frame: [UInt8]
@@ -453,7 +442,7 @@ public final class BridgeLink {
         let ticket = try enqueue(request)
         let deadline = hostNow + Int64(replyTimeoutMicroseconds)
         while true {
-            sendUntimedInGaps(boardNow: boardNow)
+            sendUntimed()
             collect()
             if let result = untimed.take(ticket) { return try result.get() }
             do { try checkInterruption() } catch {

@@ -1,13 +1,9 @@
-/// Untimed I2C transactions waiting for a gap in the stamped stream, sent, and
-/// answered.
+/// Untimed I2C transactions waiting to be sent, sent, and answered.
 ///
-/// **The gap rule.** The board runs an untimed transaction the moment it decodes the
-/// frame, with its timer masked, so a stamped command falling due meanwhile starts
-/// when the transaction ends (PROTOCOL.md, "Untimed I2C"). The link therefore sends
-/// one only when no stamped command — sent, waiting to be sent again, or not yet sent
-/// — falls due between the earliest moment the frame can arrive and the latest moment
-/// the transaction can end (`window`). One transaction is in flight at a time, so
-/// their bus times never add up in front of a stamp.
+/// One is in flight at a time: the board keeps one read waiting for its gap in the
+/// stamped stream (it runs a read only where no stamped command falls due before the
+/// read ends; PROTOCOL.md, "Untimed I2C") and refuses a second meanwhile, and their
+/// bus times never add up in front of a stamp.
 public struct UntimedQueue: Sendable {
     public struct Ticket: Hashable, Sendable {
         let value: Int
@@ -49,16 +45,6 @@ public struct UntimedQueue: Sendable {
         return (w.ticket, w.request)
     }
 
-    /// The board time window a transaction sent now would occupy: from the earliest
-    /// arrival to the latest end, guarded by the board's underrun threshold on each
-    /// side (a command started 100 µs late is an underrun).
-    public static func window(
-        for request: UntimedRequest, boardNow: Int64, earliestArrival: Int64, latestArrival: Int64
-    ) -> ClosedRange<Int64> {
-        let guardBand: Int64 = 100
-        return (boardNow + earliestArrival - guardBand)...(boardNow + latestArrival + request.busMicroseconds + guardBand)
-    }
-
     /// The next request left under `sequence` at host time `host`.
     public mutating func sent(sequence: UInt8, at host: Int64) {
         guard let w = waiting.first else { return }
@@ -76,6 +62,9 @@ public struct UntimedQueue: Sendable {
         results[s.ticket] = result
         return true
     }
+
+    /// True once the request behind `ticket` has its outcome (not yet taken).
+    public func isAnswered(_ ticket: Ticket) -> Bool { results[ticket] != nil }
 
     /// The outcome, once there is one (taken: asked once).
     public mutating func take(_ ticket: Ticket) -> Result<[UInt8], BridgeLinkError>? { results.removeValue(forKey: ticket) }

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CHapbridgeProtocol
 
 /// One untimed I2C transaction through the board (protocol 1.1's I2C_READ and
 /// I2C_WRITE), at any 7-bit address: a register read or write of the DRV2605, an
@@ -32,10 +33,10 @@ public enum UntimedRequest: Sendable, Equatable {
     /// 400 kHz (22.5 µs) plus the firmware's own time between bytes, as the simavr
     /// suite measures it on the ATmega32U4 ELF (Firmware/README.md: a 3-byte write
     /// 82 µs, a 1-byte read 112 µs, a 32-byte read 908 µs), rounded up to 26 µs a
-    /// byte and 10 µs for START, repeated START and STOP. A stamped command falling
-    /// due meanwhile waits for it, which is what the gap rule (`UntimedQueue`) keeps
-    /// from happening.
-    public var busMicroseconds: Int64 { Int64(bytesOnWire) * 26 + 10 }
+    /// byte and 10 µs for START, repeated START and STOP: the firmware core's own
+    /// figures (`HB_UNTIMED_BYTE_US`, `HB_UNTIMED_FIXED_US`), by which it waits for
+    /// a gap in the stream long enough for a read.
+    public var busMicroseconds: Int64 { Int64(bytesOnWire) * Int64(HB_UNTIMED_BYTE_US) + Int64(HB_UNTIMED_FIXED_US) }
 
     /// "I2C read of 0x18 register 0x28" for errors.
     public var description: String {

@@ -99,7 +99,6 @@ extension HapticEngine {
         stopInternally(reason: nil)
         link.close()
         connected = false
-        resumeUntimedWaiters()
     }
 
     /// Always calls `completion` (on the callback queue).
@@ -224,9 +223,6 @@ extension HapticEngine {
         state = .stopped
         serviceTask?.cancel()
         serviceTask = nil
-        // Other tasks' register access goes on without the service loop: they drive
-        // the link themselves from here.
-        resumeUntimedWaiters()
         pending.removeAll()
         clearHistory()
         compiler?.reset()

@@ -25,14 +25,15 @@ extension HapticEngine {
     /// The board's I2C master through this engine's link (protocol 1.1 boards).
     public nonisolated var i2cBus: EngineI2CBus { EngineI2CBus(engine: self) }
 
-    /// One untimed transaction, answered. With the service loop running it waits for
-    /// the loop to send and answer it; otherwise (stopped, or driven by hand) it drives
-    /// the link itself, servicing the engine as `advance` would.
+    /// One untimed transaction, answered. With the service loop running the loop goes
+    /// on streaming while this waits for the answer; otherwise (stopped, or driven by
+    /// hand) it drives the engine itself, servicing it as `advance` would.
     func untimed(_ request: UntimedRequest) async throws(I2CError) -> [UInt8] {
         guard connected else { throw .adapterFailure("the device is disconnected") }
         if link.identity == nil { try await openForRegisters() }
         let ticket: UntimedQueue.Ticket
         do { ticket = try link.enqueue(request) } catch { throw error.i2cError }
+        link.sendUntimed()
         let deadline = host() + Int64(link.replyTimeoutMicroseconds)
         while true {
             if let result = link.takeResult(ticket) {
@@ -44,13 +45,17 @@ extension HapticEngine {
                     "\(link.summary) did not answer the \(request.description) within \(link.replyTimeoutMicroseconds / 1000) ms")
             }
             if serviceTask != nil {
-                // Resumed by the next service pass (`serveUntimed`) or a stop.
-                await withCheckedContinuation(isolation: self) { (c: CheckedContinuation<Void, Never>) in untimedWaiters[ticket] = c }
+                // The service loop streams meanwhile; this waiter sends and takes the
+                // answer itself, 200 µs apart, so a read costs a round trip, not a
+                // service period or two.
+                link.sendUntimed()
+                handle(link.pump())
+                if link.untimed.isAnswered(ticket) { continue }
             } else {
                 service()
-                do { try await letTimePass(untilHost: host() + min(options.servicePeriodMicroseconds, 200)) } catch {
-                    throw error.kind == .disconnected ? .adapterFailure("the device is disconnected") : .adapterFailure(error.description)
-                }
+            }
+            do { try await letTimePass(untilHost: host() + min(options.servicePeriodMicroseconds, 200)) } catch {
+                throw error.kind == .disconnected ? .adapterFailure("the device is disconnected") : .adapterFailure(error.description)
             }
         }
     }
@@ -78,13 +83,5 @@ extension HapticEngine {
             while link.isAwaitingHello { try await waitBriefly(deadline: deadline) }
             try linkSend { try link.completeOpen() }
         } catch { throw .adapterFailure(error.description) }
-    }
-
-    /// Wakes every task waiting on an untimed answer (each looks again).
-    func resumeUntimedWaiters() {
-        guard !untimedWaiters.isEmpty else { return }
-        let waiting = untimedWaiters
-        untimedWaiters.removeAll()
-        for c in waiting.values { c.resume() }
     }
 }

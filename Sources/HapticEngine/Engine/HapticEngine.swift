@@ -203,9 +203,6 @@ public actor HapticEngine {
     var serviceTask: Task<Void, Never>?
     /// Looks for a device that went away to come back (automatic driving).
     var watchTask: Task<Void, Never>?
-    /// Untimed transactions of other tasks waiting for the service loop to answer them.
-    var untimedWaiters: [UntimedQueue.Ticket: CheckedContinuation<Void, Never>] = [:]
-
     /// An engine on a board's link, which it owns from now on (it opens the session
     /// at `start()`).
     public init(link: sending BridgeLink, actuator: ActuatorProfile, options: Options = Options()) {
@@ -213,7 +210,6 @@ public actor HapticEngine {
         // service loop runs flat out, which a SCHED_FIFO thread must never do.
         let realTime = link.isRealTime && options.driving == .automatic
         executor = RealTimeExecutor(name: "hapbridge.engine", priority: realTime ? options.serviceThreadPriority : nil)
-        link.frameIntakeMicroseconds = options.frameIntakeMicroseconds
         self.link = link
         self.linkAtTeardown = link
         self.profile = actuator

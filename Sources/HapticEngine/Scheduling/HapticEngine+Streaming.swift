@@ -212,16 +212,11 @@ extension HapticEngine {
         }
     }
 
-    /// Other tasks' register access: the link sends the next transaction into a gap of
-    /// the stream (none of what is compiled and not yet sent falls due in its window),
-    /// and those waiting for an answer hear of it.
+    /// Other tasks' register access: the link sends the next transaction waiting (the
+    /// board runs it in the stream's next gap).
     func serveUntimed(boardNow now: Int64?) {
-        guard !link.untimed.isIdle || !untimedWaiters.isEmpty else { return }
-        link.sendUntimedInGaps(boardNow: now) { window in
-            // Pending is in stamp order.
-            pending.first { $0.time >= window.lowerBound }.map { $0.time <= window.upperBound } ?? false
-        }
-        resumeUntimedWaiters()
+        guard !link.untimed.isIdle else { return }
+        link.sendUntimed()
     }
 
     /// Completion handlers and "all finished" when their moment has come on the board.

@@ -93,6 +93,14 @@ typedef struct hb_core {
     uint32_t last_run_us;
     bool last_late;         /* whether the last executed command counted as an underrun */
 
+    /* The untimed read waiting for its gap (main context), one at a time (a
+     * second is refused QUEUE_FULL meanwhile).  Reads only: a write would need
+     * its data kept, and RAM below the bootloader key at 0x0800 is spent. */
+    bool untimed_pending;
+    uint8_t untimed_seq;
+    uint8_t untimed[HB_I2C_READ_LEN];
+    uint32_t untimed_since_us;
+
     uint8_t tx[HB_FRAME_MAX_LEN];
 } hb_core;
 

@@ -32,6 +32,18 @@ static inline uint32_t hbi_due_time(const hb_core *core, const hb_cmd *cmd)
     return cmd->at_us - core->config.exec_lead_us;
 }
 
+/* Whether main-context bus traffic lasting `us` can take the bus at `now`
+ * without the next stamped command falling due meanwhile (under the lock). */
+static inline bool hbi_bus_free_for(hb_core *core, uint32_t now, uint32_t us)
+{
+    const hb_cmd *head = hb_queue_peek(&core->queue);
+    return !head || (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) > (int32_t)us;
+}
+
+/* Runs the untimed transaction waiting for its gap, if the gap has come
+ * (main context; hb_core_poll calls it). */
+void hbi_untimed_retry(hb_core *core);
+
 /* Frames to the host (main context only). */
 void hbi_send(hb_core *core, uint8_t type, const uint8_t *payload, uint8_t len);
 void hbi_nak(hb_core *core, uint8_t seq, uint8_t type, uint8_t reason);

@@ -197,6 +197,18 @@
 #define HB_I2C_WRITE_MIN_LEN 3u
 #define HB_I2C_WRITE_MAX_LEN 34u
 #define HB_I2C_MAX_DATA 32u
+
+/* An untimed read (I2C_READ) waits for a gap in the stamped stream: it goes on
+ * the bus only when no stamped command falls due before it ends plus
+ * HB_UNTIMED_GUARD_US (an I2C_WRITE runs at once, as it arrives).  Its length: HB_UNTIMED_BYTE_US a byte on the
+ * wire at 400 kHz (nine clocks and the port's own time between bytes, measured
+ * under simavr: Firmware/README.md) and HB_UNTIMED_FIXED_US for START and STOP.
+ * A stream that leaves no such gap for HB_UNTIMED_MAX_WAIT_US gets it run all
+ * the same (one command then pays for it) rather than starve it. */
+#define HB_UNTIMED_BYTE_US 26u
+#define HB_UNTIMED_FIXED_US 10u
+#define HB_UNTIMED_GUARD_US 100u
+#define HB_UNTIMED_MAX_WAIT_US 50000u
 #define HB_I2C_MAX_ADDR 0x7Fu
 
 /* I2C_RESULT */
