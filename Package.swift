@@ -162,7 +162,7 @@ let package = Package(
             name: "usb-emulation-probe", dependencies: ["CHapbridgeProtocol"], path: "Tests/USBEmulationProbe",
             linkerSettings: [.linkedLibrary("usb-1.0")]),
         // The product's own path to a bridge board (DeviceCatalog, USBBridgeTransport,
-        // BridgeSession), one line per step: what USBEmulationTests runs as COMMAND to
+        // BridgeLink), one line per step: what USBEmulationTests runs as COMMAND to
         // check hapbridge's errors against the misbehaving emulated boards.
         .executableTarget(
             name: "bridge-session-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
