@@ -108,6 +108,13 @@ public final class BridgeLink {
     public var isRealTime: Bool { transport.isRealTime }
     /// The board's time now as the host estimates it; nil before the first SYNC.
     public var boardNow: Int64? { clock.board(atHost: hostNow) }
+    /// The board's time at a host time; nil before the first SYNC. (Read through the
+    /// link, not `clock`, on a hot path: the clock is a value, copied when read.)
+    public func boardTime(atHost host: Int64) -> Int64? { clock.board(atHost: host) }
+    /// Half the fastest SYNC round trip: how long a frame takes to reach the board at best.
+    public var oneWayMicroseconds: Int64 { clock.oneWayMicroseconds }
+    /// The clock fit's error bound, µs; nil before the first SYNC.
+    public var clockErrorMicroseconds: Double? { clock.estimate?.errorMicroseconds }
     /// Acceleration, where the device behind the link has a source of it.
     public var telemetry: (any AccelerationTelemetry)? { transport.telemetry }
     /// The transport's diagnostics, where it keeps them.
@@ -338,7 +345,7 @@ public final class BridgeLink {
     /// link's per-transfer cost is paid once): first what the board refused and the
     /// link took back, then `commands` from the front. Returns how many of `commands`
     /// went.
-    public func sendStamped(_ commands: some Collection<StampedCommand>, boardNow: Int64) throws(BridgeLinkError) -> Int {
+    public func sendStamped(_ commands: ArraySlice<StampedCommand>, boardNow: Int64) throws(BridgeLinkError) -> Int {
         if let from = ledger.takeBackRefused() {
             // Take back the refused command and everything after it, then send that run
             // again in order (the board queues stamps in order only).
@@ -346,41 +353,47 @@ public final class BridgeLink {
             try send(encoder.replaceFrom(at: BoardClock.stamp(from)))
         }
         ledger.prune(now: boardNow)
-        var room = room(boardNow: boardNow)
+        let room = room(boardNow: boardNow)
         guard room > 0 else { return 0 }
         let onTimeFrom = boardNow + clock.oneWayMicroseconds
         var transfer: [UInt8] = []
-        var frames = 0
-        for c in ledger.takeRetry(room) {
-            transfer += encode(c)
-            statistics.resent += 1
-            if c.time < onTimeFrom { statistics.lateAfterRefusal += 1 }
-            frames += 1
-        }
-        room -= frames
-        var taken = 0
-        for c in commands.prefix(room) {
-            transfer += encode(c)
-            statistics.stampedSent += 1
-            if c.time < onTimeFrom { statistics.late += 1 }
-            taken += 1
-        }
-        frames += taken
+        // One access to each piece of state for the whole run, not one per command
+        // (a class's stored properties are checked for exclusive access at run time).
+        let retry = ledger.takeRetry(room)
+        let fresh = commands.prefix(room - retry.count)
+        let late = Self.encode(retry, fresh, onTimeFrom: onTimeFrom, into: &transfer, ledger: &ledger, encoder: &encoder)
+        let frames = retry.count + fresh.count
         guard frames > 0 else { return 0 }
         try send(transfer)
         stampedFramesTotal += frames
+        statistics.resent += retry.count
+        statistics.lateAfterRefusal += late.resent
+        statistics.stampedSent += fresh.count
+        statistics.late += late.fresh
         statistics.queueHighWater = max(statistics.queueHighWater, ledger.inFlight(after: boardNow))
-        return taken
+        return fresh.count
     }
 
-    private func encode(_ c: StampedCommand) -> [UInt8] {
-        let stamp = BoardClock.stamp(c.time)
-        ledger.record(sequence: encoder.nextSequence, c)
-        switch c.kind {
-        case .rtp(let a): return encoder.rtp(at: stamp, amplitude: a)
-        case .register(let r, let v): return encoder.registerWrite(at: stamp, register: r, value: v)
-        case .stop: return encoder.stop(at: stamp)
+    /// Encodes commands sent again, then new ones, into one transfer, each recorded
+    /// under its sequence number: how many of each leave too late to be on time.
+    private static func encode(
+        _ retry: ArraySlice<StampedCommand>, _ fresh: ArraySlice<StampedCommand>, onTimeFrom: Int64, into transfer: inout [UInt8],
+        ledger: inout StampedLedger, encoder: inout HostFrameEncoder
+    ) -> (resent: Int, fresh: Int) {
+        func put(_ c: StampedCommand) -> Bool {
+            let stamp = BoardClock.stamp(c.time)
+            ledger.record(sequence: encoder.nextSequence, c)
+            switch c.kind {
+            case .rtp(let a): transfer += encoder.rtp(at: stamp, amplitude: a)
+            case .register(let r, let v): transfer += encoder.registerWrite(at: stamp, register: r, value: v)
+            case .stop: transfer += encoder.stop(at: stamp)
+            }
+            return c.time < onTimeFrom
         }
+        var late = (resent: 0, fresh: 0)
+        for c in retry where put(c) { late.resent += 1 }
+        for c in fresh where put(c) { late.fresh += 1 }
+        return late
     }
 
     /// Takes back what the board holds from `time` on (REPLACE_FROM), for a client that

@@ -121,8 +121,8 @@ extension HapticEngine {
         // A block of frames: the last must be taken in before the shared stamp.
         let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds
         let at = max(now + lead() + intake, generatedUntil)
-        pending += target.setupCommands(at: at)
-        pending.append(TimedCommand(time: at, command: .rtp(0)))
+        pending += target.setupCommands(at: at).map(Self.stamped)
+        pending.append(StampedCommand(time: at, kind: .rtp(0)))
         clearHistory()
         generatedUntil = at
         lastActive = at
@@ -236,15 +236,8 @@ extension HapticEngine {
     /// Every player stops; the completion handlers of those that were still playing
     /// (or paused, or scheduled) hear `error`; those that had finished heard already.
     func endAllPlayers(error: HapticEngineError?) {
-        let finishing = Set(finishedNotices.map(\.id))
-        finishedNotices.removeAll()
-        for id in players.keys.sorted() {
-            let wasActive = players[id]?.isActive ?? false
-            players[id]?.cancelAll()
-            guard let c = completionHandlers[id] else { continue }
-            // A player whose end was compiled but not yet reached ends now, cut short.
-            if wasActive || finishing.contains(id) { deliver { c(error) } }
-        }
+        // A player whose end was compiled but not yet reached ends now, cut short.
+        for c in table.endAll() { deliver { c(error) } }
     }
 
     /// The board went away or came back after a reset: the session is gone. Players
@@ -253,9 +246,7 @@ extension HapticEngine {
     func boardReset() {
         let wasStarted = everStarted
         stopInternally(reason: nil)
-        session += 1
-        players.removeAll()
-        completionHandlers.removeAll()
+        table.newSession()
         generatedUntil = 0
         if wasStarted, let handler = resetHandler { deliver { handler() } }
     }

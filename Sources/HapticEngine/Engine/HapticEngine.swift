@@ -165,15 +165,14 @@ public actor HapticEngine {
     var lastServiceAt: Int64?
     var lastServiceGapEnd: Int64?
 
-    var players: [Int: PlayerPlayback] = [:]
-    var playerSessions: [Int: Int] = [:]
-    var completionHandlers: [Int: @Sendable (HapticEngineError?) -> Void] = [:]
-    var nextPlayerID = 1
-    /// Players whose handles are gone, dropped once silent.
-    var released: Set<Int> = []
+    /// The players, their sessions, completions and ends not yet reached.
+    var table = PlayerTable()
+    var players: [Int: PlayerPlayback] {
+        get { table.players }
+        _modify { yield &table.players }
+    }
     /// How many players the engine holds (released ones go once silent).
-    public var playerCount: Int { players.count }
-    var session = 0
+    public var playerCount: Int { table.count }
     var finishedHandler: (@Sendable (HapticEngineError?) -> FinishedAction)?
 
     var stoppedHandler: (@Sendable (StoppedReason) -> Void)?
@@ -183,21 +182,13 @@ public actor HapticEngine {
 
     /// Engine µs up to which the mix has been compiled.
     var generatedUntil: Int64 = 0
-    var pending: [TimedCommand] = []
+    var pending: [StampedCommand] = []
     var lastActive: Int64 = 0
-    /// Players that ended, at the engine time they did (delivered once it has passed).
-    var finishedNotices: [FinishedNotice] = []
     /// The board can drop what is queued from a time on (REPLACE_FROM, protocol 1.1):
     /// stream `deepLookAheadMicroseconds` ahead and rewind for changes.
     var canReplace = false
-    /// The mix after each recent step, oldest first (see `rewind(before:)`).
-    var history: [MixSnapshot] = []
-    /// Player operations a rewind re-applies, in call order.
-    var operations: [LoggedOperation] = []
-    var operationCount = 0
-    /// After a rewind to T, commands regenerated before T are already on the board (or
-    /// still pending) exactly as they were: they are not sent again.
-    var regeneratedBefore = Int64.min
+    /// Snapshots of the mix and the operations since, for `rewind(before:)`.
+    var rewindLog = RewindLog()
     /// The engine's own figures; `statistics` adds the link's.
     var ownStatistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?
@@ -309,14 +300,13 @@ public actor HapticEngine {
         return s
     }
 
-    func boardNow() -> Int64? { link.clock.board(atHost: host()) }
+    func boardNow() -> Int64? { link.boardTime(atHost: host()) }
 
     /// The earliest engine time a new command can still reach the board for: the
     /// link's one-way delay plus the clock's error plus a margin, from now.
     func lead() -> Int64 {
-        let e = link.clock.estimate
-        return Int64((e?.errorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
+        Int64((link.clockErrorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
     }
 
-    var oneWayMicroseconds: Int64 { link.clock.oneWayMicroseconds }
+    var oneWayMicroseconds: Int64 { link.oneWayMicroseconds }
 }

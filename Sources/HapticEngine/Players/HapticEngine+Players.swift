@@ -25,18 +25,14 @@ extension HapticEngine {
         // step mixes (every registered player is stepped at every step).
         do {
             try DriveCompiler.checkWork(for: timeline, stepMicroseconds: options.controlStepMicroseconds)
-            try CompilationLimits.standard.check(contributions: players.count + 1)
+            try CompilationLimits.standard.check(contributions: table.count + 1)
         } catch { throw .compilation(error) }
-        let id = nextPlayerID
-        nextPlayerID += 1
-        players[id] = PlayerPlayback(id: id, advanced: advanced, timeline: timeline)
-        playerSessions[id] = session
-        return id
+        return table.register(advanced: advanced, timeline: timeline)
     }
 
     /// The player, if it belongs to this session and the engine can play.
     func player(_ id: Int, requireRunning: Bool = true) throws(HapticEngineError) -> PlayerPlayback {
-        guard playerSessions[id] == session, let p = players[id] else { throw .invalidPlayer }
+        guard let p = table.playback(id) else { throw .invalidPlayer }
         if requireRunning {
             switch state {
             case .stopped: throw .engineNotRunning
@@ -109,13 +105,11 @@ extension HapticEngine {
 
     /// An immediate stop of the only sounding player flushes the board at once.
     func stopNowIfAlone(_ id: Int) {
-        guard var p = players[id] else { return }
-        let others = players.contains { $0.key != id && $0.value.isActive }
-        guard !others else { return }
+        guard var p = players[id], !table.othersActive(than: id) else { return }
         let wasPlaying = p.state != .idle
         p.cancelAll()
         players[id] = p
-        if wasPlaying, let now = boardNow() { finishedNotices.append(.init(at: now, id: id, fromStep: false)) }
+        if wasPlaying, let now = boardNow() { table.noteFinished(id, at: now, fromStep: false) }
         flushIfSilent()
     }
 
@@ -123,8 +117,7 @@ extension HapticEngine {
     /// beside other players, it is an action at now + lead, like a stop.
     func playerCancel(_ id: Int) throws(HapticEngineError) {
         let p = try player(id, requireRunning: false)
-        let others = players.contains { $0.key != id && $0.value.isActive }
-        if others && state == .running {
+        if table.othersActive(than: id) && state == .running {
             try update(id, requireRunning: false, { p, t in p.schedule(.cancel, at: t) })
             return
         }
@@ -132,7 +125,7 @@ extension HapticEngine {
         let wasPlaying = q.state != .idle
         q.cancelAll()
         players[id] = q
-        if wasPlaying, let now = boardNow() { finishedNotices.append(.init(at: now, id: id, fromStep: false)) }
+        if wasPlaying, let now = boardNow() { table.noteFinished(id, at: now, fromStep: false) }
         if state == .running { flushIfSilent() }
     }
 
@@ -215,22 +208,10 @@ extension HapticEngine {
     }
 
     /// The client let go of a player: forget it now if it is silent, else once it is.
-    func releasePlayer(_ id: Int) {
-        released.insert(id)
-        dropReleasedPlayers()
-    }
-
-    func dropReleasedPlayers() {
-        for id in released where !(players[id]?.isActive ?? false) && !finishedNotices.contains(where: { $0.id == id }) {
-            players.removeValue(forKey: id)
-            playerSessions.removeValue(forKey: id)
-            completionHandlers.removeValue(forKey: id)
-            released.remove(id)
-        }
-    }
+    func releasePlayer(_ id: Int) { table.release(id) }
 
     func playerSetCompletion(_ id: Int, _ handler: (@Sendable (HapticEngineError?) -> Void)?) throws(HapticEngineError) {
         _ = try player(id, requireRunning: false)
-        completionHandlers[id] = handler
+        table.setCompletion(id, handler)
     }
 }

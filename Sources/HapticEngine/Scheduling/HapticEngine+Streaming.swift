@@ -143,7 +143,7 @@ extension HapticEngine {
             silenceReportedAfterSendMicroseconds: silenceAfterSend)
     }
 
-    var anyPlayerActive: Bool { players.values.contains { $0.isActive } }
+    var anyPlayerActive: Bool { table.anyActive }
 
     /// Mixes and compiles steps in (generatedUntil, until].
     func generate(upTo until: Int64) {
@@ -173,7 +173,7 @@ extension HapticEngine {
                 : Mixer.mix(parts)
             let commands = compiler.step(time: t, intensity: mix.intensity, sharpness: mix.sharpness, transients: mix.transients)
             // After a rewind, what comes out before the rewind's time is already queued.
-            pending += commands.filter { $0.time >= regeneratedBefore }
+            for c in commands where c.time >= rewindLog.regeneratedBefore { pending.append(Self.stamped(c)) }
             if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
             generatedUntil = t
             takeSnapshot(at: t, compiler: compiler)
@@ -187,7 +187,7 @@ extension HapticEngine {
         switch notice {
         case .finished(let t), .stopped(let t): at = t
         }
-        finishedNotices.append(FinishedNotice(at: at, id: id, fromStep: true))
+        table.noteFinished(id, at: at, fromStep: true)
     }
 
     /// Sends compiled commands while the board's queue has room, all of a pass in one
@@ -197,11 +197,19 @@ extension HapticEngine {
     func sendPending(now: Int64) throws(HapticEngineError) {
         // The link sends what the board's queue has room for (two slots kept free),
         // what it took back after a refusal first.
-        let count = try linkSend { try link.sendStamped(pending.lazy.map(Self.stamped), boardNow: now) }
+        let count = try linkSend { try link.sendStamped(pending[...], boardNow: now) }
         guard count > 0 else { return deliverDueNotices(now: now) }
-        if options.keepsSentCommandLog { sentCommands += pending.prefix(count) }
+        if options.keepsSentCommandLog { sentCommands += pending.prefix(count).map(Self.timed) }
         pending.removeFirst(count)
         deliverDueNotices(now: now)
+    }
+
+    static func timed(_ c: StampedCommand) -> TimedCommand {
+        switch c.kind {
+        case .rtp(let a): TimedCommand(time: c.time, command: .rtp(Int8(bitPattern: a)))
+        case .register(let r, let v): TimedCommand(time: c.time, command: .register(r, v))
+        case .stop: TimedCommand(time: c.time, command: .stop)
+        }
     }
 
     static func stamped(_ c: TimedCommand) -> StampedCommand {
@@ -219,22 +227,13 @@ extension HapticEngine {
         link.sendUntimed()
     }
 
-    /// Completion handlers and "all finished" when their moment has come on the board.
+    /// Completion handlers when their moment has come on the board.
     func deliverDueNotices(now: Int64) {
-        let due = finishedNotices.filter { $0.at <= now }
-        guard !due.isEmpty else {
-            if !released.isEmpty { dropReleasedPlayers() }
-            return
-        }
-        finishedNotices.removeAll { $0.at <= now }
-        for notice in due {
-            if let c = completionHandlers[notice.id] { deliver { c(nil) } }
-        }
-        if !released.isEmpty { dropReleasedPlayers() }
+        for c in table.takeDue(now: now) { deliver { c(nil) } }
     }
 
     func checkIdle(now: Int64) {
-        let active = anyPlayerActive || !(compiler?.isSettled ?? true) || !finishedNotices.isEmpty
+        let active = anyPlayerActive || !(compiler?.isSettled ?? true) || table.hasNotices
         // Finished once nothing is left to send and the board has run all it was sent.
         if !active, let handler = finishedHandler, pending.isEmpty, !link.holdsStamped(from: now + 1) {
             finishedHandler = nil
@@ -247,7 +246,7 @@ extension HapticEngine {
         if !active, isAutoShutdownEnabled, now - lastActive >= options.idleTimeoutMicroseconds, state == .running {
             // Standby: the chip's own low-power state, the session kept alive.
             let at = max(now + lead(), generatedUntil)
-            pending.append(TimedCommand(time: at, command: .stop))
+            pending.append(StampedCommand(time: at, kind: .stop))
             try? sendPending(now: now)
             state = .standby
             if let handler = stoppedHandler { deliver { handler(.idleTimeout) } }

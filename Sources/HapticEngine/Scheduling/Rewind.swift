@@ -38,12 +38,68 @@ struct LoggedOperation: Sendable {
     var apply: @Sendable (inout PlayerPlayback) -> Void
 }
 
-/// A player that ended at `at`; `fromStep` when a compiled step said so (a rewind
-/// takes those back and the regenerated steps say it again).
-struct FinishedNotice: Sendable {
-    var at: Int64
-    var id: Int
-    var fromStep: Bool
+/// The rewind's memory, as a value: a snapshot of the mix one service period apart,
+/// the player operations made since the oldest, and the point before which
+/// regenerated commands are already on the board. The engine holds one.
+struct RewindLog: Sendable {
+    private(set) var history: [MixSnapshot] = []
+    private(set) var operations: [LoggedOperation] = []
+    private(set) var operationCount = 0
+    /// After a rewind to T, commands regenerated before T are already on the board (or
+    /// still pending) exactly as they were: they are not sent again.
+    private(set) var regeneratedBefore = Int64.min
+
+    /// Remembers an operation so a rewind to before it can apply it again.
+    mutating func log(player: Int, _ apply: @escaping @Sendable (inout PlayerPlayback) -> Void) {
+        operationCount += 1
+        operations.append(LoggedOperation(sequence: operationCount, player: player, apply: apply))
+    }
+
+    /// One snapshot a `period`, not one a step: storing one shares the players with
+    /// the history, so the next step copies them. A rewind replays from the snapshot
+    /// before its time anyway, so at most a period's steps more.
+    mutating func snapshot(at time: Int64, period: Int64, players: [Int: PlayerPlayback], compiler: DriveCompiler, lastActive: Int64) {
+        if let last = history.last, time - last.time < period { return }
+        history.append(MixSnapshot(time: time, players: players, compiler: compiler, lastActive: lastActive, operationsApplied: operationCount))
+    }
+
+    /// Keeps what a rewind may still need: the last snapshot before `now` and every
+    /// later one (a change lands at now + lead, never before now), and the operations
+    /// those snapshots do not contain.
+    mutating func prune(now: Int64) {
+        if let keep = history.lastIndex(where: { $0.time < now }), keep > 0 { history.removeFirst(keep) }
+        let oldest = history.first?.operationsApplied ?? operationCount
+        operations.removeAll { $0.sequence <= oldest }
+    }
+
+    /// Forgets everything (after a flush, a stop, a reset: the board's queue is empty
+    /// and the mix starts again from here).
+    mutating func clear() {
+        history.removeAll()
+        operations.removeAll()
+        regeneratedBefore = .min
+    }
+
+    /// Goes back for an operation at `t`: the last snapshot before `t` (later ones
+    /// dropped), with `current`'s players as they were then — a player made since was
+    /// idle, with nothing scheduled — and every operation made since re-applied. nil
+    /// when no snapshot lies before `t`.
+    mutating func restore(before t: Int64, current: [Int: PlayerPlayback]) -> (snapshot: MixSnapshot, players: [Int: PlayerPlayback])? {
+        guard let i = history.lastIndex(where: { $0.time < t }) else { return nil }
+        let s = history[i]
+        history.removeSubrange((i + 1)...)
+        var restored: [Int: PlayerPlayback] = [:]
+        for (id, now) in current {
+            restored[id] = s.players[id] ?? PlayerPlayback(id: now.id, advanced: now.advanced, timeline: now.timeline)
+        }
+        for op in operations where op.sequence > s.operationsApplied {
+            guard var p = restored[op.player] else { continue }
+            op.apply(&p)
+            restored[op.player] = p
+        }
+        regeneratedBefore = t
+        return (s, restored)
+    }
 }
 
 extension HapticEngine {
@@ -56,60 +112,29 @@ extension HapticEngine {
     /// Remembers an operation so a rewind to before it can apply it again.
     func logOperation(on id: Int, _ apply: @escaping @Sendable (inout PlayerPlayback) -> Void) {
         guard canReplace else { return }
-        operationCount += 1
-        operations.append(LoggedOperation(sequence: operationCount, player: id, apply: apply))
+        rewindLog.log(player: id, apply)
     }
 
-    /// One snapshot a service period, not one a step: storing one shares the players
-    /// with the history, so the next step copies them. A rewind replays from the
-    /// snapshot before its time anyway, so at most a period's steps more.
     func takeSnapshot(at time: Int64, compiler: DriveCompiler) {
         guard canReplace else { return }
-        if let last = history.last, time - last.time < options.servicePeriodMicroseconds { return }
-        history.append(MixSnapshot(time: time, players: players, compiler: compiler, lastActive: lastActive, operationsApplied: operationCount))
+        rewindLog.snapshot(at: time, period: options.servicePeriodMicroseconds, players: players, compiler: compiler, lastActive: lastActive)
     }
 
-    /// Keeps what a rewind may still need: the last snapshot before `now` and every
-    /// later one (a change lands at now + lead, never before now), and the operations
-    /// those snapshots do not contain.
-    func pruneHistory(now: Int64) {
-        if let keep = history.lastIndex(where: { $0.time < now }), keep > 0 { history.removeFirst(keep) }
-        let oldest = history.first?.operationsApplied ?? operationCount
-        operations.removeAll { $0.sequence <= oldest }
-    }
+    func pruneHistory(now: Int64) { rewindLog.prune(now: now) }
 
-    /// Forgets the rewind state (after a flush, a stop, a reset: the board's queue is
-    /// empty and the mix starts again from here).
-    func clearHistory() {
-        history.removeAll()
-        operations.removeAll()
-        regeneratedBefore = .min
-    }
+    func clearHistory() { rewindLog.clear() }
 
     /// Goes back to the last step before `t` when the mix is compiled to `t` or past
     /// it, so an operation at `t` lands there. See the type's documentation.
     func rewind(before t: Int64) throws(HapticEngineError) {
-        guard canReplace, t <= generatedUntil, let i = history.lastIndex(where: { $0.time < t }) else { return }
-        let s = history[i]
-        history.removeSubrange((i + 1)...)
-        // Players made since the snapshot were idle then, with nothing scheduled.
-        var restored: [Int: PlayerPlayback] = [:]
-        for (id, now) in players {
-            restored[id] = s.players[id] ?? PlayerPlayback(id: now.id, advanced: now.advanced, timeline: now.timeline)
-        }
-        for op in operations where op.sequence > s.operationsApplied {
-            guard var p = restored[op.player] else { continue }
-            op.apply(&p)
-            restored[op.player] = p
-        }
+        guard canReplace, t <= generatedUntil, let (s, restored) = rewindLog.restore(before: t, current: players) else { return }
         players = restored
         compiler = s.compiler
         lastActive = s.lastActive
         generatedUntil = s.time
-        regeneratedBefore = t
         // Unsent commands before t stand (nothing before t changes); the rest is recompiled.
         pending.removeAll { $0.time >= t }
-        finishedNotices.removeAll { $0.fromStep && $0.at > s.time }
+        table.dropCompiledNotices(after: s.time)
         if options.keepsSentCommandLog { sentCommands.removeAll { $0.time >= t } }
         // The link takes back what the board holds from t on (REPLACE_FROM), and what
         // it was about to send again there.
