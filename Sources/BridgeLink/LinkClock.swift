@@ -17,8 +17,10 @@ public struct LinkClock: Sendable {
     public private(set) var recentMaximumRoundTrip: Int64 = 0
     private var recent: [Int64] = []
     static let recentWindow = 16
-    private var nextRoundAt: Int64 = 0
-    private var exchangesLeftInRound = 0
+    /// Host µs the next SYNC round starts (`exchangeDue`).
+    public private(set) var nextRoundAt: Int64 = 0
+    /// Exchanges of the current round still to send, one per call of `exchangeDue`.
+    public private(set) var exchangesLeftInRound = 0
 
     public init() {}
 
@@ -35,6 +37,9 @@ public struct LinkClock: Sendable {
     public var estimate: ClockSync.Estimate? { sync.estimate }
     /// Half the fastest round trip: how long a frame takes to reach the board at best.
     public var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
+    /// How much later than the fastest exchange a frame has lately reached the board,
+    /// at most: the slowest recent round trip less the fastest (0 on a steady link).
+    public var deliverySpreadMicroseconds: Int64 { max(0, recentMaximumRoundTrip - minimumRoundTrip) }
 
     /// Starts an exchange now: the token to put in the SYNC frame.
     public mutating func startExchange(hostNow: Int64) -> UInt32 {

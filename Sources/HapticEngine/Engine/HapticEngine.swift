@@ -104,7 +104,7 @@ public actor HapticEngine {
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
-            queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
+            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 250_000,
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
         ) {
             self.leadMarginMicroseconds = leadMarginMicroseconds
@@ -156,6 +156,12 @@ public actor HapticEngine {
     var target: DriveTarget?
     var compiler: DriveCompiler?
     var nextQueueStatusAt: Int64 = 0
+    /// Host µs of the service loop's last QUEUE_STATUS request (`queueStatusDue`).
+    var lastQueueStatusRequestAt: Int64 = 0
+    /// The service loop's current sleep on a real clock (`sleepUntilServiceDue`).
+    var serviceWake: ServiceWake?
+    /// Service passes run since the engine was made (what the loop's cost follows).
+    var servicePasses = 0
     var faultStopPending: Int64?
     /// The first send that failed since the last service pass (many sends there are
     /// fire-and-forget): the pass then stops with its cause.
@@ -233,13 +239,17 @@ public actor HapticEngine {
 
     public func setStoppedHandler(_ handler: (@Sendable (StoppedReason) -> Void)?) { stoppedHandler = handler }
     public func setResetHandler(_ handler: (@Sendable () -> Void)?) { resetHandler = handler }
-    public func setAutoShutdownEnabled(_ enabled: Bool) { isAutoShutdownEnabled = enabled }
+    public func setAutoShutdownEnabled(_ enabled: Bool) {
+        isAutoShutdownEnabled = enabled
+        wakeServiceLoop()
+    }
     public func setMutedForHaptics(_ muted: Bool) { isMutedForHaptics = muted }
 
     /// Calls `finishedHandler` once every player has finished; it says whether to
     /// stop the engine (then the stopped handler gets `.notifyWhenFinished`).
     public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
         finishedHandler = handler
+        wakeServiceLoop()
     }
 
     /// Waits until every callback queued so far has run (tests, orderly shutdown).
