@@ -430,8 +430,6 @@ public final class BridgeLink {
     /// True when something sent and not yet due lies at or after `time`.
     public func holdsStamped(from time: Int64) -> Bool { ledger.holds(from: time) }
 
-    /// The board's queue as the host counts it.
-    public func inFlight(boardNow: Int64) -> Int { ledger.inFlight(after: boardNow) + ledger.retry.count }
 
     // MARK: untimed register access
 

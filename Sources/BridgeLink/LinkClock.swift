@@ -49,7 +49,6 @@ public struct LinkClock: Sendable {
         return token
     }
 
-    public func isAwaiting(_ token: UInt32) -> Bool { inFlight[token] != nil }
     /// True while a SYNC sent awaits its reply.
     public var hasExchangesInFlight: Bool { !inFlight.isEmpty }
 
