@@ -41,11 +41,11 @@ import Testing
         #expect(s.lateCommands == 0 && s.boardUnderruns == 0)
     }
 
-    @Test("an immediate start on a link whose delivery exceeds the lead keeps the pattern's timing: 0 underruns")
+    @Test("an immediate start keeping the pattern's timing on a link whose delivery exceeds the lead: 0 underruns")
     func immediateStartOnASlowJitteryLinkHasNoUnderruns() async throws {
         // 500 µs each way plus up to 4 ms per transfer: the lead (from the fastest
         // exchange) is shorter than a slow transfer's delivery.
-        let engine = try makeEngine(link: .init(latencyMicroseconds: 500, jitterMicroseconds: 4_000))
+        let engine = try makeEngine(link: .init(latencyMicroseconds: 500, jitterMicroseconds: 4_000), options: Self.keepingTiming)
         try await engine.start()
         let spread = await engine.withLink { $0.deliverySpreadMicroseconds }
         #expect(spread > 0, "the link must show its spread, or this test proves nothing")
@@ -56,5 +56,32 @@ import Testing
         #expect(s.commandsSent > 500)
         #expect(s.boardUnderruns == 0)
         #expect(s.lateCommands == 0)
+    }
+
+    static var keepingTiming: HapticEngine.Options {
+        var o = HapticEngine.Options(driving: .manual)
+        o.immediateStart = .keepingPatternTiming
+        return o
+    }
+
+    @Test("an immediate start is stamped now + lead by default, earlier than one keeping the pattern's timing, which waits out the link's spread")
+    func soonestStartsEarlierByTheSpread() async throws {
+        var firstWrite: [Int64] = []
+        var spreads: [Int64] = []
+        for options in [HapticEngine.Options(driving: .manual), Self.keepingTiming] {
+            let engine = try makeEngine(link: .init(latencyMicroseconds: 500, jitterMicroseconds: 4_000), options: options)
+            try await engine.start()
+            let spread = await engine.withLink { $0.startAnchorMicroseconds }
+            let player = try await engine.makePlayer(with: SchedulerTests.dense)
+            let called = await onBoard(engine) { Int64($0.board.time) }
+            try await player.start(atTime: 0)
+            try await engine.advance(bySeconds: 0.1)
+            let first = await rtpWrites(engine).first { $0.amplitude != 0 }
+            firstWrite.append((first?.time ?? .max) - called)
+            spreads.append(spread)
+        }
+        #expect(spreads[1] > 100, "the link must show a spread the board does not tolerate, or this test proves nothing")
+        #expect(firstWrite[0] < firstWrite[1], "first writes \(firstWrite) µs after the call")
+        #expect(firstWrite[1] >= spreads[1], "first writes \(firstWrite) µs after the call, spread \(spreads[1])")
     }
 }

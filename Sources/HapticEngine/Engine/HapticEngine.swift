@@ -59,6 +59,9 @@ public actor HapticEngine {
         /// call, ~50 µs at p99 on a 2-core VM). Larger values buy fewer late first
         /// commands on a loaded host at the cost of start latency, one for one.
         public var leadMarginMicroseconds: Int64
+        /// What "as soon as possible" means for a start (`start(atTime: 0)` and any
+        /// time already past). See `ImmediateStart`.
+        public var immediateStart: ImmediateStart = .soonest
         /// How long the board takes to take in one frame of a batch (the ATmega32U4
         /// port: ~93 µs, measured under simavr; see Firmware/README.md). `start()`
         /// stamps its chip setup (~10 frames) this much later per frame than "now",
@@ -121,6 +124,22 @@ public actor HapticEngine {
             self.queueStatusIntervalMicroseconds = queueStatusIntervalMicroseconds
             self.startTimeoutMicroseconds = startTimeoutMicroseconds
         }
+    }
+
+    /// An immediate start's first stamp. The lead (`lead()`) is measured from the
+    /// link's fastest exchange; on a link whose delivery varies by more than the board
+    /// tolerates (`HB_LATE_TOLERANCE_US`, 100 µs: USB with a busy host, an emulated
+    /// board), some frames reach the board after that.
+    public enum ImmediateStart: Sendable, Equatable {
+        /// Now + lead: the least latency, as Core Haptics' `CHHapticTimeImmediate` asks.
+        /// A start whose first frames arrive late runs its first commands on arrival,
+        /// bunched (the board counts them as underruns); the rest keep their stamps.
+        case soonest
+        /// Later by the link's recent delivery spread (`BridgeLink.startAnchorMicroseconds`),
+        /// so every command of the pattern, its first included, runs on its stamp: for
+        /// measurements that need the pattern's own timing from its first command. Over
+        /// emulated USB this costs ~1.3 ms of start latency at p50 (`scripts/bench`).
+        case keepingPatternTiming
     }
 
     enum State: Sendable, Equatable { case stopped, running, standby }

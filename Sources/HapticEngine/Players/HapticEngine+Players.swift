@@ -48,16 +48,15 @@ extension HapticEngine {
     /// is now + lead, however far ahead the stream is; otherwise it is the first step
     /// not yet compiled (what is sent stays), at most one look-ahead window away.
     ///
-    /// A start (`deliverable`) as soon as possible is anchored later still, where its
-    /// first command can reach the board however slow the link's delivery has lately
-    /// been, where that is more than the board tolerates (`BridgeLink.startAnchorMicroseconds`):
-    /// the lead is measured from the fastest exchange, and a pattern whose first
-    /// commands arrived after their stamps would run them late and bunched (board
-    /// underruns), not with its own timing.
+    /// With `Options.immediateStart` `.keepingPatternTiming`, a start (`deliverable`) as
+    /// soon as possible is anchored later still, where its first command can reach the
+    /// board however slow the link's delivery has lately been, where that is more than
+    /// the board tolerates (`BridgeLink.startAnchorMicroseconds`).
     func engineTime(_ seconds: Double, deliverable: Bool = false) throws(HapticEngineError) -> Int64 {
         let requested = try Self.microseconds(seconds)
         let now = boardNow() ?? 0
-        let lead = lead() + (deliverable ? link.startAnchorMicroseconds : 0)
+        let anchored = deliverable && options.immediateStart == .keepingPatternTiming
+        let lead = lead() + (anchored ? link.startAnchorMicroseconds : 0)
         let earliest = canReplace ? now + lead : max(now + lead, generatedUntil + 1)
         return seconds == 0 ? earliest : max(earliest, requested)
     }
