@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
-        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
