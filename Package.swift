@@ -104,7 +104,9 @@ let package = Package(
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
-        .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        .target(
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
@@ -118,6 +120,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
+                "DRV2605Model",
                 "FileAccess",
             ],
             exclude: ["README.md"], swiftSettings: strict),
