@@ -197,7 +197,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",
-            dependencies: ["SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            dependencies: [
+                "SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators",
+                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice",
+            ],
             swiftSettings: strict),
         // What a user's package gets from `import Hapbridge`: the play session and the
         // feedback generators, on the simulated board.

@@ -86,7 +86,11 @@ static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint
     line_out("chip r %.4f %02x", us(cycle), reg);
     char *line = NULL;
     size_t cap = 0;
-    bool ok = getline(&line, &cap, stdin) > 0 && strncmp(line, "chip ", 5) == 0 && hex_decode(line + 5, value, 1) == 1;
+    bool ok = getline(&line, &cap, stdin) > 0;
+    if (ok) {
+        line[strcspn(line, "\r\n")] = 0;
+        ok = strncmp(line, "chip ", 5) == 0 && hex_decode(line + 5, value, 1) == 1;
+    }
     if (!ok) {
         line_out("err --chip host: expected \"chip VV\" for register %02x, got %.40s", reg, line ? line : "end of input");
     }
