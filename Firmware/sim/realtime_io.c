@@ -24,7 +24,10 @@ void rt_stdin_nonblocking(void) { fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILEN
 /* What arrived on stdin and is not handled yet: whole lines, then part of one.
  * A line is taken out before it is handled, so a handler may wait for a
  * reply (rt_wait_reply) that reads on into the same buffer. */
-static char buf[MAX_LINE + 1];
+/* Room for several whole lines: while a chip read waits for its answer, the
+ * host's next commands (a 4 KiB bulk OUT as hex, a control transfer) queue here. */
+#define BUFFER (8u * (MAX_LINE + 1u))
+static char buf[BUFFER];
 static size_t have;
 
 /* Moves the first whole line starting with `prefix` (any line for "") out of
@@ -52,7 +55,10 @@ static bool take_line(const char *prefix, char *line)
 /* One read(): 1 bytes came, 0 none for now, -1 end of input. */
 static int read_more(void)
 {
-    ssize_t n = read(STDIN_FILENO, buf + have, MAX_LINE - have);
+    if (have == BUFFER) {
+        return 0; /* full of whole lines: they are handled first */
+    }
+    ssize_t n = read(STDIN_FILENO, buf + have, BUFFER - have);
     if (n == 0) {
         return -1;
     }
@@ -60,10 +66,13 @@ static int read_more(void)
         return errno == EAGAIN || errno == EINTR ? 0 : -1;
     }
     have += (size_t)n;
-    if (have == MAX_LINE && !memchr(buf, '\n', have)) {
+    /* The unfinished line at the end: one longer than any command is dropped. */
+    char *last = memrchr(buf, '\n', have);
+    size_t tail = last ? have - (size_t)(last + 1 - buf) : have;
+    if (tail > MAX_LINE) {
         printf("err line longer than %u characters dropped\n", MAX_LINE);
         fflush(stdout);
-        have = 0;
+        have -= tail;
     }
     return 1;
 }
