@@ -49,3 +49,24 @@ struct OneChipModelOnFirmwareTests {
         #expect(abs(elfPeak - corePeak) <= 0.005 * corePeak, "peak \(elfPeak) g on the ELF, \(corePeak) g on the core")
     }
 }
+
+/// The Swift end of `--chip host` on its own (no simavr needed): the harness's lines
+/// reach the behavioural chip at their simulated moments.
+@Suite struct HarnessChipTests {
+    @Test("the harness's chip lines reach the behavioural DRV2605: reset values read back, writes land, diagnostics clear GO in simulated time")
+    func harnessLinesDriveTheBehaviouralChip() throws {
+        let c = HarnessChip(load: .actuator(Actuator(profile: try profile())), recordsAcceleration: false)
+        // CONTROL1's reset value, not a register file's 00.
+        #expect(c.answer("chip r 10.0000 1b") == "chip 93")
+        // Out of standby into diagnostics, then GO: writes take no answer.
+        #expect(c.answer("chip w 20.0625 0106") == "")
+        #expect(c.answer("chip w 30.5000 0c01") == "")
+        #expect(c.answer("chip r 1000.0000 0c") == "chip 01", "still diagnosing 1 ms on")
+        #expect(c.answer("chip r 200000.0000 0c") == "chip 00", "GO cleared once the diagnostic run is over")
+        // STATUS: DEVICE_ID 7, DIAG_RESULT 0 (the actuator is there).
+        #expect(c.answer("chip r 200010.0000 00") == "chip e0")
+        #expect(c.chip.nowMicroseconds == 200_010)
+        // Anything else is not the chip's.
+        #expect(c.answer("chip r soon 0c") == nil && c.answer("chip x 1.0 0c") == nil && c.answer("frame 1.0 00") == nil)
+    }
+}
