@@ -107,16 +107,12 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
             m->have_reg = true;
             m->ptr = v;
             m->cur.reg = v;
-        } else if (m->host) {
-            if (m->n_written < sizeof m->written) {
-                m->written[m->n_written++] = v;
-            }
-            m->ptr++;
-            if (m->cur.n < DRV_TXN_MAX_BYTES) {
-                m->cur.bytes[m->cur.n++] = v;
-            }
         } else {
-            if (m->ptr < sizeof m->regs && m->ptr != DRV2605_REG_STATUS) {
+            if (m->host) {
+                if (m->n_written < sizeof m->written) {
+                    m->written[m->n_written++] = v; /* for the host at the STOP */
+                }
+            } else if (m->ptr < sizeof m->regs && m->ptr != DRV2605_REG_STATUS) {
                 /* DEV_RESET completes instantly in this model */
                 m->regs[m->ptr] = (m->ptr == DRV2605_REG_MODE) ? (uint8_t)(v & ~DRV2605_MODE_DEV_RESET) : v;
             }
@@ -132,7 +128,7 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
         uint8_t v = 0;
         if (m->host) {
             if (!m->host->read(m->host->ctx, m->avr->cycle, m->ptr, &v)) {
-                v = 0xFF; /* the host is gone: the harness ends on its next look */
+                v = 0xFF; /* no answer (the harness said why): an undriven bus reads high */
             }
         } else if (m->ptr < sizeof m->regs) {
             v = m->regs[m->ptr];
