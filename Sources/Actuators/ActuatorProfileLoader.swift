@@ -33,6 +33,8 @@ public enum ActuatorProfileLoader {
     /// 2. the shipped profiles: `Hardware/actuators` (holding the schema) in the
     ///    checkout the running executable was built in, so `swift run`,
     ///    `.build/release/hapbridge` and `scripts/hapbridge` find them from anywhere;
+    ///    or, for an installed hapbridge, `PREFIX/share/hapbridge/actuators`
+    ///    (`InstalledData`);
     /// 3. `Hardware/actuators` in the current directory, then in each parent of it.
     /// A same-named file further down never replaces one found earlier, so a copy in
     /// a parent directory cannot shadow a shipped profile; `locate` reports it.
@@ -52,7 +54,13 @@ public enum ActuatorProfileLoader {
             let shipped = ancestors(of: executable.resolvingSymlinksInPath().deletingLastPathComponent())
                 .map { $0.appendingPathComponent("Hardware/actuators") }
                 .first { fm.fileExists(atPath: $0.appendingPathComponent(schemaFile).path) }
-            if let shipped { add(shipped.path) }
+            if let shipped {
+                add(shipped.path)
+            } else if let installed = InstalledData.directory("actuators", executable: executable),
+                fm.fileExists(atPath: installed.appendingPathComponent(schemaFile).path)
+            {
+                add(installed.path)
+            }
         }
         for directory in ancestors(of: URL(fileURLWithPath: currentDirectory)) {
             let candidate = directory.appendingPathComponent("Hardware/actuators").path

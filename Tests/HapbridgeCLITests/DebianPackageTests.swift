@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The Debian package `scripts/package-deb` builds (scripts/test builds it before the
+/// Swift tests; `HAPBRIDGE_REQUIRE_PACKAGE=1` makes its absence a failure): unpacked
+/// into a directory of its own, as dpkg lays it out, it runs from outside any
+/// checkout, with the Swift runtime inside the binary and its data found beside it.
+struct DebianPackageTests {
+    static var package: String? {
+        let build = Hapbridge.path(".build")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: build)) ?? []
+        return names.filter { $0.hasPrefix("hapbridge_") && $0.hasSuffix(".deb") }.sorted().last.map { build + "/" + $0 }
+    }
+
+    static var required: Bool { ProcessInfo.processInfo.environment["HAPBRIDGE_REQUIRE_PACKAGE"] == "1" }
+
+    @Test("the package unpacked outside any checkout: no Swift runtime linked, info, play of a built-in, its profiles, firmware, udev rules, completions and man pages")
+    func unpackedPackageRunsOutsideACheckout() throws {
+        guard let deb = Self.package else {
+            #expect(!Self.required, "no .build/hapbridge_*.deb: run scripts/package-deb")
+            return
+        }
+        let scratch = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let root = scratch.appendingPathComponent("root").path
+        let unpack = try ExamplePackageTests.run(["dpkg-deb", "-x", deb, root], bound: 120, in: scratch)
+        #expect(unpack.status == 0, "\(unpack.output)")
+        let info = try ExamplePackageTests.run(["dpkg-deb", "-f", deb, "Depends"], bound: 30, in: scratch)
+        #expect(info.status == 0 && info.output.contains("libusb-1.0-0") && !info.output.lowercased().contains("swift"), "\(info.output)")
+
+        let exe = root + "/usr/bin/hapbridge"
+        let linked = try ExamplePackageTests.run(["ldd", exe], bound: 30, in: scratch)
+        #expect(linked.status == 0 && !linked.output.contains("libswift") && !linked.output.contains("libFoundation"), "\(linked.output)")
+        for file in [
+            "usr/share/hapbridge/actuators/pmd-c10-100.json", "usr/share/hapbridge/actuators/actuator-profile.schema.json",
+            "usr/share/hapbridge/firmware/hapbridge-32u4.hex", "usr/lib/udev/rules.d/60-hapbridge.rules", "usr/lib/sysusers.d/hapbridge.conf",
+            "usr/share/bash-completion/completions/hapbridge", "usr/share/zsh/vendor-completions/_hapbridge",
+            "usr/share/fish/vendor_completions.d/hapbridge.fish", "usr/share/man/man1/hapbridge.1.gz", "usr/share/man/man1/hapbridge-play.1.gz",
+            "usr/share/doc/hapbridge/copyright",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file) missing from the package")
+        }
+
+        // Run from a directory with no checkout above it.
+        let elsewhere = scratch.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let run = try ExamplePackageTests.run([exe, "info", "--device", "sim"], bound: 60, in: scratch, directory: elsewhere)
+        #expect(run.status == 0 && run.output.contains("device: simulated bridge board"), "\(run.output)")
+        let play = try ExamplePackageTests.run([exe, "play", "impact.heavy"], bound: 120, in: scratch, directory: elsewhere)
+        #expect(play.status == 0 && play.output.contains(" 0 late, 0 underruns"), "\(play.output)")
+        // A shipped actuator profile by name: found in PREFIX/share/hapbridge/actuators.
+        let named = try ExamplePackageTests.run([exe, "play", "impact.light", "--actuator", "pmd-307-103"], bound: 120, in: scratch, directory: elsewhere)
+        #expect(named.status == 0, "\(named.output)")
+    }
+}
