@@ -16,6 +16,7 @@ public struct InfoCommand: AsyncParsableCommand {
             Opens a session (HELLO) and, on a board with protocol 1.1, reads the DRV2605's registers through it; it \
             writes nothing to the chip. --json prints one object: {"schema": "hapbridge-info/1", "address", "summary", \
             "usb" (null for the simulated board: "port", "serial", "bcdDevice"), "firmware", "protocol", \
+            "firmwareUpdate" (the version `hapbridge flash` would write when the board's firmware is older, else null), \
             "capabilities" (names), "queueCapacity", "keepAliveMs", "maxDriveMs", "chipID", "chip", "bootloader", \
             "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids)}.
             """)
@@ -74,6 +75,7 @@ public struct InfoCommand: AsyncParsableCommand {
             let object = JSONValue.fields([
                 "schema": .string("hapbridge-info/1"), "address": .string(opened.address.description), "summary": .string(opened.summary),
                 "usb": usb, "firmware": .string(identity.firmwareVersion), "protocol": .string(identity.protocolVersion),
+                "firmwareUpdate": identity.firmwareIsOlder ? .string(BoardIdentity.currentFirmwareVersion) : .null,
                 "capabilities": .array(Self.capabilityNames(identity.capabilities).map { .string($0) }),
                 "queueCapacity": .number(Double(identity.queueCapacity)),
                 "keepAliveMs": .number(Double(identity.keepAliveMilliseconds)), "maxDriveMs": .number(Double(identity.maxDriveMilliseconds)),
@@ -101,6 +103,7 @@ public struct InfoCommand: AsyncParsableCommand {
         lines.append("address: \(opened.address)" + port)
         lines.append("serial: \(identity.serialNumber ?? "none reported (protocol 1.0)")")
         lines.append("firmware \(identity.firmwareVersion), protocol \(identity.protocolVersion)")
+        if let notice = identity.firmwareUpdateNotice(address: opened.address.description) { lines.append("note: " + notice) }
         lines.append("capabilities: " + Self.capabilityNames(identity.capabilities).joined(separator: ", "))
         lines.append(
             "queue: \(identity.queueCapacity) stamped commands; keep-alive \(identity.keepAliveMilliseconds) ms, "

@@ -25,7 +25,9 @@ public struct ListCommand: AsyncParsableCommand {
             "address" ("usb:1-2"), "kind" ("bridge-firmware", "caterina-bootloader", "atmel-dfu-bootloader", \
             "ft232h"), "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
             "bcdDevice", "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), \
-            "message" (null when ok), and from HELLO (null when it did not answer or is not bridge firmware): \
+            "message" (null when ok; for a board whose firmware is older than this hapbridge's, the notice that \
+            `hapbridge flash` updates it), "firmwareUpdate" (the version `flash` would write when the board's is older, \
+            else null), and from HELLO (null when it did not answer or is not bridge firmware): \
             "firmware", "protocol", "chipID", "chip", "bootloader", "queueCapacity". \
             Exits 0 whatever was found, 1 if USB itself could not be used.
             """)
@@ -97,7 +99,11 @@ struct BoardEntry {
         // Read on this open (discovery left it), for protocol 1.0 boards that do not say it in HELLO.
         entry.device.serialNumber = opened.usbBoard?.serialNumber
         let session = opened.link()
-        do { entry.identity = try await session.open() } catch {
+        do {
+            let identity = try await session.open()
+            entry.identity = identity
+            entry.message = identity.firmwareUpdateNotice(address: entry.address)
+        } catch {
             switch error {
             case .noAnswer: entry.status = "no-answer"
             case .notHapbridge, .protocolVersion: entry.status = "not-hapbridge"
@@ -126,6 +132,7 @@ struct BoardEntry {
             "deviceNumber": .number(Double(device.deviceAddress)),
             "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(String(format: "0x%04x", device.bcdDevice)),
             "status": .string(status), "message": message.map { .string($0) } ?? .null,
+            "firmwareUpdate": id?.firmwareIsOlder == true ? .string(BoardIdentity.currentFirmwareVersion) : .null,
             "firmware": id.map { .string($0.firmwareVersion) } ?? .null, "protocol": id.map { .string($0.protocolVersion) } ?? .null,
             "chipID": id?.chipDeviceID.map { .number(Double($0)) } ?? .null, "chip": id?.chip.map { .string("\($0)") } ?? .null,
             "bootloader": id?.bootloader.map { .string(Self.bootloaderName($0)) } ?? .null,

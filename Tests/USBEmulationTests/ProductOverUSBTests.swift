@@ -34,6 +34,22 @@ extension EmulatedBoards {
             #expect(b["firmware"] as? String != nil && b["queueCapacity"] as? Double == 96)
             // The ELF reads its bootloader from its boot section, which the emulation fills with Caterina's.
             #expect(b["bootloader"] as? String == (backing == .elf ? "caterina" : "none"))
+            // The board runs the firmware this hapbridge carries: nothing to update.
+            #expect(b["firmwareUpdate"] is NSNull && b["message"] is NSNull, "\(run)")
+        }
+
+        @Test("list and info say when a board's firmware is older than this hapbridge's, and that flash updates it")
+        func olderFirmwareIsPointedToFlash() throws {
+            // `--protocol 1.0`: the core answering as firmware 0.1 does.
+            let list = try Emulate.bridge(.core, ["--protocol", "1.0"], [Self.hapbridge, "list", "--json"])
+            let board = try #require((try Self.json(list.output)["boards"] as? [[String: Any]])?.first, "\(list)")
+            #expect(board["firmware"] as? String == "0.1" && board["status"] as? String == "ok", "\(list)")
+            #expect(board["firmwareUpdate"] as? String == "0.2", "\(list)")
+            #expect((board["message"] as? String)?.contains("`hapbridge flash --device usb:1-1` updates it") == true, "\(list)")
+            let table = try Emulate.bridge(.core, ["--protocol", "1.0"], [Self.hapbridge, "list"])
+            #expect(table.output.contains("firmware 0.1 is older than this hapbridge's 0.2"), "\(table)")
+            let info = try Emulate.bridge(.core, ["--protocol", "1.0"], [Self.hapbridge, "info", "--device", "usb"])
+            #expect(info.status == 0 && info.output.contains("note: firmware 0.1 is older than this hapbridge's 0.2: `hapbridge flash"), "\(info)")
         }
 
         @Test("info reads the board's identity and the DRV2605's registers through the bridge", arguments: Emulate.backings)
