@@ -55,6 +55,11 @@
  *                             pointer, then data.  No reply.
  *   chip r SIM_US RR          the firmware clocks one byte of register RR; the host
  *                             answers "chip VV" and the simulation waits for it
+ *   chip t SIM_US             every CHIP_TICK_US of simulated time: the host brings
+ *                             its chip (and the actuator's physics) to SIM_US, so a
+ *                             read waits only for its answer, not for the physics
+ *                             of the time since the last transaction (a STATUS poll
+ *                             20 ms after the last one stalled the board ~50 us)
  *                             (commands that come meanwhile wait their turn).
  */
 #include "usb_serve.h"
@@ -74,6 +79,7 @@
 #include "suite.h"
 #include "usb_host.h"
 
+#define CHIP_TICK_US 1000u  /* "chip t": how often the host's chip is brought along */
 #define BOOT_MAX_US 100000u /* identity read, clock, USB attach, chip probe */
 #define SLICE_US 100u  /* simulated time run between two looks at the host */
 #define BULK_PACKET 64u
@@ -436,6 +442,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
     next_poll = anchor_cycle;
     line_out("ready %.4f %.4f", now(), us(epoch));
 
+    avr_cycle_count_t next_chip_tick = board.avr->cycle;
     while (rt_read_lines(handle)) {
         service_outs();
         bool any_polling = false;
@@ -452,6 +459,10 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
             return 1;
         }
         emit_i2c();
+        if (chip_on_host && board.avr->cycle >= next_chip_tick) {
+            line_out("chip t %.4f", us(board.avr->cycle));
+            next_chip_tick = board.avr->cycle + (avr_cycle_count_t)CHIP_TICK_US * SIM_CYCLES_PER_US;
+        }
         if (any_polling && board.avr->cycle >= next_poll && !detached) {
             poll_in();
             while (next_poll <= board.avr->cycle) {

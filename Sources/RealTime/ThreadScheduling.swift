@@ -26,7 +26,7 @@ public enum ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     /// Asks for SCHED_FIFO at `priority` for the calling thread; on refusal keeps the
     /// normal class but drops the timer slack to 1 ns (the default 50 µs is added to
     /// every timed wake-up of a normal thread).
-    static func adoptForCurrentThread(priority: Int32) -> ThreadScheduling {
+    public static func adoptForCurrentThread(priority: Int32) -> ThreadScheduling {
         #if canImport(Glibc)
         var param = sched_param()
         param.sched_priority = priority

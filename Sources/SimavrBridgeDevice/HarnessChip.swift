@@ -45,6 +45,10 @@ public final class HarnessChip {
     /// read back as 00, as an absent register reads on the chip.
     public func answer(_ line: String) -> String? {
         let words = line.split(separator: " ")
+        if words.count == 3, words[0] == "chip", words[1] == "t", let at = Double(words[2]) {
+            advance(toSimulationMicroseconds: at)  // the harness's clock, sent as it runs
+            return ""
+        }
         guard words.count == 4, words[0] == "chip", let at = Double(words[2]) else { return nil }
         switch words[1] {
         case "w":

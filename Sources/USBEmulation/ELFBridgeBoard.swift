@@ -185,16 +185,24 @@ final class ELFBridgeBoard: USBDeviceModel {
     }
 
     private func readLines() {
+        // The harness waits on this thread for every chip read (the chip lives here):
+        // at the harness's own priority, a busy machine delays neither.
+        _ = ThreadScheduling.adoptForCurrentThread(priority: Int32(Self.harnessFIFOPriority))
         var reader = LineReader(fd: socket)
         // Hours of real time, as on the core backing: no acceleration trace.
         let chip = HarnessChip(load: load, recordsAcceleration: false)
+        // Everything but the chip's lines is handled in order on a queue of its own:
+        // a chip read then waits for its answer only, not for the lines before it
+        // (the emulation's log, bulk transfers), which stalled the simulation.
+        let handling = DispatchQueue(label: "hapbridge sim-harness lines", qos: .userInteractive)
         while let line = reader.next() {
             if line.hasPrefix("chip "), let reply = chip.answer(line) {
                 if !reply.isEmpty { send(reply) }  // the harness waits for it
                 continue
             }
-            handle(line)
+            handling.async { [self] in handle(line) }
         }
+        handling.sync {}
         close(socket)
         closeAll()
         readerDone.signal()
