@@ -12,7 +12,7 @@ struct EmulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulate",
         abstract: "Run a program with emulated hardware plugged in (umockdev + live device emulations).",
-        subcommands: [Bridge.self, Control.self])
+        subcommands: [Bridge.self, Caterina.self, Control.self])
 
     struct Bridge: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -144,6 +144,46 @@ struct EmulateCommand: ParsableCommand {
             case .noise:
                 return .noise
             }
+        }
+    }
+
+    struct Caterina: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run COMMAND with an ATmega32U4 board waiting in its Caterina bootloader (AVR109) at /dev/ttyACM0.",
+            discussion: """
+                The board is an Arduino Leonardo's bootloader, USB 2341:0036, two CDC-ACM interfaces and the tty \
+                /dev/ttyACM0, answered live by an AVR109 engine over a model of the 32U4's flash (128-byte pages, the \
+                4 KiB bootloader section at 0x7000 write-protected, signature 1E 95 87), so `avrdude -c avr109 -p \
+                atmega32u4 -P /dev/ttyACM0` and `hapbridge flash --port /dev/ttyACM0` program it. It stays in the \
+                bootloader until COMMAND ends (leaving it with E is answered, the board does not re-enumerate). \
+                A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
+                125 if the emulation could not be set up (or --image was refused); 126 / 127 if COMMAND could not be \
+                run / was not found.
+                """)
+
+        @Option(help: ArgumentHelp("An application already on the board (Intel HEX or ELF) before COMMAND starts.", valueName: "FILE"))
+        var image: String?
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
+        var command: [String] = []
+
+        func validate() throws {
+            guard !command.isEmpty else {
+                throw ValidationError("give the program to run after --, e.g. `hapbridge emulate caterina -- avrdude -c avr109 -p atmega32u4 -P /dev/ttyACM0`")
+            }
+        }
+
+        func run() throws {
+            let status: Int32
+            do {
+                var flash = FlashMemory(part: .atmega32u4)
+                if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
+                status = try CaterinaSession.run(.init(flash: flash, command: command))
+            } catch {
+                try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
+                throw ExitCode(EmulationSession.setUpFailedStatus)
+            }
+            throw ExitCode(status)
         }
     }
 

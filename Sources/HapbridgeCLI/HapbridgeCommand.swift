@@ -19,6 +19,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             DiagnoseCommand.self,
             ROMCommand.self,
             EmulateCommand.self,
+            FlashCommand.self,
         ])
 
     public init() {}

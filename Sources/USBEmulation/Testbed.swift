@@ -56,6 +56,13 @@ public final class Testbed: Sendable {
         if ok == 0 { throw .testbed("cannot attach the ioctl handler to \(node): \(Self.take(error))") }
     }
 
+    /// The master end of the pty umockdev backs a tty node with (a record with an `N:`
+    /// line for a tty), or nil: what an emulated serial device reads and writes.
+    func ptyMaster(node: String) -> Int32? {
+        let fd = testbed.withLock { t in t.map { umockdev_testbed_get_dev_fd($0.raw, node) } ?? -1 }
+        return fd >= 0 ? fd : nil
+    }
+
     func detach(node: String) {
         testbed.withLock { t in _ = t.map { umockdev_testbed_detach_ioctl($0.raw, node, nil) } }
     }

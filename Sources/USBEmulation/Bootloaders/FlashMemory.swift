@@ -31,6 +31,16 @@ public struct FlashMemory: Sendable, Equatable {
         for i in 0..<part.bootloaderStart { bytes[i] = 0xFF }
     }
 
+    /// Erases one page (page-aligned `address`), as a bootloader's SPM page erase does
+    /// before it fills and writes the page; a page of the bootloader section is refused.
+    public mutating func erasePage(at address: Int) throws(Refusal) {
+        guard address >= 0, address % part.pageBytes == 0, address + part.pageBytes <= part.flashBytes else {
+            throw .outOfRange(address: address, count: part.pageBytes)
+        }
+        guard address + part.pageBytes <= part.bootloaderStart else { throw .bootloaderSection(address: address) }
+        for i in address..<(address + part.pageBytes) { bytes[i] = 0xFF }
+    }
+
     /// Programs the page at `address` (page-aligned, `pageBytes` long). As SPM does,
     /// a write can only clear bits: the result is old AND new (write over erased flash).
     public mutating func writePage(at address: Int, _ data: [UInt8]) throws(Refusal) {

@@ -1,0 +1,36 @@
+/// The checks every image passes before a bootloader is told to erase anything: it
+/// holds data, it was built for the part, and it ends before the bootloader section
+/// (avrdude has no such check: an oversized image overwrites the bootloader, or is
+/// half-written when the bootloader refuses). The board's own signature is checked
+/// by the flash plan against `BootloaderProgrammer.readPart()`.
+public enum ImageCheck {
+    public static func check(_ image: FirmwareImage, for part: AVRPart) throws(ImageError) {
+        guard !image.isEmpty else { throw ImageError(source: image.source, rule: .empty, detail: "the image holds no flash data: nothing to write") }
+        if let declared = image.declaredPart, declared != part {
+            throw ImageError(source: image.source, rule: .wrongPart, detail: "built for the \(declared.name), the board is an \(part.name)")
+        }
+        if let first = image.runs.first, first.address < 0 {
+            throw ImageError(source: image.source, rule: .tooLarge, detail: "data at a negative address")
+        }
+        guard image.end <= part.bootloaderStart else {
+            let firstOver = image.runs.first { $0.end > part.bootloaderStart }.map { max($0.address, part.bootloaderStart) } ?? image.end
+            throw ImageError(
+                source: image.source, rule: .tooLarge,
+                detail: "data at \(hex(firstOver)), at or past the bootloader section at \(hex(part.bootloaderStart)): the \(part.name)'s application may use \(part.applicationBytes) bytes (0x0000...\(hex(part.bootloaderStart - 1))), this image reaches \(hex(image.end - 1))"
+            )
+        }
+    }
+}
+
+/// A firmware file on disk, whatever its format: ELF by its magic, Intel HEX otherwise.
+public enum FirmwareImageFile {
+    /// The largest file read: an ELF with debug information stays far below this.
+    public static let byteLimit = 16 * 1024 * 1024
+
+    /// The image in `bytes` (a file's contents), loaded and checked for `part`.
+    public static func image(_ bytes: [UInt8], source: String, part: AVRPart) throws(ImageError) -> FirmwareImage {
+        let image = ELFImage.isELF(bytes) ? try ELFImage.parse(bytes, source: source, part: part) : try IntelHex.parse(bytes, source: source)
+        try ImageCheck.check(image, for: part)
+        return image
+    }
+}

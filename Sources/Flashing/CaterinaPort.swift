@@ -1,0 +1,18 @@
+import Foundation
+
+/// Finds a Caterina bootloader's serial port by its USB identity: every
+/// /sys/class/tty/ttyACM* whose USB device (the interface's parent) has one of the
+/// VID:PIDs given. Sorted by name; the caller refuses more than one.
+public enum CaterinaPort {
+    public static func find(identities: [(vendorID: UInt16, productID: UInt16)], sysfs: String = "/sys/class/tty") -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: sysfs)) ?? []
+        return names.filter { $0.hasPrefix("ttyACM") }.sorted().compactMap { name in
+            let usb = sysfs + "/" + name + "/device/.."
+            func id(_ file: String) -> UInt16? {
+                (try? String(contentsOfFile: usb + "/" + file, encoding: .utf8)).flatMap { UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+            }
+            guard let v = id("idVendor"), let p = id("idProduct"), identities.contains(where: { $0.vendorID == v && $0.productID == p }) else { return nil }
+            return "/dev/" + name
+        }
+    }
+}

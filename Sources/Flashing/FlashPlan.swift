@@ -1,0 +1,117 @@
+import FirmwareImage
+
+/// The one order every flash follows, whatever the bootloader: read the board's part
+/// and check the image against it (nothing is erased before both pass), erase the
+/// application section, write the image's pages, verify them by reading back, start
+/// the application. `--verify-only` reads back and compares without erasing or
+/// writing; `--dry-run` never reaches a plan (the CLI stops after the image checks).
+///
+/// A failure after the erase leaves the board in its bootloader (it does not start a
+/// half-written application): the error says so, and running `flash` again starts over.
+public enum FlashPlan {
+    public enum Mode: String, Sendable { case write, verifyOnly = "verify-only" }
+
+    /// What was done, for the CLI's summary and its `--json` report.
+    public struct Report: Sendable, Equatable {
+        public var bootloader: String
+        public var part: String
+        public var image: String
+        /// Data bytes in the image, and the whole pages written for them.
+        public var imageBytes: Int
+        public var pages: Int
+        /// Lowest and one past the highest address written (whole pages).
+        public var start: Int
+        public var end: Int
+        public var erased = false
+        public var writtenBytes = 0
+        public var verifiedBytes = 0
+        public var applicationStarted = false
+        /// Seconds each phase took (erase, write, verify), wall clock.
+        public var seconds: [String: Double] = [:]
+    }
+
+    /// Image checks against a part, as a `FlashError` (.badImage / .wrongPart).
+    public static func check(_ image: FirmwareImage, for part: AVRPart) throws(FlashError) {
+        do { try ImageCheck.check(image, for: part) } catch { throw FlashError(error) }
+    }
+
+    public static func run(
+        image: FirmwareImage, expected part: AVRPart, programmer: some BootloaderProgrammer, mode: Mode, progress: FlashProgress,
+        startApplication: Bool = true
+    ) throws(FlashError) -> Report {
+        let board = try programmer.readPart()
+        guard board == part else {
+            throw FlashError(
+                .wrongPart,
+                "the board reports the signature \(board.signature.map { hex2($0) }.joined(separator: " ")) (\(board.name)), the image is for the \(part.name) (\(part.signature.map { hex2($0) }.joined(separator: " "))): nothing was erased")
+        }
+        try check(image, for: board)
+        let pages = image.pages(of: board)
+        var report = Report(
+            bootloader: programmer.protocolName, part: board.name, image: image.source, imageBytes: image.byteCount, pages: pages.count,
+            start: pages.first?.address ?? 0, end: (pages.last?.address ?? 0) + board.pageBytes)
+        let clock = ContinuousClock()
+        func timed<T>(_ phase: String, _ body: () throws(FlashError) -> T) throws(FlashError) -> T {
+            let started = clock.now
+            defer {
+                let d = clock.now - started
+                report.seconds[phase] = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+            }
+            return try body()
+        }
+        if mode == .write {
+            try timed("erase") { () throws(FlashError) in try programmer.eraseApplication(progress: progress) }
+            report.erased = true
+            do {
+                try timed("write") { () throws(FlashError) in try programmer.write(pages: pages, progress: progress) }
+            } catch { throw stillInBootloader(error) }
+            report.writtenBytes = pages.count * board.pageBytes
+        }
+        do {
+            report.verifiedBytes = try timed("verify") { () throws(FlashError) in try verify(pages, programmer: programmer, progress: progress) }
+        } catch { throw mode == .write ? stillInBootloader(error) : error }
+        if startApplication {
+            try programmer.startApplication()
+            report.applicationStarted = true
+        }
+        return report
+    }
+
+    /// Reads back each run of consecutive pages and compares it with what was meant
+    /// to be there; the first difference is the error.
+    static func verify(_ pages: [(address: Int, bytes: [UInt8])], programmer: some BootloaderProgrammer, progress: FlashProgress) throws(FlashError) -> Int {
+        let total = pages.reduce(0) { $0 + $1.bytes.count }
+        var done = 0
+        var index = 0
+        progress.report(.verify, 0, total)
+        while index < pages.count {
+            var expected = pages[index].bytes
+            let start = pages[index].address
+            index += 1
+            while index < pages.count, pages[index].address == start + expected.count {
+                expected += pages[index].bytes
+                index += 1
+            }
+            let base = done
+            let got = try programmer.read(
+                address: start, count: expected.count, progress: FlashProgress { _, d, _ in progress.report(.verify, base + d, total) })
+            if let at = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? (got.count != expected.count ? min(got.count, expected.count) : nil) {
+                let found = at < got.count ? "0x" + hex2(got[at]) : "nothing"
+                throw FlashError(.verifyFailed, "verify failed at \(hex(start + at)): the board has \(found), the image 0x\(hex2(expected[at]))")
+            }
+            done += expected.count
+        }
+        return done
+    }
+
+    private static func stillInBootloader(_ error: FlashError) -> FlashError {
+        FlashError(error.kind, error.message + "; the board stays in its bootloader: run `hapbridge flash` again")
+    }
+}
+
+extension FlashError {
+    /// An image refusal: `.wrongPart` for another MCU, `.badImage` for everything else.
+    public init(_ error: ImageError) {
+        self.init(error.rule == .wrongPart ? .wrongPart : .badImage, error.description + " (nothing was erased)")
+    }
+}

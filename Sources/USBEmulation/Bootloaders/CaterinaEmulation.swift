@@ -1,0 +1,191 @@
+import FileAccess
+import FirmwareImage
+import Foundation
+import Glibc
+import Synchronization
+
+/// A board waiting in Caterina, plugged into the testbed: the USB device (a Leonardo's
+/// bootloader, 2341:0036, unless told otherwise) with its two CDC-ACM interfaces and
+/// the tty /dev/ttyACM0 on the first, as cdc_acm shows them, so udev properties,
+/// `/sys/class/tty` and a VID:PID search find the port as on a real machine. umockdev
+/// backs the node with a pty; the emulation answers on its master end with a
+/// `CaterinaBootloader`, on a thread of its own, until it is closed.
+///
+/// The tty's char device is 4:64, not ttyACM's 166:N: umockdev's preload answers
+/// isatty() only for pty-backed nodes of the pty's own majors, and avrdude (termios on
+/// the port) fails without it.
+public final class CaterinaEmulation: Sendable {
+    public struct Identity: Sendable, Equatable {
+        public var vendorID: UInt16
+        public var productID: UInt16
+        public var manufacturer: String
+        public var product: String
+        public static let leonardo = Identity(vendorID: 0x2341, productID: 0x0036, manufacturer: "Arduino LLC", product: "Arduino Leonardo")
+    }
+
+    public static let node = "/dev/ttyACM0"
+    static let bus = 1
+    static let port = 1
+    static let address = 2
+
+    private let bootloader: Mutex<CaterinaBootloader>
+    private let master: Int32
+    /// Written once to stop the server thread.
+    private let wake: (read: Int32, write: Int32)
+    private let stopped = Mutex(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Plugs the board in and starts answering. `flash`: its contents (bootloader
+    /// section included) before the host says anything.
+    public init(testbed: Testbed, identity: Identity = .leonardo, flash: FlashMemory) throws(EmulationError) {
+        let record = try Self.deviceRecord(identity)
+        try testbed.add(record: USBRootHubRecord(bus: Self.bus).text)
+        try testbed.add(record: Self.withDriver(record.text))
+        try testbed.add(record: Self.ttyRecord(device: record, identity: identity))
+        guard let master = testbed.ptyMaster(node: Self.node) else { throw .testbed("umockdev made no pty for \(Self.node)") }
+        var pipe: [Int32] = [-1, -1]
+        guard Glibc.pipe(&pipe) == 0 else { throw .testbed("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        self.master = master
+        self.wake = (pipe[0], pipe[1])
+        self.bootloader = Mutex(CaterinaBootloader(flash: flash))
+        let thread = Thread { [self] in
+            serve()
+            finished.signal()
+        }
+        thread.name = "caterina"
+        thread.start()
+    }
+
+    /// The bootloader's state now (flash, exited, refused writes).
+    public var state: CaterinaBootloader { bootloader.withLock { $0 } }
+
+    /// Stops answering (the master stays the testbed's: closing the testbed removes it).
+    public func close() {
+        let first = stopped.withLock { s in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        var one: UInt8 = 1
+        _ = Glibc.write(wake.write, &one, 1)
+        finished.wait()
+        Glibc.close(wake.read)
+        Glibc.close(wake.write)
+    }
+
+    deinit { close() }
+
+    /// Reads what the client sends, answers it. A closed slave shows as POLLHUP on the
+    /// master until a client opens the port again: then the loop waits on the wake pipe
+    /// for a short while instead of spinning.
+    private func serve() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    let answer = bootloader.withLock { $0.receive(Array(buffer[0..<n])) }
+                    writeAll(answer)
+                    continue
+                }
+            }
+            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
+                var wakeOnly = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+                if poll(&wakeOnly, 1, 10) > 0 { return }
+            }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress! + sent, bytes.count - sent) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return  // the client went away: what it did not read is lost, as on a real port
+            }
+            sent += n
+        }
+    }
+
+    /// A Caterina board's descriptors (LUFA's CDC bootloader, as Caterina ships it):
+    /// class 02 (CDC) at the device, 8-byte endpoint 0; one configuration, bus
+    /// powered, 100 mA; the communications interface (02/02/01: ACM, AT commands) with
+    /// its header, ACM and union functional descriptors and the notification endpoint
+    /// 0x82; the data interface (0A) with bulk 0x04 OUT and 0x83 IN, 16 bytes each.
+    static func deviceRecord(_ identity: Identity) throws(EmulationError) -> USBDeviceRecord {
+        let device: [UInt8] = [
+            18, 1, 0x10, 0x01, 0x02, 0x00, 0x00, 8, UInt8(identity.vendorID & 0xFF), UInt8(identity.vendorID >> 8),
+            UInt8(identity.productID & 0xFF), UInt8(identity.productID >> 8), 0x01, 0x00, 1, 2, 0, 1,
+        ]
+        let configuration: [UInt8] = [
+            9, 2, 62, 0, 2, 1, 0, 0x80, 50,
+            9, 4, 0, 0, 1, 0x02, 0x02, 0x01, 0,
+            5, 0x24, 0x00, 0x10, 0x01,
+            4, 0x24, 0x02, 0x04,
+            5, 0x24, 0x06, 0, 1,
+            7, 5, 0x82, 3, 8, 0, 0xFF,
+            9, 4, 1, 0, 2, 0x0A, 0, 0, 0,
+            7, 5, 0x04, 2, 16, 0, 1,
+            7, 5, 0x83, 2, 16, 0, 1,
+        ]
+        do {
+            let description = try USBDeviceDescription(
+                device: device, configurations: [configuration], manufacturer: identity.manufacturer, product: identity.product, serial: nil)
+            return USBDeviceRecord(bus: bus, port: port, address: address, description: description, configuration: 1)
+        } catch { throw .testbed("the Caterina descriptors: \(error.description)") }
+    }
+
+    /// Both interfaces are bound to cdc_acm, as the kernel binds them.
+    static func withDriver(_ text: String) -> String {
+        text.replacingOccurrences(of: "E: DEVTYPE=usb_interface\n", with: "E: DEVTYPE=usb_interface\nE: DRIVER=cdc_acm\n")
+    }
+
+    /// The tty on the communications interface (`1-1:1.0/tty/ttyACM0`), with the udev
+    /// properties udev's usb_id gives it (what `udevadm info` and libudev clients read).
+    static func ttyRecord(device: USBDeviceRecord, identity: Identity) -> String {
+        let hex4 = { (v: UInt16) in String(format: "%04x", v) }
+        let model = identity.product.replacingOccurrences(of: " ", with: "_")
+        let vendor = identity.manufacturer.replacingOccurrences(of: " ", with: "_")
+        return [
+            "P: \(device.interfaceSyspaths[0].dropFirst(4))/tty/ttyACM0",
+            "N: ttyACM0",
+            "E: DEVNAME=/dev/ttyACM0",
+            "E: SUBSYSTEM=tty",
+            "E: MAJOR=4",
+            "E: MINOR=64",
+            "E: ID_BUS=usb",
+            "E: ID_VENDOR_ID=\(hex4(identity.vendorID))",
+            "E: ID_MODEL_ID=\(hex4(identity.productID))",
+            "E: ID_VENDOR=\(vendor)",
+            "E: ID_MODEL=\(model)",
+            "E: ID_SERIAL=\(vendor)_\(model)",
+            "E: ID_USB_INTERFACE_NUM=00",
+            "E: ID_USB_DRIVER=cdc_acm",
+            "E: ID_PATH=pci-0000:00:14.0-usb-0:\(port):1.0",
+            "A: dev=4:64\\n",
+            "L: device=../../../\(device.busPort):1.0",
+        ].joined(separator: "\n") + "\n"
+    }
+}
+
+extension CaterinaEmulation {
+    /// Puts an application on the flash before the client comes (`--image`): read,
+    /// checked for the part, written page by page over erased flash.
+    public static func preload(_ flash: inout FlashMemory, imageFile path: String) throws(EmulationError) {
+        let bytes: [UInt8]
+        do { bytes = try FileReader.read(FilePath(path), limit: FirmwareImageFile.byteLimit) } catch { throw .testbed("--image: \(error.description)") }
+        do {
+            let image = try FirmwareImageFile.image(bytes, source: path, part: flash.part)
+            for page in image.pages(of: flash.part) { try flash.writePage(at: page.address, page.bytes) }
+        } catch let e as ImageError {
+            throw .testbed("--image: \(e.description)")
+        } catch {
+            throw .testbed("--image \(path): \(error)")
+        }
+    }
+}
