@@ -66,7 +66,7 @@ let package = Package(
         // (Caterina AVR109 over a serial port, Atmel FLIP DFU over libusb), and the plan
         // every flash follows (check, erase, write, verify, start the application).
         .target(
-            name: "Flashing", dependencies: ["FirmwareImage", "LibUSB", "DeviceInterface", .product(name: "Logging", package: "swift-log")],
+            name: "Flashing", dependencies: ["FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
