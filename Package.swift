@@ -127,7 +127,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "FileAccess", "FirmwareImage",
+                "FileAccess", "FirmwareImage", "Flashing",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
