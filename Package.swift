@@ -176,6 +176,11 @@ let package = Package(
         .executableTarget(
             name: "bridge-session-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
             swiftSettings: strict),
+        // The product's Atmel DFU programmer (Flashing) as a COMMAND under `hapbridge emulate
+        // dfu`: what FlashingTests runs to flash, verify and start through the emulation.
+        .executableTarget(
+            name: "dfu-flash-probe", dependencies: ["Flashing", "FirmwareImage", "DeviceInterface"], path: "Tests/DFUFlashProbe",
+            swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
             swiftSettings: strict),
