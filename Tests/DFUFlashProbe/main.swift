@@ -106,7 +106,7 @@ do {
         }
         say("verify bytes=\(back.count) ms=\(milliseconds(since: t))")
         try dfu.startApplication()
-        say("start ok total_ms=\(milliseconds(since: total))")
+        say("start total_ms=\(milliseconds(since: total))")
     case ("write-at", 2):
         guard let address = Int(arguments[1].replacingOccurrences(of: "0x", with: ""), radix: 16) else {
             say("usage: write-at takes a hex address")
