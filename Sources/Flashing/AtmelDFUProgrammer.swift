@@ -229,7 +229,14 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     /// finds it idle, and the error names the step and the DFU status.
     private func refused(_ step: String, _ status: AtmelDFU.Status) -> FlashError {
         _ = try? control(AtmelDFU.requestTypeOut, .clearStatus)
-        let hint = status == .errWrite ? ": the bootloader section and a locked part cannot be written" : ""
+        // Atmel's factory bootloader starts in a security mode that only a chip erase
+        // ends; the bootloader section is locked whatever the mode.
+        let hint =
+            switch status {
+            case .errWrite: ": nothing can be written before a chip erase, nor ever into the bootloader section"
+            case .errFile: ": the bootloader allows reads only after a chip erase (its security mode)"
+            default: ""
+            }
         return FlashError(.protocolError, "\(step): the bootloader at \(location) answered \(status)\(hint)")
     }
 

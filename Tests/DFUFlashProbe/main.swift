@@ -10,6 +10,7 @@ import Foundation
 //   dfu-flash-probe flash HEX [--device usb:BUS-PORT]   signature, erase (+ blank check),
 //                                                       write, verify by read-back, start
 //   dfu-flash-probe write-at ADDRESS                     erase, then one page of 0x00 at ADDRESS
+//   dfu-flash-probe read ADDRESS COUNT                   read flash (no erase first)
 //   dfu-flash-probe signature
 //
 // Exit status: 0 done, 1 a FlashError (line "error kind=... message=\"...\""), 2 usage
@@ -120,11 +121,19 @@ do {
         // Still answering after a refusal would have been cleared: read the page back.
         let back = try dfu.read(address: address, count: part.pageBytes, progress: .silent)
         say("read first=\(back.first.map { String($0) } ?? "-")")
+    case ("read", 3):
+        guard let address = Int(arguments[1].replacingOccurrences(of: "0x", with: ""), radix: 16), let count = Int(arguments[2]) else {
+            say("usage: read takes a hex address and a byte count")
+            exit(2)
+        }
+        let dfu = try AtmelDFUProgrammer(selector: selector)
+        let bytes = try dfu.read(address: address, count: count, progress: .silent)
+        say("read bytes=\(bytes.count)")
     case ("signature", 1):
         let dfu = try AtmelDFUProgrammer(selector: selector)
         say("part name=\(try dfu.readPart().name) location=\(dfu.location)")
     default:
-        say("usage: dfu-flash-probe flash HEX | write-at ADDRESS | signature  [--device usb:BUS-PORT]")
+        say("usage: dfu-flash-probe flash HEX | write-at ADDRESS | read ADDRESS COUNT | signature  [--device usb:BUS-PORT]")
         exit(2)
     }
 } catch let error as FlashError {

@@ -83,6 +83,28 @@ struct DFUEmulationTests {
         #expect(run.errors.contains("1 command(s) refused"), "\(run)")
     }
 
+    @Test("before a chip erase the bootloader refuses reads (errFILE) and writes (errWRITE), as Atmel's factory bootloader does; after one it takes them")
+    func securityModeUntilErase() throws {
+        guard let hex = firmwareHex() else { return }
+        let dir = try DFURun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try DFURun.emulate(
+            """
+            dfu-programmer atmega32u4 flash '\(hex)'; echo flash=$?
+            dfu-programmer atmega32u4 dump > /dev/null; echo dump=$?
+            '\(DFURun.probe)' read 0 128; echo probe=$?
+            dfu-programmer atmega32u4 erase && dfu-programmer atmega32u4 flash '\(hex)' && '\(DFURun.probe)' read 0 128
+            """, in: dir)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("flash=1") && run.output.contains("dump=1") && run.output.contains("probe=1"), "\(run)")
+        #expect(run.errors.contains("The device is read protected."), "\(run)")
+        #expect(run.record("error")["message"]?.contains("errFILE") == true, "\(run)")
+        #expect(run.record("error")["message"]?.contains("only after a chip erase") == true, "\(run)")
+        #expect(run.record("read")["bytes"] == "128", "\(run)")
+        let image = try DFURun.applicationBytes(ofHex: hex, length: part.applicationBytes, in: dir)
+        #expect(Array(run.flash.prefix(part.applicationBytes)) == image)
+    }
+
     @Test("the programmer names the bootloader it found when the chosen port has none, and the flash is untouched")
     func programmerChoosesDevice() throws {
         let dir = try DFURun.temporaryDirectory()

@@ -20,8 +20,12 @@ import Synchronization
 ///   bits protect it; the FLIP protocol's "memory is write protected"), pages below
 ///   it in the same command written; addresses past flash with errADDRESS.
 ///
-/// Not modelled: the EEPROM (its commands answer errTARGET), the security mode some
-/// FLIP 1 bootloaders start in (reads refused until a chip erase), the real erase's
+/// - Until the first chip erase after power-on the bootloader is in its security
+///   mode, as Atmel's factory bootloader is: reads answer errFILE (dfu-programmer:
+///   "The device is read protected") and writes errWRITE ("Device is write
+///   protected"); the signature, blank check, page select and start still work.
+///
+/// Not modelled: the EEPROM (its commands answer errTARGET), the real erase's
 /// duration (the host polls GETSTATUS; here it is done at once).
 public final class DFUBootloader: USBDeviceModel {
     /// Why the bootloader left the bus ("started the application", "reset").
@@ -41,6 +45,8 @@ public final class DFUBootloader: USBDeviceModel {
         var page: Int = 0
         /// `04 03 ..` was received: the next zero-length DNLOAD leaves the bootloader.
         var leaveArmed: String?
+        /// The security mode: reads and writes refused until a chip erase.
+        var secured = true
         var running = true
         var counters = Counters()
     }
@@ -228,17 +234,20 @@ public final class DFUBootloader: USBDeviceModel {
             let end = address(4)
             let count = end - start + 1
             guard count > 0, c.count >= AtmelDFU.programHeaderLength + count else { return .errNotDone }
+            guard !s.secured else { return .errWrite }
             return program(start: start, Array(c[AtmelDFU.programHeaderLength..<(AtmelDFU.programHeaderLength + count)]), &s)
         case (0x03, let kind?) where c.count >= 6 && (kind == 0x00 || kind == 0x01):
             let start = address(2)
             let end = address(4)
             guard start <= end, end < s.flash.part.flashBytes else { return .errAddress }
             if kind == 0x01 { return s.flash.isBlank(from: start, to: end) ? .ok : .errCheckErased }
+            guard !s.secured else { return .errFile }
             s.upload = .flash(next: start, end: end)
             return .ok
         case (0x04, 0x00) where c.count >= 3:
             guard c[2] == 0xFF else { return .errTarget }  // only the chip erase on 8-bit parts
             s.flash.eraseApplication()
+            s.secured = false
             s.counters.erases += 1
             return .ok
         case (0x04, 0x03) where c.count >= 3:
