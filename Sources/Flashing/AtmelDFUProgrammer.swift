@@ -1,5 +1,6 @@
 import DeviceInterface
 import FirmwareImage
+import Glibc
 import LibUSB
 
 /// Atmel's DFU bootloader (the ATmega32U4's factory bootloader, 03EB:2FF4) driven
@@ -15,6 +16,8 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     public let protocolName = "atmel-dfu"
     /// Where the bootloader was found ("1-2"), for messages.
     public let location: String
+    /// The part its signature named (`readPart`), once read.
+    public private(set) var part: AVRPart?
 
     private let context: USBContext
     private let handle: USBDeviceHandle
@@ -87,22 +90,36 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             let known = AVRPart.all.map { "\($0.name): \(Self.hex($0.signature))" }.joined(separator: ", ")
             throw FlashError(.wrongPart, "the bootloader at \(location) reports signature \(Self.hex(signature)), no part hapbridge flashes (\(known))")
         }
+        self.part = part
         return part
     }
 
     public func eraseApplication(progress: FlashProgress) throws(FlashError) {
-        let part = AVRPart.atmega32u4
+        // The blank check's range is the part's application section.
+        let part: AVRPart
+        if let known = self.part { part = known } else { part = try readPart() }
         progress.report(.erase, 0, part.applicationBytes)
         try download(AtmelDFU.Command.eraseAll, step: "erasing")
-        // The real bootloader NAKs GETSTATUS while it erases; poll until it answers.
+        // The real bootloader NAKs GETSTATUS while it erases (the transfer times out),
+        // or may say dfuDNBUSY with a poll timeout (DFU 1.0 6.1.2): ask again, until
+        // it reports the erase's outcome or the bound passes.
         let deadline = ContinuousClock.now + .seconds(Self.eraseTimeoutSeconds)
-        var status: (status: AtmelDFU.Status, state: AtmelDFU.State)?
-        while status == nil {
-            do { status = try getStatus() } catch {
+        while true {
+            let s: (status: AtmelDFU.Status, state: AtmelDFU.State, pollTimeoutMilliseconds: Int)
+            do { s = try getStatus() } catch {
                 guard error == .timeout, ContinuousClock.now < deadline else { throw failure("erasing", error) }
+                continue
             }
+            if s.state == .downloadBusy {
+                guard ContinuousClock.now < deadline else {
+                    throw FlashError(.protocolError, "erasing: the bootloader at \(location) was still busy after \(Self.eraseTimeoutSeconds) s")
+                }
+                usleep(UInt32(min(s.pollTimeoutMilliseconds, 1000)) * 1000)
+                continue
+            }
+            if s.status != .ok { throw refused("erasing the application section", s.status) }
+            break
         }
-        if let status, status.status != .ok { throw refused("erasing the application section", status.status) }
         try blankCheck(start: 0, end: part.applicationBytes - 1)
         progress.report(.erase, part.applicationBytes, part.applicationBytes)
     }
@@ -199,15 +216,18 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     }
 
     private func readStatus(step: String) throws(FlashError) -> (AtmelDFU.Status, AtmelDFU.State) {
-        do { return try getStatus() } catch { throw failure(step, error) }
+        do {
+            let s = try getStatus()
+            return (s.status, s.state)
+        } catch { throw failure(step, error) }
     }
 
-    private func getStatus() throws(LibUSBError) -> (status: AtmelDFU.Status, state: AtmelDFU.State) {
+    private func getStatus() throws(LibUSBError) -> (status: AtmelDFU.Status, state: AtmelDFU.State, pollTimeoutMilliseconds: Int) {
         let b = try control(AtmelDFU.requestTypeIn, .getStatus, readLength: AtmelDFU.statusLength)
         guard b.count == AtmelDFU.statusLength, let status = AtmelDFU.Status(rawValue: b[0]), let state = AtmelDFU.State(rawValue: b[4]) else {
             throw LibUSBError.io
         }
-        return (status, state)
+        return (status, state, Int(b[1]) | Int(b[2]) << 8 | Int(b[3]) << 16)
     }
 
     private func control(_ type: UInt8, _ request: AtmelDFU.Request, data: [UInt8] = [], readLength: Int = 0) throws(LibUSBError) -> [UInt8] {
