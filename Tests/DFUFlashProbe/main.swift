@@ -43,8 +43,9 @@ func loadHex(_ path: String) throws -> FirmwareImage {
         case 0x00:
             if let last = runs.last, last.end == base + offset { runs[runs.count - 1].bytes += data } else { runs.append(.init(address: base + offset, bytes: data)) }
         case 0x01: return FirmwareImage(source: path, runs: runs)
-        case 0x02: base = (Int(data[0]) << 8 | Int(data[1])) << 4
-        case 0x04: base = (Int(data[0]) << 8 | Int(data[1])) << 16
+        case 0x02, 0x04:
+            guard data.count == 2 else { throw ProbeError("\(path) line \(n + 1): a base address record holds 2 bytes") }
+            base = (Int(data[0]) << 8 | Int(data[1])) << (bytes[3] == 0x02 ? 4 : 16)
         default: break
         }
     }
