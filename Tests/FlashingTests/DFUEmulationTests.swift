@@ -117,6 +117,16 @@ struct DFUEmulationTests {
         #expect(run.flash.allSatisfy { $0 == 0xFF })
     }
 
+    @Test("emulate dfu exits with COMMAND's status and lists the bootloader to lsusb as Atmel's 03eb:2ff4")
+    func commandStatusAndIdentity() throws {
+        let dir = try DFURun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try DFURun.emulate("lsusb -d 03eb:2ff4; exit 7", in: dir)
+        #expect(run.status == 7, "\(run)")
+        #expect(run.output.contains("Bus 001 Device 002: ID 03eb:2ff4 ATMEL ATm32U4DFU"), "\(run)")
+        #expect(run.errors.contains("0 erase(s), 0 page(s) written"), "\(run)")
+    }
+
     @Test("a full 28 KiB application: dfu-programmer and hapbridge's programmer each erase, write and verify it in the same run (times printed)")
     func fullApplicationTimes() throws {
         let dir = try DFURun.temporaryDirectory()
