@@ -129,7 +129,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -177,6 +177,11 @@ let package = Package(
         // check hapbridge's errors against the misbehaving emulated boards.
         .executableTarget(
             name: "bridge-session-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "DRV2605"], path: "Tests/BridgeSessionProbe",
+            swiftSettings: strict),
+        // The product's Atmel DFU programmer (Flashing) as a COMMAND under `hapbridge emulate
+        // dfu`: what FlashingTests runs to flash, verify and start through the emulation.
+        .executableTarget(
+            name: "dfu-flash-probe", dependencies: ["Flashing", "FirmwareImage", "DeviceInterface"], path: "Tests/DFUFlashProbe",
             swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",

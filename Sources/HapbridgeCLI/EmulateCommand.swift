@@ -12,7 +12,7 @@ struct EmulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulate",
         abstract: "Run a program with emulated hardware plugged in (umockdev + live device emulations).",
-        subcommands: [Bridge.self, Caterina.self, Control.self])
+        subcommands: [Bridge.self, Caterina.self, Control.self, DFU.self])
 
     struct Bridge: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -232,3 +232,40 @@ struct EmulateCommand: ParsableCommand {
 }
 
 extension BridgeEmulation.ProtocolVersion: ExpressibleByArgument {}
+
+extension EmulateCommand {
+    struct DFU: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "dfu",
+            abstract: "Run COMMAND with an ATmega32U4 in Atmel's DFU bootloader (03EB:2FF4) on USB, for dfu-programmer or `hapbridge flash`.",
+            discussion: """
+                The bootloader is on bus 1, port 1 (usb:1-1) with an erased application section and a \
+                write-protected 4 KiB bootloader section: USB DFU 1.0 with Atmel's FLIP commands (erase, blank \
+                check, program, read, read configuration for the signature 1E 95 87, start the application). \
+                Starting the application (or a reset) takes the device off the bus. At the end one line on \
+                standard error counts erases, pages written, bytes read and refused commands.
+                Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not be set up \
+                (or --dump could not be written), with one line `Error: ...`; 126 / 127 if COMMAND could not be \
+                run / was not found.
+                """)
+
+        @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
+        var dump: String?
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
+        var command: [String] = []
+
+        func validate() throws {
+            guard !command.isEmpty else { throw ValidationError("give the program to run after --, e.g. `hapbridge emulate dfu -- dfu-programmer atmega32u4 get`") }
+        }
+
+        func run() throws {
+            let status: Int32
+            do { status = try DFUEmulation.run(.init(command: command, dumpPath: dump)) } catch {
+                try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
+                throw ExitCode(EmulationSession.setUpFailedStatus)
+            }
+            throw ExitCode(status)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import CUMockdev
+import FileAccess
+import FirmwareImage
+import Foundation
+import Glibc
+import RealTime
+import Synchronization
+
+/// `hapbridge emulate dfu -- COMMAND`: one ATmega32U4 in Atmel's DFU bootloader
+/// (`DFUBootloader`) on bus 1, port 1, behind real libusb, while COMMAND runs.
+///
+/// The bootloader enumerates as the kernel would enumerate it (`KernelEnumeration`),
+/// so libusb, lsusb and dfu-programmer see exactly its descriptors. When a client
+/// starts the application (or resets), the device leaves the bus as the real one
+/// does; the flash keeps what was written. At the end one summary line goes to
+/// standard error, and with `dumpPath` the whole flash (32 KiB, the bootloader
+/// section included) is written there, so a test can compare it with the image.
+///
+/// Exit status as `EmulationSession`'s: COMMAND's own, 128 + N for a signal, 126 /
+/// 127 when COMMAND could not be run / found; `run` throws when the emulation could
+/// not be set up (the caller exits 125).
+public enum DFUEmulation {
+    public struct Options: Sendable {
+        public var command: [String]
+        /// Where to write the flash when COMMAND has ended (nil: nowhere).
+        public var dumpPath: String?
+
+        public init(command: [String], dumpPath: String? = nil) {
+            self.command = command
+            self.dumpPath = dumpPath
+        }
+    }
+
+    static let bus = 1
+    static let port = 1
+    /// The address the kernel gives the first device after the root hub.
+    static let address: UInt8 = 2
+    /// The longest the device stays on the bus after it left the bootloader while a
+    /// client still holds it open (see `run`).
+    static let disconnectNoticedMicroseconds: UInt64 = 200_000
+
+    public static func run(_ options: Options) throws(EmulationError) -> Int32 {
+        try Preload.ensureLoaded()
+        let testbed = try Testbed()
+        defer { testbed.close() }
+        let onBus = Mutex<(record: USBDeviceRecord, handler: USBDevFSHandler)?>(nil)
+        let left = Mutex<String?>(nil)
+        let queue = DispatchQueue(label: "hapbridge.emulate.dfu")
+        let bootloader = try DFUBootloader(flash: FlashMemory(part: .atmega32u4)) { why in
+            left.withLock { $0 = why }
+            // Off the bus once the client has closed the device, or after
+            // `disconnectNoticedMicroseconds`: a real disconnect reaches usbfs some
+            // milliseconds after the status stage (the hub reports the port change),
+            // and clients rely on that: dfu-programmer releases the interface right
+            // after `start`'s last transfer and fails ("failed to release interface")
+            // if the device is already gone.
+            queue.async {
+                let deadline = RealTimeExecutor.monotonicMicroseconds() + disconnectNoticedMicroseconds
+                while onBus.withLock({ $0?.handler.hasClients ?? false }), RealTimeExecutor.monotonicMicroseconds() < deadline {
+                    usleep(1000)
+                }
+                remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed)
+            }
+        }
+        let (description, configuration) = try KernelEnumeration.enumerate(bootloader, address: address, board: "\(bus)-\(port)")
+        let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
+        let handler = USBDevFSHandler(
+            device: bootloader, description: description, address: address, configuration: configuration,
+            configurationChanged: { value in
+                testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
+            })
+        bootloader.connect(to: handler)
+        try testbed.add(record: USBRootHubRecord(bus: bus).text)
+        let ioctl = handler.makeIoctlHandler()
+        defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
+        try testbed.attach(ioctl, to: record.node)
+        try testbed.add(record: record.text)
+        onBus.withLock { $0 = (record, handler) }
+
+        let status = runCommand(options.command)
+        queue.sync { remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed) }
+        bootloader.powerOff()
+
+        let c = bootloader.counters
+        let ending = left.withLock { $0 }.map { "; the bootloader \($0) and left the bus" } ?? ""
+        report(
+            "dfu: \(c.erases) erase(s), \(c.pagesWritten) page(s) written, \(c.bytesRead) byte(s) read, \(c.refusals) command(s) refused\(ending)")
+        if let dumpPath = options.dumpPath {
+            do { try FileWriter.write(bootloader.flash.bytes, to: FilePath(dumpPath)) } catch {
+                throw .log("--dump \(TerminalText.echo(dumpPath)): \(error)")
+            }
+        }
+        return status
+    }
+
+    /// The device leaves the bus: transfers in flight end with -ESHUTDOWN, then the
+    /// interfaces and the device go with "remove" uevents, children first.
+    private static func remove(_ plugged: (record: USBDeviceRecord, handler: USBDevFSHandler)?, from testbed: Testbed) {
+        guard let (record, handler) = plugged else { return }
+        handler.disconnect()
+        for path in record.interfaceSyspaths.reversed() {
+            testbed.uevent(path, "remove")
+            testbed.remove(path)
+        }
+        testbed.uevent(record.syspath, "remove")
+        testbed.remove(record.syspath)
+    }
+
+    private static func report(_ line: String) {
+        FileHandle.standardError.write(Data("hapbridge emulate: \(line)\n".utf8))
+    }
+
+    /// COMMAND with SIGTERM and SIGHUP passed on to it (SIGINT reaches it from the terminal).
+    private static func runCommand(_ command: [String]) -> Int32 {
+        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
+        let signals = SignalRelay([SIGTERM, SIGHUP, SIGINT]) { signal in
+            guard signal != SIGINT else { return }
+            child.withLock { c in
+                if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
+            }
+        }
+        defer { signals.stop() }
+        switch ChildProcess.spawn(command) {
+        case .success(let c):
+            child.withLock { state in
+                state.process = c
+                state.pending.forEach(c.send)
+            }
+            return c.wait()
+        case .failure(let f):
+            report(f.message)
+            return f.status
+        }
+    }
+}
