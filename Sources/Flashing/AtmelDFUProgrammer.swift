@@ -32,6 +32,15 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     /// well under a second for 28 KiB; dfu-programmer gives it 10 tries).
     public static let eraseTimeoutSeconds = 10
 
+    /// The USB ports ("1-2") of every Atmel DFU bootloader plugged in.
+    public static func locations(context: USBContext? = nil) -> [String] {
+        guard let context = context ?? (try? USBContext()), let devices = try? context.devices() else { return [] }
+        return devices.compactMap { d in
+            guard let desc = try? d.descriptor(), desc.vendorID == AtmelDFU.vendorID, desc.productID == AtmelDFU.productID else { return nil }
+            return DeviceAddress.portPath(bus: d.busNumber, ports: d.portNumbers)
+        }.sorted()
+    }
+
     /// Finds the bootloader and claims its DFU interface. `selector`: the board the
     /// user chose (`--device usb:1-2`); `.any` takes the only one.
     public init(selector: DeviceAddress.USBSelector = .any, context: USBContext? = nil) throws(FlashError) {

@@ -64,6 +64,28 @@ struct DFUEmulationTests {
         #expect(run.errors.contains("the bootloader started the application and left the bus"), "\(run)")
     }
 
+    @Test("hapbridge flash with no IMAGE writes the firmware it carries to the one DFU bootloader on USB, verified, and says so in its JSON report; --device names it by port")
+    func hapbridgeFlashWritesTheCarriedFirmware() throws {
+        guard let hex = firmwareHex() else { return }
+        let dir = try DFURun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try DFURun.emulate("'\(DFURun.hapbridge)' flash --json", in: dir)
+        #expect(run.status == 0, "\(run)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run)")
+        #expect(report["schema"] as? String == "hapbridge-flash/1" && report["ok"] as? Bool == true, "\(run)")
+        #expect(report["bootloader"] as? String == "atmel-dfu" && report["location"] as? String == "1-1", "\(run)")
+        #expect(report["image"] as? String == hex, "the carried image is the checkout's build: \(run)")
+        #expect((report["verifiedBytes"] as? Double ?? 0) >= (report["imageBytes"] as? Double ?? 1), "\(run)")
+        let image = try DFURun.applicationBytes(ofHex: hex, length: part.applicationBytes, in: dir)
+        #expect(Array(run.flash.prefix(part.applicationBytes)) == image, "the emulated flash differs from the image")
+        let byPort = try DFURun.emulate("'\(DFURun.hapbridge)' flash --device usb:1-1 --verify-only '\(hex)'", in: dir)
+        // A fresh factory bootloader is in its security mode: it allows reads only after a
+        // chip erase, so verify-only (which erases nothing) says so and changes nothing.
+        #expect(byPort.status == 1 && byPort.errors.contains("read protected") && byPort.errors.contains("0 erase(s)"), "\(byPort)")
+        let nowhere = try DFURun.emulate("'\(DFURun.hapbridge)' flash --device usb:1-4 '\(hex)'", in: dir)
+        #expect(nowhere.status == 6 && nowhere.errors.contains("no Atmel DFU bootloader"), "\(nowhere)")
+    }
+
     @Test("a write into the bootloader section is refused with errWRITE and changes nothing there; the bootloader still answers dfu-programmer")
     func bootloaderSectionRefused() throws {
         let dir = try DFURun.temporaryDirectory()

@@ -48,6 +48,9 @@ struct DebianPackageTests {
         #expect(run.status == 0 && run.output.contains("device: simulated bridge board"), "\(run.output)")
         let play = try ExamplePackageTests.run([exe, "play", "impact.heavy"], bound: 120, in: scratch, directory: elsewhere)
         #expect(play.status == 0 && play.output.contains(" 0 late, 0 underruns"), "\(play.output)")
+        // flash finds the firmware image the package carries, in PREFIX/share/hapbridge/firmware.
+        let dry = try ExamplePackageTests.run([exe, "flash", "--dry-run"], bound: 60, in: scratch, directory: elsewhere)
+        #expect(dry.status == 0 && dry.output.contains(root + "/usr/share/hapbridge/firmware/hapbridge-32u4.hex") && dry.output.contains("atmega32u4"), "\(dry.output)")
         // A shipped actuator profile by name: found in PREFIX/share/hapbridge/actuators.
         let named = try ExamplePackageTests.run([exe, "play", "impact.light", "--actuator", "pmd-307-103"], bound: 120, in: scratch, directory: elsewhere)
         #expect(named.status == 0, "\(named.output)")
