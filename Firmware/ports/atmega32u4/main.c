@@ -20,12 +20,22 @@
  * lower so a command never starts before its stamp.  Re-measure after
  * changing that path; Firmware/sim fails any command that starts early. */
 #ifndef EXEC_LEAD_US
-#define EXEC_LEAD_US 7u
+#define EXEC_LEAD_US 10u
+#endif
+/* A register write's START to STOP at 400 kHz (twi.c): 28.5 SCL periods on
+ * the bus (71.25 us) and ~10.5 us the driver holds SCL low handling its four
+ * TWINTs, 81.75 us measured under simavr (sim/twi_bus.c, README "Measured").
+ * The core starts the write that carries a command this much (plus
+ * EXEC_LEAD_US) before its stamp, so the chip takes the value on the stamp.
+ * Only EXEC_LEAD_US + WRITE_US matters for that write's STOP; WRITE_US also
+ * times the writes made ahead of it (a MODE change). */
+#ifndef WRITE_US
+#define WRITE_US 82u
 #endif
 /* Covers the longest masked section seen in front of the compare interrupt
  * (~15 us under simavr) at the cost of that much busy-wait per command. */
 #ifndef SPIN_US
-#define SPIN_US 40u
+#define SPIN_US 60u
 #endif
 /* The board's intake, stated in HELLO_REPLY: the least board time between two
  * stamped chip writes it keeps up with.  Frame intake, each command's spin and
@@ -146,6 +156,7 @@ int main(void)
     };
     hb_core_config config = {
         .exec_lead_us = EXEC_LEAD_US,
+        .write_us = WRITE_US,
         .spin_us = SPIN_US,
         .tick_ns = TIMEBASE_TICK_NS,
         .write_spacing_us = WRITE_SPACING_US,

@@ -26,10 +26,25 @@ static inline void hbi_unlock(hb_core *core)
     }
 }
 
-/* When the bus transaction must begin for its START to land on the stamp. */
+/* When the spin before the write that carries the command must end for the
+ * write's STOP, where the chip takes the value, to land on the stamp. */
+static inline uint32_t hbi_latch_start(const hb_core *core, const hb_cmd *cmd)
+{
+    return cmd->at_us - core->config.exec_lead_us - core->config.write_us;
+}
+
+/* Board time the core gives the writes a command needs before the one that
+ * carries it (exec.c): a MODE change, a ROM sequence's entries.  0 when there
+ * are none or the bus takes no board time.  Reads the chip driver's MODE
+ * shadow: under the lock or in the timer context. */
+uint16_t hbi_prewrite_us(const hb_core *core, const hb_cmd *cmd);
+
+/* When the command takes the bus: its first write starts then (spin over).
+ * The one place that says so: the timer, the deadlines and the guards that
+ * keep main-context traffic off the bus (hbi_bus_free_for) all read it. */
 static inline uint32_t hbi_due_time(const hb_core *core, const hb_cmd *cmd)
 {
-    return cmd->at_us - core->config.exec_lead_us;
+    return hbi_latch_start(core, cmd) - hbi_prewrite_us(core, cmd);
 }
 
 /* Whether main-context bus traffic lasting `us` can take the bus at `now`
