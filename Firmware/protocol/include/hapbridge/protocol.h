@@ -154,7 +154,7 @@
 #define HB_QSTAT_OFF_CAPACITY 1u       /* u8 */
 #define HB_QSTAT_OFF_UNDERRUNS 2u      /* u16 commands started later than HB_LATE_TOLERANCE_US (after a shared stamp's first: when it was) */
 #define HB_QSTAT_OFF_LAST_AT_US 4u     /* u32 stamp of the last executed command */
-#define HB_QSTAT_OFF_LAST_RUN_US 8u    /* u32 board time it actually started */
+#define HB_QSTAT_OFF_LAST_RUN_US 8u    /* u32 board time the chip took it (the latch) */
 #define HB_QSTAT_OFF_LAST_SEQ 12u      /* u8  last accepted host sequence */
 #define HB_QSTAT_OFF_REJECTED 13u      /* u16 frames rejected since boot */
 #define HB_QSTAT_OFF_EXECUTED 15u      /* u32 commands executed since boot */
