@@ -37,8 +37,8 @@ struct IntakeMeasurement {
             var j = 0
             var late: [Double] = []
             for stamp in stamps {
-                while j < log.count, log[j].startBoardMicroseconds < stamp - 1 { j += 1 }
-                if j < log.count { late.append(log[j].startBoardMicroseconds - stamp) }
+                while j < log.count, log[j].stopBoardMicroseconds < stamp - FirmwareBus.latchEarlyMicroseconds { j += 1 }
+                if j < log.count { late.append(log[j].stopBoardMicroseconds - stamp) }
             }
             late.sort()
             let p = { (q: Double) in late.isEmpty ? .nan : late[min(late.count - 1, Int(Double(late.count) * q))] }
