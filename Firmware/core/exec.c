@@ -28,7 +28,7 @@ static uint16_t write_time(const hb_core *core, uint8_t wire)
 
 static bool needs_mode(const hb_core *core, uint8_t mode) { return core->chip.mode_shadow != mode; }
 
-uint16_t hbi_prewrite_us(const hb_core *core, const hb_cmd *cmd)
+uint16_t hbi_prewrite_us_slow(const hb_core *core, const hb_cmd *cmd)
 {
     if (!core->config.write_us) {
         return 0; /* I2C takes no board time: the driver makes them on the stamp */
@@ -91,12 +91,13 @@ static hb_i2c_result execute(hb_core *core, const hb_cmd *cmd, bool prepared)
     }
 }
 
-/* Busy-waits to `at` (inside the spin window) and returns the time it ends:
- * however late the interrupt was taken (masked sections, other handlers), the
- * bus transaction starts on the clock, not on the wake-up. */
-static uint32_t spin_to(hb_core *core, uint32_t at)
+/* Busy-waits from `now` to `at` (inside the spin window) and returns the time
+ * it ends: however late the interrupt was taken (masked sections, other
+ * handlers), the bus transaction starts on the clock, not on the wake-up.
+ * `now` is the caller's reading: a board behind its stamps runs command after
+ * command through here, and each clock read costs a few us of intake. */
+static uint32_t spin_to(hb_core *core, uint32_t now, uint32_t at)
 {
-    uint32_t now = hbi_now(core);
     if (hbi_reached(now, at)) {
         return now;
     }
@@ -127,7 +128,8 @@ void hb_core_timer_fired(hb_core *core)
             return;
         }
         uint32_t due = hbi_due_time(core, head);
-        if ((int32_t)(due - hbi_now(core)) > (int32_t)core->config.spin_us) {
+        uint32_t now = hbi_now(core);
+        if ((int32_t)(due - now) > (int32_t)core->config.spin_us) {
             hbi_arm_for(core, head); /* early or spurious wake-up */
             return;
         }
@@ -142,10 +144,11 @@ void hb_core_timer_fired(hb_core *core)
         bool prepared = due != latch_start;
         hb_i2c_result r = HB_I2C_ACK;
         if (prepared) {
-            spin_to(core, due);
+            spin_to(core, now, due);
             r = prepare(core, head);
+            now = hbi_now(core);
         }
-        uint32_t now = spin_to(core, latch_start);
+        now = spin_to(core, now, latch_start);
         if (r == HB_I2C_ACK) {
             r = execute(core, head, prepared);
         }

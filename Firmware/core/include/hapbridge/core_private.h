@@ -6,6 +6,7 @@
 #define HAPBRIDGE_CORE_PRIVATE_H
 
 #include "hapbridge/core.h"
+#include "hapbridge/drv2605_regs.h"
 
 /* Wrap-safe "now is at or after at" for 32-bit microsecond clocks. */
 static inline bool hbi_reached(uint32_t now, uint32_t at) { return (int32_t)(now - at) >= 0; }
@@ -37,7 +38,19 @@ static inline uint32_t hbi_latch_start(const hb_core *core, const hb_cmd *cmd)
  * carries it (exec.c): a MODE change, a ROM sequence's entries.  0 when there
  * are none or the bus takes no board time.  Reads the chip driver's MODE
  * shadow: under the lock or in the timer context. */
-uint16_t hbi_prewrite_us(const hb_core *core, const hb_cmd *cmd);
+uint16_t hbi_prewrite_us_slow(const hb_core *core, const hb_cmd *cmd);
+static inline uint16_t hbi_prewrite_us(const hb_core *core, const hb_cmd *cmd)
+{
+    /* A stream's RTP in RTP mode, a register write, a stop: nothing ahead.
+     * Inline: the main loop and the intake ask for a due time on every pass
+     * and frame, and a board behind its stamps takes frames at the pace of
+     * that path (each call out of line is ~2 us on the ATmega32U4). */
+    if (cmd->kind == HB_CMD_REG_WRITE || cmd->kind == HB_CMD_STOP ||
+        (cmd->kind == HB_CMD_RTP && core->chip.mode_shadow == DRV2605_MODE_RTP)) {
+        return 0;
+    }
+    return hbi_prewrite_us_slow(core, cmd);
+}
 
 /* When the command takes the bus: its first write starts then (spin over).
  * The one place that says so: the timer, the deadlines and the guards that
