@@ -275,6 +275,13 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
                "reg 0x%02x from %.2f to %.2f us around the stamp\n",
                worst_cmd, cmds[worst_cmd].type, worst_err, prev->is_read ? "read" : "write", prev->reg,
                sim_board_us_at(b, prev->start_cycle) - at, sim_board_us_at(b, prev->stop_cycle) - at);
+        if (worst_txn > first_txn + 1u) {
+            const drv_txn *pp = &chip->log[worst_txn - 2u];
+            printf("# and before that: %s of reg 0x%02x from %.2f to %.2f us; the command before stamped %.2f us "
+                   "earlier\n",
+                   pp->is_read ? "read" : "write", pp->reg, sim_board_us_at(b, pp->start_cycle) - at,
+                   sim_board_us_at(b, pp->stop_cycle) - at, worst_cmd ? at - cmds[worst_cmd - 1u].at : 0.0);
+        }
     }
     report("stamp -> I2C START error", start_err, n);
     report("stamp -> last STOP of the command", done_err, n);
