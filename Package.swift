@@ -59,6 +59,15 @@ let package = Package(
         // serving an engine's stamped stream, untimed register access in the stream's
         // gaps, the bootloader jump and the transport's capabilities.
         .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        // Firmware images for `hapbridge flash`: the target part's facts (`AVRPart`), the
+        // image as bytes at addresses, the Intel HEX and ELF loaders and their checks.
+        .target(name: "FirmwareImage", swiftSettings: strict),
+        // `hapbridge flash` as a library: one `BootloaderProgrammer` per bootloader protocol
+        // (Caterina AVR109 over a serial port, Atmel FLIP DFU over libusb), and the plan
+        // every flash follows (check, erase, write, verify, start the application).
+        .target(
+            name: "Flashing", dependencies: ["FirmwareImage", "LibUSB", "DeviceInterface", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
@@ -118,7 +127,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "FileAccess",
+                "FileAccess", "FirmwareImage",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -145,7 +154,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -213,6 +222,8 @@ let package = Package(
         .testTarget(
             name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
             swiftSettings: strict),
+        // Image loading and checks, the flash memory model, the flash plan (no device).
+        .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),

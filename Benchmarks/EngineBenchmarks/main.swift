@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -23,6 +23,9 @@
 //   the engine → USBBridgeTransport → libusb → umockdev → `hapbridge emulate bridge
 //   --firmware elf`: start() until its frame is at the device model, at the firmware
 //   and at the chip, and |RTP START − stamp| with the engine's own stamps.
+// - host CPU while streaming (CPUCost.swift): CPU seconds per second of Beethoven5 on
+//   one simulated board in real time, beside this process's idle cost; then 16 boards
+//   from one process with their late commands and underruns.
 // - discovery (Discovery.swift): `hapbridge list` over 5, 20 and 126 emulated boards,
 //   each run whole (process start to exit); goal: the full bus in < 2 s.
 import Foundation
@@ -76,6 +79,7 @@ func run() async throws {
         print(await wakeBaseline(count: quick ? 500 : 2000, priority: enginePriority).line("baseline: call → parked dedicated thread (FIFO \(enginePriority.map(String.init) ?? "off"))"))
         print(await wakeBaseline(count: quick ? 500 : 2000, priority: nil).line("baseline: call → parked dedicated thread (normal)"))
     }
+    if CommandLine.arguments.contains("--cpu-only") { return try await reportCPUCost(quick: quick) }
     if CommandLine.arguments.contains("--start-latency-only") {
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
         await wakeBaselines()
@@ -115,7 +119,10 @@ func run() async throws {
             print("   skipped: the firmware ELF or sim-harness is not built (\(SimavrBridgeDevice.buildHint))")
         }
     }
-    if !simavrOnly && !usbOnly { try await discovery() }
+    if !simavrOnly && !usbOnly {
+        try await reportCPUCost(quick: quick)
+        try await discovery()
+    }
     if !simavrOnly {
         print("== engine over emulated USB to the firmware ELF in real time (\(events) events; hapbridge emulate bridge --firmware elf)")
         _ = try EmulatedUSB.run(

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CHapbridgeProtocol
 import DeviceInterface
 
 /// The one sender of frames on a board's transport, and the one reader of what comes
@@ -113,6 +114,25 @@ public final class BridgeLink {
     public func boardTime(atHost host: Int64) -> Int64? { clock.board(atHost: host) }
     /// Half the fastest SYNC round trip: how long a frame takes to reach the board at best.
     public var oneWayMicroseconds: Int64 { clock.oneWayMicroseconds }
+    /// How much later than the fastest exchange frames have lately reached the board.
+    public var deliverySpreadMicroseconds: Int64 { clock.deliverySpreadMicroseconds }
+    /// What an immediate start must add to the lead so its first commands reach the
+    /// board in time to run on their stamps: the delivery spread, where it is more
+    /// than the board tolerates (a command starting up to `HB_LATE_TOLERANCE_US` late
+    /// is on time to the board, PROTOCOL.md); 0 on a link steadier than that, where a
+    /// start pays nothing for it.
+    public var startAnchorMicroseconds: Int64 {
+        let spread = clock.deliverySpreadMicroseconds
+        return spread > Int64(HB_LATE_TOLERANCE_US) ? spread : 0
+    }
+    /// When the link's next SYNC is due (host µs): a round's next exchange is due at
+    /// once (`nil` there means now), else the next round.
+    public var nextSyncAt: Int64 { clock.exchangesLeftInRound > 0 ? .min : clock.nextRoundAt }
+    /// The next stamp the board runs after `now`, and the last sent (board µs).
+    public func firstInFlight(after now: Int64) -> Int64? { ledger.firstInFlight(after: now) }
+    public var lastStamp: Int64? { ledger.lastStamp }
+    /// Commands taken back after a refusal, waiting to go again.
+    public var hasRetries: Bool { !ledger.retry.isEmpty }
     /// The clock fit's error bound, µs; nil before the first SYNC.
     public var clockErrorMicroseconds: Double? { clock.estimate?.errorMicroseconds }
     /// Acceleration, where the device behind the link has a source of it.
@@ -410,8 +430,6 @@ public final class BridgeLink {
     /// True when something sent and not yet due lies at or after `time`.
     public func holdsStamped(from time: Int64) -> Bool { ledger.holds(from: time) }
 
-    /// The board's queue as the host counts it.
-    public func inFlight(boardNow: Int64) -> Int { ledger.inFlight(after: boardNow) + ledger.retry.count }
 
     // MARK: untimed register access
 

@@ -16,9 +16,16 @@ public struct LinkClock: Sendable {
     /// how late a frame sent now may arrive, for the untimed gap rule.
     public private(set) var recentMaximumRoundTrip: Int64 = 0
     private var recent: [Int64] = []
+    /// For the same exchanges: board time the SYNC was decoded less host time it left,
+    /// µs. Each is the clocks' offset plus that SYNC's trip to the board; the offset is
+    /// the same in all of them (drift over a window is a few µs), so their spread is the
+    /// spread of the trip out alone, without the way back.
+    private var recentOutbound: [Int64] = []
     static let recentWindow = 16
-    private var nextRoundAt: Int64 = 0
-    private var exchangesLeftInRound = 0
+    /// Host µs the next SYNC round starts (`exchangeDue`).
+    public private(set) var nextRoundAt: Int64 = 0
+    /// Exchanges of the current round still to send, one per call of `exchangeDue`.
+    public private(set) var exchangesLeftInRound = 0
 
     public init() {}
 
@@ -35,6 +42,15 @@ public struct LinkClock: Sendable {
     public var estimate: ClockSync.Estimate? { sync.estimate }
     /// Half the fastest round trip: how long a frame takes to reach the board at best.
     public var oneWayMicroseconds: Int64 { minimumRoundTrip / 2 }
+    /// How much later than the fastest recent exchange a frame has lately reached the
+    /// board, at most: the spread of the recent SYNCs' trips out (0 on a steady link).
+    /// Measured one way, because the way back can be much the slower (an emulated
+    /// board's IN endpoint is polled; a busy host reaps late) and says nothing about
+    /// when a command arrives.
+    public var deliverySpreadMicroseconds: Int64 {
+        guard let lo = recentOutbound.min(), let hi = recentOutbound.max() else { return 0 }
+        return hi - lo
+    }
 
     /// Starts an exchange now: the token to put in the SYNC frame.
     public mutating func startExchange(hostNow: Int64) -> UInt32 {
@@ -44,7 +60,6 @@ public struct LinkClock: Sendable {
         return token
     }
 
-    public func isAwaiting(_ token: UInt32) -> Bool { inFlight[token] != nil }
     /// True while a SYNC sent awaits its reply.
     public var hasExchangesInFlight: Bool { !inFlight.isEmpty }
 
@@ -58,6 +73,8 @@ public struct LinkClock: Sendable {
         recent.append(e.roundTrip)
         if recent.count > Self.recentWindow { recent.removeFirst(recent.count - Self.recentWindow) }
         recentMaximumRoundTrip = recent.max() ?? 0
+        recentOutbound.append(e.boardReceived - sent)
+        if recentOutbound.count > Self.recentWindow { recentOutbound.removeFirst(recentOutbound.count - Self.recentWindow) }
         sync.add(e)
         return true
     }

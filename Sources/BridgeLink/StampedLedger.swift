@@ -34,6 +34,19 @@ public struct StampedLedger: Sendable {
         return n
     }
 
+    /// The first stamp sent after `now` (the next command the board runs), if any.
+    public func firstInFlight(after now: Int64) -> Int64? {
+        var first: Int64?
+        for e in entries.reversed() {
+            guard e.command.time > now else { break }
+            first = e.command.time
+        }
+        return first
+    }
+
+    /// The last stamp sent, if any.
+    public var lastStamp: Int64? { entries.last?.command.time }
+
     /// True when something sent (and not taken back) is stamped at or after `time`.
     public func holds(from time: Int64) -> Bool { (entries.last?.command.time ?? .min) >= time }
 

@@ -25,8 +25,6 @@ public struct UntimedQueue: Sendable {
     private var sent: Sent?
     private var results: [Ticket: Result<[UInt8], BridgeLinkError>] = [:]
     private var nextTicket = 0
-    /// The longest a request has waited for its gap, µs (a figure for reports).
-    public private(set) var longestWaitMicroseconds: Int64 = 0
 
     public init() {}
 
@@ -49,7 +47,6 @@ public struct UntimedQueue: Sendable {
     public mutating func sent(sequence: UInt8, at host: Int64) {
         guard let w = waiting.first else { return }
         waiting.removeFirst()
-        longestWaitMicroseconds = max(longestWaitMicroseconds, host - w.queuedAt)
         sent = Sent(ticket: w.ticket, request: w.request, sequence: sequence)
     }
 
@@ -84,13 +81,6 @@ public struct UntimedQueue: Sendable {
         sent = nil
     }
 
-    /// How long the request behind `ticket` has waited, µs (nil once it was sent).
-    public func waited(_ ticket: Ticket, now: Int64) -> Int64? { waiting.first { $0.ticket == ticket }.map { now - $0.queuedAt } }
-
     /// The request in flight under `sequence`, if one is.
     public func request(forSequence sequence: UInt8) -> UntimedRequest? { sent?.sequence == sequence ? sent?.request : nil }
-
-    public func request(_ ticket: Ticket) -> UntimedRequest? {
-        waiting.first { $0.ticket == ticket }?.request ?? (sent?.ticket == ticket ? sent?.request : nil)
-    }
 }

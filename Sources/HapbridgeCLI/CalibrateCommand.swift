@@ -61,19 +61,13 @@ public struct CalibrateCommand: AsyncParsableCommand {
     static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?)
         -> Result<String, CLIError>
     {
-        guard let chip = board.chip else { return .failure(CLIError("calibration results not stored: the board reported no known chip")) }
-        guard let serial = board.serialNumber else { return .failure(CLIError("calibration results not stored: \(CalibrationStoreError.noSerial)")) }
-        do throws(CalibrationStoreError) {
-            let store = try CalibrationStore.user()
-            for warning in store.warnings { try? Console.err("note: \(warning)") }
-            let record = CalibrationRecord(
-                result: result, boardSerial: serial, profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
-                supplyVolts: supplyVolts)
-            return .success("stored for `play` (closed loop): \(try store.save(record))")
-        } catch .unwritable(let file, let reason) {
-            return .failure(CLIError("calibration results not stored in \(TerminalText.echo(file, limit: 300)): \(reason)"))
-        } catch {
-            return .failure(CLIError("calibration results not stored: \(error)"))
+        switch CalibrationKeeping.keep(result, board: board, profile: profile, supplyVolts: supplyVolts) {
+        case .success(let kept):
+            for warning in kept.warnings { try? Console.err("note: \(warning)") }
+            return .success("stored for `play` (closed loop): \(kept.file)")
+        case .failure(let why):
+            for warning in why.warnings { try? Console.err("note: \(warning)") }
+            return .failure(CLIError(why.description))
         }
     }
 

@@ -71,8 +71,9 @@ public final class RealTimeExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Runs `body` on this thread once CLOCK_MONOTONIC reaches `deadline` (what a
-    /// sleep's wake-up is made of).
-    func schedule(atMicroseconds deadline: UInt64, _ body: @escaping @Sendable () -> Void) {
+    /// sleep's wake-up is made of; public for a sleep something else may end sooner,
+    /// as the engine's service loop does when a player operation comes).
+    public func schedule(atMicroseconds deadline: UInt64, _ body: @escaping @Sendable () -> Void) {
         core.addTimer(deadline, body)
     }
 

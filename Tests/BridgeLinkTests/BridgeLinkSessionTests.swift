@@ -4,6 +4,7 @@ import BridgeProtocol
 import DRV2605
 import DeviceInterface
 import Devices
+import SimulatedBridgeDevice
 import Testing
 
 /// A bench session over the simulated board: the firmware core answers the frames,
@@ -78,5 +79,20 @@ final class SilentLink: FrameTransport {
     func poll() -> [DeviceEvent] { _ = inner.poll(); return [] }
     func wait(untilHostMicroseconds t: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
         try await inner.wait(untilHostMicroseconds: t, isolation: isolation)
+    }
+}
+
+@Suite("The bootloader jump")
+struct EnterBootloaderTests {
+    @Test("enterBootloader sends ENTER_BOOTLOADER with its magic, the board acknowledges and jumps, and the link says where it went and which bootloader it named")
+    func enterBootloaderSaysWhereTheBoardWent() async throws {
+        let opened = try DeviceCatalog().open(.simulated, simulated: .init(actuator: try profile()))
+        let link = opened.link()
+        let identity = try await link.open()
+        let handoff = try await link.enterBootloader()
+        #expect(handoff.port == "sim" && handoff.bootloader == identity.bootloader)
+        #expect(link.identity == nil, "the session ended with the jump")
+        let entries = (opened.transport as? SimulatedBridgeDevice)?.board.bootloaderEntries
+        #expect(entries == 1)
     }
 }

@@ -120,6 +120,9 @@ struct RegisterAccessServiceLoopTests {
             board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500), timing: .realTime)
         var options = HapticEngine.Options(driving: .automatic)
         options.serviceThreadPriority = nil
+        // A real clock inside a parallel test run on a loaded host: what this pins is
+        // the bus path, not how fast the board answers.
+        options.startTimeoutMicroseconds = 5_000_000
         let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
         try await engine.start()
         let bus = engine.i2cBus

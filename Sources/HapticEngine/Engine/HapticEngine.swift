@@ -59,6 +59,9 @@ public actor HapticEngine {
         /// call, ~50 µs at p99 on a 2-core VM). Larger values buy fewer late first
         /// commands on a loaded host at the cost of start latency, one for one.
         public var leadMarginMicroseconds: Int64
+        /// What "as soon as possible" means for a start (`start(atTime: 0)` and any
+        /// time already past). See `ImmediateStart`.
+        public var immediateStart: ImmediateStart = .soonest
         /// How long the board takes to take in one frame of a batch (the ATmega32U4
         /// port: ~93 µs, measured under simavr; see Firmware/README.md). `start()`
         /// stamps its chip setup (~10 frames) this much later per frame than "now",
@@ -104,7 +107,7 @@ public actor HapticEngine {
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
-            queueStatusIntervalMicroseconds: Int64 = 10_000, startTimeoutMicroseconds: Int64 = 250_000,
+            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 250_000,
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
         ) {
             self.leadMarginMicroseconds = leadMarginMicroseconds
@@ -121,6 +124,22 @@ public actor HapticEngine {
             self.queueStatusIntervalMicroseconds = queueStatusIntervalMicroseconds
             self.startTimeoutMicroseconds = startTimeoutMicroseconds
         }
+    }
+
+    /// An immediate start's first stamp. The lead (`lead()`) is measured from the
+    /// link's fastest exchange; on a link whose delivery varies by more than the board
+    /// tolerates (`HB_LATE_TOLERANCE_US`, 100 µs: USB with a busy host, an emulated
+    /// board), some frames reach the board after that.
+    public enum ImmediateStart: Sendable, Equatable {
+        /// Now + lead: the least latency, as Core Haptics' `CHHapticTimeImmediate` asks.
+        /// A start whose first frames arrive late runs its first commands on arrival,
+        /// bunched (the board counts them as underruns); the rest keep their stamps.
+        case soonest
+        /// Later by the link's recent delivery spread (`BridgeLink.startAnchorMicroseconds`),
+        /// so every command of the pattern, its first included, runs on its stamp: for
+        /// measurements that need the pattern's own timing from its first command. Over
+        /// emulated USB this costs ~1.3 ms of start latency at p50 (`scripts/bench`).
+        case keepingPatternTiming
     }
 
     enum State: Sendable, Equatable { case stopped, running, standby }
@@ -156,6 +175,12 @@ public actor HapticEngine {
     var target: DriveTarget?
     var compiler: DriveCompiler?
     var nextQueueStatusAt: Int64 = 0
+    /// Host µs of the service loop's last QUEUE_STATUS request (`queueStatusDue`).
+    var lastQueueStatusRequestAt: Int64 = 0
+    /// The service loop's current sleep on a real clock (`sleepUntilServiceDue`).
+    var serviceWake: ServiceWake?
+    /// Service passes run since the engine was made (what the loop's cost follows).
+    var servicePasses = 0
     var faultStopPending: Int64?
     /// The first send that failed since the last service pass (many sends there are
     /// fire-and-forget): the pass then stops with its cause.
@@ -233,13 +258,17 @@ public actor HapticEngine {
 
     public func setStoppedHandler(_ handler: (@Sendable (StoppedReason) -> Void)?) { stoppedHandler = handler }
     public func setResetHandler(_ handler: (@Sendable () -> Void)?) { resetHandler = handler }
-    public func setAutoShutdownEnabled(_ enabled: Bool) { isAutoShutdownEnabled = enabled }
+    public func setAutoShutdownEnabled(_ enabled: Bool) {
+        isAutoShutdownEnabled = enabled
+        wakeServiceLoop()
+    }
     public func setMutedForHaptics(_ muted: Bool) { isMutedForHaptics = muted }
 
     /// Calls `finishedHandler` once every player has finished; it says whether to
     /// stop the engine (then the stopped handler gets `.notifyWhenFinished`).
     public func notifyWhenPlayersFinished(_ handler: @escaping @Sendable (HapticEngineError?) -> FinishedAction) {
         finishedHandler = handler
+        wakeServiceLoop()
     }
 
     /// Waits until every callback queued so far has run (tests, orderly shutdown).

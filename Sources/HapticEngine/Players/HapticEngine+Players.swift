@@ -47,10 +47,17 @@ extension HapticEngine {
     /// On a board that can replace what is queued (protocol 1.1) "as soon as possible"
     /// is now + lead, however far ahead the stream is; otherwise it is the first step
     /// not yet compiled (what is sent stays), at most one look-ahead window away.
-    func engineTime(_ seconds: Double) throws(HapticEngineError) -> Int64 {
+    ///
+    /// With `Options.immediateStart` `.keepingPatternTiming`, a start (`deliverable`) as
+    /// soon as possible is anchored later still, where its first command can reach the
+    /// board however slow the link's delivery has lately been, where that is more than
+    /// the board tolerates (`BridgeLink.startAnchorMicroseconds`).
+    func engineTime(_ seconds: Double, deliverable: Bool = false) throws(HapticEngineError) -> Int64 {
         let requested = try Self.microseconds(seconds)
         let now = boardNow() ?? 0
-        let earliest = canReplace ? now + lead() : max(now + lead(), generatedUntil + 1)
+        let anchored = deliverable && options.immediateStart == .keepingPatternTiming
+        let lead = lead() + (anchored ? link.startAnchorMicroseconds : 0)
+        let earliest = canReplace ? now + lead : max(now + lead, generatedUntil + 1)
         return seconds == 0 ? earliest : max(earliest, requested)
     }
 
@@ -71,10 +78,16 @@ extension HapticEngine {
     /// back to the last step before `t` first (`rewind`), so the change lands at `t`.
     func update(
         _ id: Int, requireRunning: Bool = true, _ body: @escaping @Sendable (inout PlayerPlayback, Int64) -> Void,
-        at seconds: Double = 0
+        at seconds: Double = 0, deliverable: Bool = false
     ) throws(HapticEngineError) {
         _ = try player(id, requireRunning: requireRunning)
-        let t = try engineTime(seconds)
+        let t = try engineTime(seconds, deliverable: deliverable)
+        // Idle, the frontier follows the clock (as a service pass now would bring it):
+        // the loop may have slept a status interval, and the silent steps since then
+        // must not be compiled between this call and its frame leaving.
+        if state == .running, !anyPlayerActive, compiler?.isSettled ?? true, let now = boardNow() {
+            generatedUntil = max(generatedUntil, now)
+        }
         try rewind(before: t)
         guard var p = players[id] else { throw .invalidPlayer }
         body(&p, t)
@@ -92,10 +105,11 @@ extension HapticEngine {
             generate(upTo: min(window, max(t, now) + options.lookAheadMicroseconds))
             try sendPending(now: now)
         }
+        wakeServiceLoop()
     }
 
     func playerStart(_ id: Int, at seconds: Double) throws(HapticEngineError) {
-        try update(id, { p, t in p.schedule(.start, at: t) }, at: seconds)
+        try update(id, { p, t in p.schedule(.start, at: t) }, at: seconds, deliverable: true)
     }
 
     func playerStop(_ id: Int, at seconds: Double) throws(HapticEngineError) {

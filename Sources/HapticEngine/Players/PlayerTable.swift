@@ -22,6 +22,8 @@ struct PlayerTable: Sendable {
     var count: Int { players.count }
     var anyActive: Bool { players.values.contains { $0.isActive } }
     var hasNotices: Bool { !finishedNotices.isEmpty }
+    /// When the earliest end not yet reached comes (engine µs).
+    var nextNoticeAt: Int64? { finishedNotices.map(\.at).min() }
 
     /// A new player in this session; its id.
     mutating func register(advanced: Bool, timeline: Timeline) -> Int {

@@ -66,9 +66,13 @@ extension HapticEngine {
     func serviceAndWait() async -> Bool {
         service()
         guard state != .stopped else { return false }
-        let next = host() + options.servicePeriodMicroseconds
-        do { try await letTimePass(untilHost: next) } catch {
-            handle([.disconnected])
+        let next = nextServiceAt(host: host(), board: boardNow())
+        if link.isRealTime {
+            await sleepUntilServiceDue(host: next)
+        } else {
+            do { try await letTimePass(untilHost: next) } catch {
+                handle([.disconnected])
+            }
         }
         return state != .stopped
     }
@@ -81,7 +85,7 @@ extension HapticEngine {
             service()
             let now = host()
             if now >= end { break }
-            let next = min(end, now + options.servicePeriodMicroseconds)
+            let next = min(end, nextServiceAt(host: now, board: boardNow()))
             do { try await letTimePass(untilHost: next) } catch {
                 handle([.disconnected])
                 throw error.kind == .disconnected ? .deviceDisconnected : .deviceError(error.description)
@@ -93,6 +97,7 @@ extension HapticEngine {
         // A pass this late means the host itself stalled (what the board's lag is
         // held against, `checkBoardLag`).
         let passAt = host()
+        servicePasses += 1
         if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
         lastServiceAt = passAt
         handle(link.pump())
@@ -100,8 +105,9 @@ extension HapticEngine {
         let h = host()
         // A round: a few exchanges on consecutive passes; the fastest one counts.
         try? linkSend { try link.syncIfDue(interval: options.syncIntervalMicroseconds, exchanges: options.syncExchangesPerRound) }
-        if h >= nextQueueStatusAt {
+        if h >= queueStatusDue(board: now) {
             nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
+            lastQueueStatusRequestAt = h
             try? linkSend { try link.requestQueueStatus() }
         }
         if let since = faultStopPending, h - since > 20_000 {

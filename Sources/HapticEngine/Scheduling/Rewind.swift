@@ -67,9 +67,12 @@ struct RewindLog: Sendable {
     /// later one (a change lands at now + lead, never before now), and the operations
     /// those snapshots do not contain.
     mutating func prune(now: Int64) {
-        if let keep = history.lastIndex(where: { $0.time < now }), keep > 0 { history.removeFirst(keep) }
+        // Every service pass asks: most of the time the first snapshot is still the
+        // last before `now`, and nothing is to go.
+        if history.count > 1, history[1].time < now, let keep = history.lastIndex(where: { $0.time < now }) { history.removeFirst(keep) }
+        guard let first = operations.first else { return }
         let oldest = history.first?.operationsApplied ?? operationCount
-        operations.removeAll { $0.sequence <= oldest }
+        if first.sequence <= oldest { operations.removeAll { $0.sequence <= oldest } }
     }
 
     /// Forgets everything (after a flush, a stop, a reset: the board's queue is empty
