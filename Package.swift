@@ -113,7 +113,9 @@ let package = Package(
         .target(name: "SimulatedBridgeDevice", dependencies: ["DeviceInterface", "SimulatedBoard"], swiftSettings: strict),
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
-        .target(name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        .target(
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "DRV2605Model", "Actuators"],
+            swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
@@ -127,7 +129,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "FileAccess", "FirmwareImage",
+                "DRV2605Model", "FileAccess", "FirmwareImage",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -193,7 +195,7 @@ let package = Package(
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
-        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
             swiftSettings: strict),
@@ -203,7 +205,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",
-            dependencies: ["SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators"],
+            dependencies: [
+                "SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators",
+                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice",
+            ],
             swiftSettings: strict),
         // What a user's package gets from `import Hapbridge`: the play session and the
         // feedback generators, on the simulated board.

@@ -8,11 +8,43 @@
 #include "hapbridge/drv2605_regs.h"
 #include "twi_bus.h"
 
-void drv_model_reset_registers(drv_model *m)
+/* The DRV2605L's power-up values (TI SLOS854, 7.6 register map); the Swift
+ * model keeps the same table (RegisterAddress.resetValue). */
+static const uint8_t reset_values[DRV_REGISTERS] = {
+    [DRV2605_REG_STATUS] = (uint8_t)(DRV2605_DEVICE_ID_DRV2605L << DRV2605_STATUS_DEVICE_ID_SHIFT),
+    [DRV2605_REG_MODE] = DRV2605_MODE_STANDBY,
+    [DRV2605_REG_LIBRARY_SEL] = 0x01,
+    [DRV2605_REG_WAV_FRM_SEQ1] = 0x01,
+    [DRV2605_REG_A2V_CTRL] = 0x05,
+    [DRV2605_REG_A2V_CTRL + 1] = 0x19, /* A2V min input */
+    [DRV2605_REG_A2V_CTRL + 2] = 0xFF, /* max input */
+    [DRV2605_REG_A2V_CTRL + 3] = 0x19, /* min output */
+    [DRV2605_REG_A2V_CTRL + 4] = 0xFF, /* max output */
+    [DRV2605_REG_RATED_VOLTAGE] = 0x3E,
+    [DRV2605_REG_OD_CLAMP] = 0x8C,
+    [DRV2605_REG_A_CAL_COMP] = 0x0C,
+    [DRV2605_REG_A_CAL_BEMF] = 0x6C,
+    [DRV2605_REG_FEEDBACK_CONTROL] = 0x36,
+    [DRV2605_REG_CONTROL1] = 0x93,
+    [DRV2605_REG_CONTROL2] = 0xF5,
+    [DRV2605_REG_CONTROL3] = 0xA0,
+    [DRV2605_REG_CONTROL4] = 0x20,
+    [DRV2605_REG_CONTROL5] = 0x80,
+    [DRV2605_REG_OL_LRA_PERIOD] = 0x33,
+};
+
+void drv_model_reset_registers(drv_model *m) { memcpy(m->regs, reset_values, sizeof m->regs); }
+
+void drv_model_use_host(drv_model *m, const drv_host *host) { m->host = host; }
+
+/* The write in progress reaches the host's chip (at its STOP, or a repeated
+ * START that turns it into a read). */
+static void flush_to_host(drv_model *m, avr_cycle_count_t at)
 {
-    memset(m->regs, 0, sizeof m->regs);
-    m->regs[DRV2605_REG_STATUS] = (uint8_t)(DRV2605_DEVICE_ID_DRV2605L << DRV2605_STATUS_DEVICE_ID_SHIFT);
-    m->regs[DRV2605_REG_MODE] = DRV2605_MODE_STANDBY;
+    if (m->host && m->n_written) {
+        m->host->wrote(m->host->ctx, at, m->cur.reg, m->written, m->n_written);
+    }
+    m->n_written = 0;
 }
 
 static void log_current(drv_model *m)
@@ -40,6 +72,7 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
         if (m->addressed) {
             m->cur.stop_cycle = twi_bus_stop_cycle(); /* when SDA rises, not when it was asked */
             m->cur.held_cycles = twi_bus_held_cycles();
+            flush_to_host(m, m->cur.stop_cycle);
             log_current(m);
         }
         m->addressed = false;
@@ -53,10 +86,13 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
             return; /* no ACK: the master sees a NACK */
         }
         m->reading = addr & 1u;
-        if (!repeated) {
+        if (repeated) {
+            flush_to_host(m, m->avr->cycle);
+        } else {
             memset(&m->cur, 0, sizeof m->cur);
             m->cur.start_cycle = twi_bus_start_cycle(); /* SDA fell before the address */
             m->have_reg = false;
+            m->n_written = 0;
         }
         m->cur.is_read = m->reading;
         ack(m, addr);
@@ -72,7 +108,11 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
             m->ptr = v;
             m->cur.reg = v;
         } else {
-            if (m->ptr < sizeof m->regs && m->ptr != DRV2605_REG_STATUS) {
+            if (m->host) {
+                if (m->n_written < sizeof m->written) {
+                    m->written[m->n_written++] = v; /* for the host at the STOP */
+                }
+            } else if (m->ptr < sizeof m->regs && m->ptr != DRV2605_REG_STATUS) {
                 /* DEV_RESET completes instantly in this model */
                 m->regs[m->ptr] = (m->ptr == DRV2605_REG_MODE) ? (uint8_t)(v & ~DRV2605_MODE_DEV_RESET) : v;
             }
@@ -85,7 +125,14 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
         return;
     }
     if (msg.u.twi.msg & TWI_COND_READ) {
-        uint8_t v = m->ptr < sizeof m->regs ? m->regs[m->ptr] : 0;
+        uint8_t v = 0;
+        if (m->host) {
+            if (!m->host->read(m->host->ctx, m->avr->cycle, m->ptr, &v)) {
+                v = 0xFF; /* no answer (the harness said why): an undriven bus reads high */
+            }
+        } else if (m->ptr < sizeof m->regs) {
+            v = m->regs[m->ptr];
+        }
         m->ptr++;
         if (m->cur.n < DRV_TXN_MAX_BYTES) {
             m->cur.bytes[m->cur.n++] = v;

@@ -7,7 +7,7 @@
  * Prints one "ok"/"not ok" line per test, the timing percentiles, and a last
  * line "N passed, N failed".
  *
- *        sim-harness --serve FIRMWARE.elf [--poll-us N]
+ *        sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host]
  * Serves the booted, enumerated firmware to another program over stdin/stdout
  * (serve.c): the Swift SimavrBridgeDevice drives the engine through it.
  *
@@ -27,13 +27,21 @@
 static int serve_command(int argc, char **argv)
 {
     uint32_t poll_us = SERVE_DEFAULT_POLL_US;
-    if (argc == 5 && strcmp(argv[3], "--poll-us") == 0) {
-        poll_us = (uint32_t)strtoul(argv[4], NULL, 10);
-    } else if (argc != 3) {
-        fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N]\n", argv[0]);
+    bool chip_on_host = false;
+    for (int i = 3; i < argc; i += 2) {
+        if (i + 1 < argc && strcmp(argv[i], "--poll-us") == 0) {
+            poll_us = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        } else if (i + 1 < argc && strcmp(argv[i], "--chip") == 0 && strcmp(argv[i + 1], "host") == 0) {
+            chip_on_host = true;
+        } else {
+            argc = 0; /* usage */
+        }
+    }
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N] [--chip host]\n", argv[0]);
         return 2;
     }
-    return serve_main(argv[2], poll_us);
+    return serve_main(argv[2], poll_us, chip_on_host);
 }
 
 static int suite_command(int argc, char **argv)

@@ -15,6 +15,13 @@ void rt_stdin_nonblocking(void);
 /* Calls handle() for each complete line that arrived on stdin since the last
  * call; false at end of input or when handle() returns false. */
 bool rt_read_lines(bool (*handle)(char *line));
+/* Longest line either call takes (a 4 KiB transfer as hex, and its words). */
+#define RT_MAX_LINE 8256u
+/* Waits (up to timeout_ms) for a line starting with `prefix`, while the
+ * simulation stands still: the first one is moved into line[RT_MAX_LINE + 1];
+ * lines before it stay for rt_read_lines, in order.  False on timeout or end
+ * of input. */
+bool rt_wait_reply(const char *prefix, char *line, uint32_t timeout_ms);
 /* Returns once the wall clock reads host_us, or earlier when stdin has input. */
 void rt_wait_until(uint64_t host_us);
 /* Asks SCHED_FIFO at this priority for the process, so the simulation keeps up with

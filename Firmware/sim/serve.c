@@ -1,5 +1,5 @@
 /*
- * sim-harness --serve FIRMWARE.elf [--poll-us N]
+ * sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host]
  *
  * The firmware ELF under simavr as a USB device that another program drives:
  * the Swift SimavrBridgeDevice, so the HapticEngine itself can stream to the
@@ -25,6 +25,14 @@
  *   detach SIM_US           the firmware left the bus (bootloader jump)
  *   reset SIM_US EPOCH_US   the firmware rebooted; enumerated again, new epoch
  *   err MESSAGE             a command failed; fatal ones end the process (exit 1)
+ *
+ * --chip host: the DRV2605 is the host's (drv_model.h, drv_host), not the
+ * harness's register file.  While a command runs:
+ *   chip w SIM_US HEX       a write reached the chip at its STOP (SIM_US): HEX =
+ *                           register pointer, then data.  No reply.
+ *   chip r SIM_US RR        the firmware clocks one byte of register RR at SIM_US;
+ *                           the host answers with the line "chip VV" and the
+ *                           simulation waits for it.
  */
 #include "serve.h"
 
@@ -61,6 +69,36 @@ static double us(avr_cycle_count_t c) { return (double)c / SIM_CYCLES_PER_US; }
 static double now(void) { return us(board.avr->cycle); }
 
 static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&board, c, epoch); }
+
+/* --chip host: the host's chip, over stdin/stdout (the host writes nothing else
+ * while a command of its runs, so the next line is the answer). */
+static void host_chip_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
+{
+    (void)ctx;
+    char text[2 * (1 + DRV_REGISTERS + 1) + 1];
+    hex_encode_register_access(text, reg, bytes, n);
+    line_out("chip w %.4f %s", us(stop), text);
+}
+
+static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t *value)
+{
+    (void)ctx;
+    line_out("chip r %.4f %02x", us(cycle), reg);
+    char *line = NULL;
+    size_t cap = 0;
+    bool ok = getline(&line, &cap, stdin) > 0;
+    if (ok) {
+        line[strcspn(line, "\r\n")] = 0;
+        ok = strncmp(line, "chip ", 5) == 0 && hex_decode(line + 5, value, 1) == 1;
+    }
+    if (!ok) {
+        line_out("err --chip host: expected \"chip VV\" for register %02x, got %.40s", reg, line ? line : "end of input");
+    }
+    free(line);
+    return ok;
+}
+
+static const drv_host host_chip = {host_chip_wrote, host_chip_read, NULL};
 
 /* Prints and forgets the transactions logged since the last call, so the
  * model's log never fills however long the host runs. */
@@ -188,13 +226,16 @@ static void cmd_send(const char *text)
     line_out("ok %.4f", now());
 }
 
-int serve_main(const char *elf_path, uint32_t poll_us)
+int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host)
 {
     if (!sim_board_load(&board, elf_path)) {
         line_out("err cannot load firmware %s", elf_path);
         return 1;
     }
     drv_model_attach(&chip, board.avr);
+    if (chip_on_host) {
+        drv_model_use_host(&chip, &host_chip);
+    }
     hb_decoder_init(&from_board);
     poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
     if (!sim_board_boot(&board, BOOT_MAX_US)) {

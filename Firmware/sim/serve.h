@@ -4,12 +4,14 @@
 #ifndef SERVE_H
 #define SERVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SERVE_DEFAULT_POLL_US 125u
 
 /* Boots, enumerates and serves until "quit" or end of input: 0, or 1 when the
- * firmware could not be loaded, enumerated, or the simulated CPU stopped. */
-int serve_main(const char *elf_path, uint32_t poll_us);
+ * firmware could not be loaded, enumerated, or the simulated CPU stopped.
+ * chip_on_host: the host answers for the DRV2605 (--chip host, serve.c). */
+int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host);
 
 #endif

@@ -55,6 +55,12 @@ const char suite_serial[] = "HB-SIM-0001";
 bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                 uint32_t boot_image_len)
 {
+    return boot_board_with_chip(elf_path, eeprom_serial, boot_image, boot_image_len, NULL);
+}
+
+bool boot_board_with_chip(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                          uint32_t boot_image_len, const drv_host *chip_host)
+{
     if (!sim_board_load(&board, elf_path)) {
         return false;
     }
@@ -64,6 +70,7 @@ bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *
         return false;
     }
     drv_model_attach(&chip, board.avr);
+    drv_model_use_host(&chip, chip_host);
     link_init(&host, &board);
     return sim_board_boot(&board, BOOT_MAX_US);
 }

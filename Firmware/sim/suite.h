@@ -42,6 +42,9 @@ extern const uint32_t caterina_image_len;
  * stack and boots. */
 bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                 uint32_t boot_image_len);
+/* The same with the chip answered by a host (drv_model.h; NULL: the register file). */
+bool boot_board_with_chip(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                          uint32_t boot_image_len, const drv_host *chip_host);
 
 /* ---- runner and assertions (suite.c) ---------------------------------------- */
 

@@ -8,19 +8,37 @@
 #include "hapbridge/protocol.h"
 #include "suite.h"
 
+/* The register file answers as a DRV2605L fresh from power-up: what the
+ * firmware never writes outside calibration reads its reset value, not 00. */
+static bool the_chip_reads_its_datasheet_reset_values(void)
+{
+    link_frame r;
+    if (!hello_1_1(&r)) {
+        return false;
+    }
+    uint8_t rd[] = {DRV2605_I2C_ADDR, DRV2605_REG_CONTROL1, 3};
+    if (!i2c(HB_T_I2C_READ, rd, sizeof rd, &r)) {
+        return false;
+    }
+    const uint8_t *d = &r.payload[HB_I2C_RESULT_OFF_DATA];
+    CHECK(r.payload[HB_I2C_RESULT_OFF_STATUS] == HB_I2C_STATUS_ACK && d[0] == 0x93 && d[1] == 0xF5 && d[2] == 0xA0,
+          "CONTROL1..3 read 0x%02x 0x%02x 0x%02x (TI SLOS854: 0x93 0xF5 0xA0)", d[0], d[1], d[2]);
+    return true;
+}
+
 static bool i2c_write_then_read_round_trips_through_the_chip(void)
 {
     link_frame r;
     if (!hello_1_1(&r)) {
         return false;
     }
-    uint8_t w[] = {DRV2605_I2C_ADDR, DRV2605_REG_RATED_VOLTAGE, 0x3E, 0x8C};
+    uint8_t w[] = {DRV2605_I2C_ADDR, DRV2605_REG_RATED_VOLTAGE, 0x53, 0x89}; /* not the reset values */
     if (!i2c(HB_T_I2C_WRITE, w, sizeof w, &r)) {
         return false;
     }
     CHECK(r.payload[HB_I2C_RESULT_OFF_STATUS] == HB_I2C_STATUS_ACK && r.len == HB_I2C_RESULT_MIN_LEN,
           "write status %u", r.payload[HB_I2C_RESULT_OFF_STATUS]);
-    CHECK(chip.regs[DRV2605_REG_RATED_VOLTAGE] == 0x3E && chip.regs[DRV2605_REG_OD_CLAMP] == 0x8C,
+    CHECK(chip.regs[DRV2605_REG_RATED_VOLTAGE] == 0x53 && chip.regs[DRV2605_REG_OD_CLAMP] == 0x89,
           "chip holds 0x%02x 0x%02x", chip.regs[DRV2605_REG_RATED_VOLTAGE], chip.regs[DRV2605_REG_OD_CLAMP]);
     uint8_t rd[] = {DRV2605_I2C_ADDR, DRV2605_REG_STATUS, HB_I2C_MAX_DATA};
     if (!i2c(HB_T_I2C_READ, rd, sizeof rd, &r)) {
@@ -32,7 +50,7 @@ static bool i2c_write_then_read_round_trips_through_the_chip(void)
     const uint8_t *d = &r.payload[HB_I2C_RESULT_OFF_DATA];
     CHECK(d[DRV2605_REG_STATUS] >> DRV2605_STATUS_DEVICE_ID_SHIFT == DRV2605_DEVICE_ID_DRV2605L, "STATUS 0x%02x",
           d[DRV2605_REG_STATUS]);
-    CHECK(d[DRV2605_REG_RATED_VOLTAGE] == 0x3E && d[DRV2605_REG_OD_CLAMP] == 0x8C, "read back 0x%02x 0x%02x",
+    CHECK(d[DRV2605_REG_RATED_VOLTAGE] == 0x53 && d[DRV2605_REG_OD_CLAMP] == 0x89, "read back 0x%02x 0x%02x",
           d[DRV2605_REG_RATED_VOLTAGE], d[DRV2605_REG_OD_CLAMP]);
     return true;
 }
@@ -102,6 +120,7 @@ static bool untimed_reads_next_to_a_stream_wait_for_its_gaps(void)
 
 void run_untimed_i2c_tests(void)
 {
+    run_test("the chip reads its datasheet reset values (CONTROL1..3)", the_chip_reads_its_datasheet_reset_values);
     run_test("I2C_WRITE then I2C_READ round-trip through the chip", i2c_write_then_read_round_trips_through_the_chip);
     run_test("I2C_READ of an absent address reports NACK", i2c_read_of_an_absent_address_reports_nack);
 }

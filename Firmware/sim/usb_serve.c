@@ -1,5 +1,5 @@
 /*
- * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N]
+ * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]
  *
  * The firmware ELF under simavr as a USB device on a real-time bus: simulated
  * time is paced to the host's monotonic clock (the simulation runs ahead in
@@ -48,6 +48,14 @@
  *   reboot SIM_US EPOCH_US    the firmware restarted (watchdog) and is on the bus again,
  *                             bus-reset, waiting to be enumerated
  *   err MESSAGE               a command could not be carried out
+ *
+ * --chip host: the DRV2605 is the host's (drv_model.h, drv_host), not the
+ * harness's register file:
+ *   chip w SIM_US HEX         a write reached the chip at its STOP: HEX = register
+ *                             pointer, then data.  No reply.
+ *   chip r SIM_US RR          the firmware clocks one byte of register RR; the host
+ *                             answers "chip VV" and the simulation waits for it
+ *                             (commands that come meanwhile wait their turn).
  */
 #include "usb_serve.h"
 
@@ -110,6 +118,33 @@ static uint64_t host_at(avr_cycle_count_t c)
 static double now(void) { return us(board.avr->cycle); }
 
 static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&board, c, epoch); }
+
+/* ---- the host's chip (--chip host) ---------------------------------------- */
+
+/* How long a read waits for the host's answer before the harness gives up. */
+#define CHIP_REPLY_TIMEOUT_MS 10000u
+
+static void host_chip_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
+{
+    (void)ctx;
+    char text[2 * (1 + DRV_REGISTERS + 1) + 1];
+    hex_encode_register_access(text, reg, bytes, n);
+    line_out("chip w %.4f %s", us(stop), text);
+}
+
+static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t *value)
+{
+    (void)ctx;
+    static char line[RT_MAX_LINE + 1];
+    line_out("chip r %.4f %02x", us(cycle), reg);
+    if (rt_wait_reply("chip ", line, CHIP_REPLY_TIMEOUT_MS) && hex_decode(line + 5, value, 1) == 1) {
+        return true;
+    }
+    line_out("err --chip host: no \"chip VV\" for register %02x within %u ms", reg, CHIP_REPLY_TIMEOUT_MS);
+    return false;
+}
+
+static const drv_host host_chip = {host_chip_wrote, host_chip_read, NULL};
 
 /* ---- what the host learns ------------------------------------------------ */
 
@@ -374,13 +409,15 @@ static bool handle(char *cmd)
 /* Sleeps until the wall clock reaches simulated time (or the host writes). */
 static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
 
-static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority)
+static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority, bool chip_on_host)
 {
     if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
         line_out("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
         return 2;
     }
-    if (!boot_board(elf_path, serial, caterina_image, caterina_image_len)) {
+    /* The chip answers from the host from the first transaction of the boot on
+     * (boot_board attaches the register file, then boots). */
+    if (!boot_board_with_chip(elf_path, serial, caterina_image, caterina_image_len, chip_on_host ? &host_chip : NULL)) {
         line_out("err cannot boot firmware %s", elf_path);
         return 1;
     }
@@ -435,6 +472,7 @@ int usb_serve_command(int argc, char **argv)
     const char *serial = NULL;
     uint32_t poll_us = USB_SERVE_DEFAULT_POLL_US;
     int fifo_priority = 0;
+    bool chip_on_host = false;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
             serial = argv[i + 1];
@@ -442,13 +480,15 @@ int usb_serve_command(int argc, char **argv)
             poll_us = (uint32_t)strtoul(argv[i + 1], NULL, 10);
         } else if (i + 1 < argc && strcmp(argv[i], "--fifo-priority") == 0) {
             fifo_priority = atoi(argv[i + 1]);
+        } else if (i + 1 < argc && strcmp(argv[i], "--chip") == 0 && strcmp(argv[i + 1], "host") == 0) {
+            chip_on_host = true;
         } else {
             argc = 0; /* usage */
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N]\n", argv[0]);
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]\n", argv[0]);
         return 2;
     }
-    return usb_serve(argv[2], serial, poll_us, fifo_priority);
+    return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host);
 }

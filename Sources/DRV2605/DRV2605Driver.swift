@@ -57,6 +57,9 @@ public struct DRV2605Driver<Bus: I2CBus> {
     @discardableResult
     public mutating func detect() async throws(DRV2605Error) -> DeviceVariant {
         let status = try await read(StatusRegister.self)
+        // With EN low the chip still ACKs but drives no data: 0xFF reads DEVICE_ID 7,
+        // a DRV2605L. MODE's reserved bits 5:3 read 0 on a chip that is on.
+        if status.rawValue == 0xFF, try await read(ModeRegister.self).rawValue == 0xFF { throw .shutDown }
         guard let v = DeviceVariant(deviceID: status.deviceID) else {
             throw .unknownDevice(deviceID: status.deviceID, status: status.rawValue)
         }

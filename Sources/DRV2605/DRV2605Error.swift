@@ -8,6 +8,9 @@ public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
     case waitFailed(I2CError)
     /// STATUS.DEVICE_ID is not a DRV260x we know (wrong chip at 0x5A?).
     case unknownDevice(deviceID: UInt8, status: UInt8)
+    /// The chip acknowledges its address but every register reads 0xFF (MODE's
+    /// reserved bits included, which read 0 on a chip that is on): EN is low.
+    case shutDown
     /// The part has no ROM libraries (DRV2604/DRV2604L use RAM waveforms).
     case noROMLibraries(DeviceVariant)
     /// DEV_RESET did not clear within the timeout.
@@ -33,6 +36,8 @@ public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
         case .waitFailed(let e): return "waiting on the device clock failed: \(e)"
         case .unknownDevice(let id, let s):
             return "unknown device: DEVICE_ID \(id) (STATUS 0x\(hex(s))); expected 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
+        case .shutDown:
+            return "the DRV2605 at 0x5A acknowledges but its registers read 0xFF: EN is low (shutdown: registers cannot be read or written, datasheet §8.4.1.3); tie EN to VDD"
         case .noROMLibraries(let v): return "\(v) has no ROM effect libraries"
         case .resetTimedOut(let us): return "DEV_RESET still set after \(us / 1000) ms"
         case .goTimedOut(let m, let us): return "GO still set after \(us / 1000) ms in \(m) mode"

@@ -3,11 +3,16 @@ import DRV2605
 
 /// The I2C face of the chip: what a master sees, byte for byte.
 extension DRV2605Chip {
-    var acknowledges: Bool { isPresent && enablePin }
+    /// DRV2605L datasheet §8.4.1.3: "if the EN pin is low the DRV2605L device can
+    /// still acknowledge (ACK) during an I2C transaction, however, no read or write is
+    /// possible". Powered, it ACKs whatever EN says.
+    var acknowledges: Bool { isPresent }
 
-    /// A register write transaction (auto-incrementing).
+    /// A register write transaction (auto-incrementing). With EN low it is
+    /// acknowledged and has no effect.
     public func i2cWrite(address: UInt8, register: UInt8, bytes: [UInt8]) throws(I2CError) {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
+        guard enablePin else { return }
         for (i, byte) in bytes.enumerated() {
             let r = Int(register) + i
             guard r < registers.count, let reg = RegisterAddress(rawValue: UInt8(r)) else {
@@ -17,9 +22,11 @@ extension DRV2605Chip {
         }
     }
 
-    /// A register read transaction (auto-incrementing).
+    /// A register read transaction (auto-incrementing). With EN low the chip drives
+    /// no data: the bus's pull-ups read 0xFF.
     public func i2cRead(address: UInt8, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
+        guard enablePin else { return [UInt8](repeating: 0xFF, count: count) }
         var out: [UInt8] = []
         for i in 0..<count {
             let r = Int(register) + i

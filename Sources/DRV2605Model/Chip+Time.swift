@@ -19,6 +19,12 @@ extension DRV2605Chip {
         }
     }
 
+    /// Moves virtual time on to `microseconds` since the chip's start; a moment already
+    /// past changes nothing (a bus owner brings the chip to each transaction's time).
+    public func advance(toMicroseconds microseconds: UInt64) {
+        if microseconds > nowMicroseconds { advance(microseconds: microseconds - nowMicroseconds) }
+    }
+
     public func advance(milliseconds: Double) { advance(microseconds: UInt64((milliseconds * 1000).rounded())) }
 
     /// Runs until GO clears (or `limit` passes); returns the time it took.

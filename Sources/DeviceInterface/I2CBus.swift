@@ -23,7 +23,8 @@ public protocol I2CBus {
 
 /// A failed bus transaction.
 public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Nobody acknowledged the address byte: chip absent, unpowered, EN low, wrong address.
+    /// Nobody acknowledged the address byte: chip absent, unpowered, wrong address (a
+    /// DRV2605 with EN low still acknowledges).
     case addressNotAcknowledged(address: UInt8)
     /// The chip acknowledged its address but not a data byte.
     case dataNotAcknowledged(address: UInt8, register: UInt8)
@@ -35,7 +36,7 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .addressNotAcknowledged(let a):
-            return "no ACK from I2C address 0x\(hex(a)) (chip absent, unpowered or EN low?)"
+            return "no ACK from I2C address 0x\(hex(a)) (chip absent, unpowered, or SDA/SCL miswired?)"
         case .dataNotAcknowledged(let a, let r):
             return "I2C device 0x\(hex(a)) did not acknowledge data for register 0x\(hex(r))"
         case .adapterFailure(let why): return "I2C adapter failure: \(why)"

@@ -63,7 +63,7 @@ struct EmulateCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Write events as JSON lines: plug/unplug, every I2C transaction with board and host time, reboots.", valueName: "FILE"))
         var log: String?
 
-        @Option(help: ArgumentHelp("--firmware core: the actuator profile on the simulated chip (a name from Hardware/actuators or a .json path).", valueName: "PROFILE"))
+        @Option(help: ArgumentHelp("--firmware core or elf: the actuator profile on the simulated chip (a name from Hardware/actuators or a .json path).", valueName: "PROFILE"))
         var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
 
         @Option(help: ArgumentHelp("--firmware elf: the firmware ELF (default Firmware/build/hapbridge-32u4.elf).", valueName: "PATH"))
@@ -118,11 +118,13 @@ struct EmulateCommand: ParsableCommand {
         }
 
         private func makeFirmware() throws -> BridgeEmulation.Firmware {
+            // The core and the ELF drive the same chip model with this actuator on it.
+            func profile() throws -> ActuatorProfile {
+                do { return try ActuatorProfileLoader.resolve(actuator) } catch { throw SetUpError(description: "--actuator: \(error)") }
+            }
             switch firmware {
             case .core:
-                let profile: ActuatorProfile
-                do { profile = try ActuatorProfileLoader.resolve(actuator) } catch { throw SetUpError(description: "--actuator: \(error)") }
-                return .core(SimulatedBoard.Configuration(profile: profile), protocol: protocolVersion)
+                return .core(SimulatedBoard.Configuration(profile: try profile()), protocol: protocolVersion)
             case .elf:
                 let root = SimavrBridgeDevice.packageRoot() ?? "."
                 let built = SimavrBridgeDevice.locate(packageRoot: root)
@@ -138,7 +140,7 @@ struct EmulateCommand: ParsableCommand {
                 guard fm.fileExists(atPath: artifacts.firmware) else {
                     throw SetUpError(description: "--firmware elf: the firmware ELF \(artifacts.firmware) does not exist\(hint)")
                 }
-                return .elf(artifacts)
+                return .elf(artifacts, load: .actuator(Actuator(profile: try profile())))
             case .noise:
                 return .noise
             }

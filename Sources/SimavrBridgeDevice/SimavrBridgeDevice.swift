@@ -1,5 +1,6 @@
 import Foundation
 import DeviceInterface
+import DRV2605Model
 
 /// One I2C transaction at the harness's DRV2605 model.
 public struct SimavrI2CTransaction: Sendable, Equatable {
@@ -29,7 +30,9 @@ public struct SimavrTransfer: Sendable, Equatable {
 /// The real firmware ELF (Firmware/build/hapbridge-32u4.elf) running under simavr,
 /// cycle-accurate, as a `FrameTransport`: the engine streams to the very image a board
 /// would be flashed with, through a modelled USB host (Firmware/sim, `sim-harness
-/// --serve`, a child process) and a DRV2605 model on the TWI pins.
+/// --serve`, a child process) and, on the TWI pins, the behavioural DRV2605 model with
+/// its actuator (`chip`, the one the simulated board's firmware core drives too:
+/// `HarnessChip`), answering in simulated time.
 ///
 /// **Virtual time.** The host clock is simulated µs: `wait(untilHostMicroseconds:)`
 /// runs the simulation to that moment and returns, never sleeping. Board frames are
@@ -39,6 +42,9 @@ public struct SimavrTransfer: Sendable, Equatable {
 /// **What it records.** Every I2C transaction at the chip, with the firmware's clock
 /// at START and STOP (`i2cTransactions`, `takeI2CLog()`); every transfer sent
 /// (`takeSentTransfers()`). Long runs should take both now and then to bound memory.
+///
+/// **Acceleration.** The chip's actuator is this link's telemetry (`telemetry`), on
+/// the firmware's clock, as on the simulated board.
 ///
 /// **Link events.** The firmware detaching (bootloader entry) is `.disconnected`;
 /// its reboot, after which the harness enumerates it again, is `.reappeared`.
@@ -102,10 +108,14 @@ public final class SimavrBridgeDevice: FrameTransport {
     public private(set) var i2cTransactions: [SimavrI2CTransaction] = []
     public private(set) var sentTransfers: [SimavrTransfer] = []
     private var events: [DeviceEvent] = []
+    private let harnessChip: HarnessChip
+    /// The DRV2605 the firmware's I2C bus reaches, with the load on its outputs; its
+    /// clock is simulated µs.
+    public var chip: DRV2605Chip { harnessChip.chip }
 
     /// Starts `sim-harness --serve` on the ELF and waits until the firmware has
-    /// booted and enumerated.
-    public init(artifacts: Artifacts, pollMicroseconds: UInt32 = 125) throws(DeviceError) {
+    /// booted and enumerated. `load` is what is wired to the chip's outputs.
+    public init(artifacts: Artifacts, pollMicroseconds: UInt32 = 125, load: Load = .open) throws(DeviceError) {
         guard FileManager.default.isExecutableFile(atPath: artifacts.harness) else {
             throw .io("no sim-harness at \(artifacts.harness): \(Self.buildHint)")
         }
@@ -114,8 +124,10 @@ public final class SimavrBridgeDevice: FrameTransport {
         }
         self.artifacts = artifacts
         self.pollMicroseconds = pollMicroseconds
+        harnessChip = HarnessChip(load: load, recordsAcceleration: true)
         harness = try HarnessProcess(
-            executable: artifacts.harness, arguments: ["--serve", artifacts.firmware, "--poll-us", String(pollMicroseconds)])
+            executable: artifacts.harness,
+            arguments: ["--serve", artifacts.firmware, "--poll-us", String(pollMicroseconds)] + HarnessChip.harnessArguments)
         simulationMicroseconds = 0
         epochMicroseconds = 0
         while true {
@@ -125,8 +137,10 @@ public final class SimavrBridgeDevice: FrameTransport {
                 guard f.count == 3, let now = Double(f[1]), let epoch = Double(f[2]) else { throw .io("sim-harness: bad line '\(line)'") }
                 simulationMicroseconds = now
                 epochMicroseconds = epoch
+                harnessChip.advance(toSimulationMicroseconds: now)
                 break
             }
+            if try answerChip(line) { continue }
             if line.hasPrefix("err ") {
                 harness.note(String(line.dropFirst(4)))
                 harness.close()
@@ -137,11 +151,11 @@ public final class SimavrBridgeDevice: FrameTransport {
     }
 
     /// The ELF and harness built under `packageRoot` (see `packageRoot(above:)`).
-    public convenience init(packageRoot: String, pollMicroseconds: UInt32 = 125) throws(DeviceError) {
+    public convenience init(packageRoot: String, pollMicroseconds: UInt32 = 125, load: Load = .open) throws(DeviceError) {
         guard let a = Self.locate(packageRoot: packageRoot) else {
             throw .io("the firmware ELF or sim-harness is not built under \(packageRoot)/Firmware/build: \(Self.buildHint)")
         }
-        try self.init(artifacts: a, pollMicroseconds: pollMicroseconds)
+        try self.init(artifacts: a, pollMicroseconds: pollMicroseconds, load: load)
     }
 
     deinit { harness.close() }
@@ -212,8 +226,11 @@ public final class SimavrBridgeDevice: FrameTransport {
             let line = try harness.readLine()
             if line.hasPrefix("ok ") || line.hasPrefix("done ") {
                 if let t = Double(line.split(separator: " ").last ?? "") { simulationMicroseconds = t }
+                // The actuator moves on between transactions too (telemetry reads it).
+                harnessChip.advance(toSimulationMicroseconds: simulationMicroseconds)
                 return line
             }
+            if try answerChip(line) { continue }
             if line == "err send: detached" {
                 isAttached = false
                 return line
@@ -227,6 +244,14 @@ public final class SimavrBridgeDevice: FrameTransport {
             }
             take(line)
         }
+    }
+
+    /// A transaction at the chip: true when the line was one (a read is answered at
+    /// once: the harness waits for it).
+    private func answerChip(_ line: String) throws(DeviceError) -> Bool {
+        guard line.hasPrefix("chip "), let reply = harnessChip.answer(line) else { return false }
+        if !reply.isEmpty { try harness.writeLine(reply) }
+        return true
     }
 
     /// An event line.
@@ -263,4 +288,25 @@ public final class SimavrBridgeDevice: FrameTransport {
         }
         harness.note(line)  // simavr's loader messages and the like
     }
+}
+
+extension SimavrBridgeDevice: AccelerationTelemetry {
+    /// The actuator on the chip's outputs is this link's telemetry.
+    public var telemetry: (any AccelerationTelemetry)? { self }
+    public var accelerationSource: String { "simulated sled" }
+
+    /// The sled's acceleration from the physics model, on the firmware's clock (samples
+    /// from before the running firmware's boot are left out).
+    public func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample] {
+        let trace = chip.trace
+        var out: [AccelerationSample] = []
+        for (t, g) in zip(trace.timeMicroseconds, trace.accelerationG) {
+            let board = Double(t) - epochMicroseconds
+            guard board >= 0, UInt64(board) >= boardMicroseconds else { continue }
+            out.append(AccelerationSample(boardMicroseconds: UInt64(board), g: g))
+        }
+        return out
+    }
+
+    public func clearAcceleration() { chip.clearTrace() }
 }

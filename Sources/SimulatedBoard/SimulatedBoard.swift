@@ -239,7 +239,7 @@ public final class SimulatedBoard {
     }
 
     func moveClock(to target: UInt64) {
-        if chip.nowMicroseconds < target { chip.advance(microseconds: target - chip.nowMicroseconds) }
+        chip.advance(toMicroseconds: target)
         time = target
     }
 

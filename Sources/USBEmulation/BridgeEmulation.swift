@@ -2,6 +2,7 @@ import FileAccess
 import BridgeProtocol
 import CUMockdev
 import Foundation
+import DRV2605Model
 import SimavrBridgeDevice
 import SimulatedBoard
 import Synchronization
@@ -24,8 +25,9 @@ public final class BridgeEmulation: Sendable {
         /// The firmware core in process, in real time, on this board configuration,
         /// answering as the firmware of that protocol version did.
         case core(SimulatedBoard.Configuration, protocol: ProtocolVersion = .v1_1)
-        /// The firmware ELF under simavr (`sim-harness --usb`), paced to real time.
-        case elf(SimavrBridgeDevice.Artifacts)
+        /// The firmware ELF under simavr (`sim-harness --usb`), paced to real time, its
+        /// TWI bus on the same chip model as the core's, with this load on its outputs.
+        case elf(SimavrBridgeDevice.Artifacts, load: Load = .open)
         /// No hapbridge firmware: the bridge's descriptors, noise on bulk IN
         /// (`NoiseBridgeBoard`).
         case noise
@@ -309,8 +311,8 @@ public final class BridgeEmulation: Sendable {
         switch firmware {
         case .core(let configuration, let version):
             return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, protocolVersion: version, events: events)
-        case .elf(let artifacts):
-            return try ELFBridgeBoard(artifacts: artifacts, serial: serial, name: name, events: events)
+        case .elf(let artifacts, let load):
+            return try ELFBridgeBoard(artifacts: artifacts, load: load, serial: serial, name: name, events: events)
         case .noise:
             return try NoiseBridgeBoard(serial: serial, seed: UInt64(port))
         }

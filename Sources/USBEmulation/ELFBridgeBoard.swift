@@ -1,3 +1,4 @@
+import DRV2605Model
 import Foundation
 import Glibc
 import RealTime
@@ -13,6 +14,11 @@ import Synchronization
 /// while the host polls — and the firmware's I2C traffic and reboots come back as
 /// events.
 ///
+/// The DRV2605 on the firmware's TWI bus is the behavioural chip model with the
+/// actuator on its outputs (`HarnessChip`, `--chip host`), as on the core backing: the
+/// harness forwards each transaction at its simulated time and waits for each byte
+/// read, which this board's reader thread answers (it owns the chip).
+///
 /// Bulk OUT transfers go to the harness one at a time per endpoint, in order, as
 /// they go over the wire.
 final class ELFBridgeBoard: USBDeviceModel {
@@ -26,6 +32,8 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     private let child: ChildProcess
     private let socket: Int32
+    /// What is wired to the chip's outputs (the chip itself lives on the reader thread).
+    private let load: Load
     private let events: @Sendable (BoardEvent) -> Void
     private let state: Mutex<State>
     private let ready = DispatchSemaphore(value: 0)
@@ -60,7 +68,8 @@ final class ELFBridgeBoard: USBDeviceModel {
     }
 
     init(
-        artifacts: SimavrBridgeDevice.Artifacts, serial: String, name: String, events: @escaping @Sendable (BoardEvent) -> Void
+        artifacts: SimavrBridgeDevice.Artifacts, load: Load, serial: String, name: String,
+        events: @escaping @Sendable (BoardEvent) -> Void
     ) throws(EmulationError) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
@@ -68,7 +77,8 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
         let spawned = ChildProcess.spawn(
-            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)],
+            [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)]
+                + HarnessChip.harnessArguments,
             stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {
@@ -78,6 +88,7 @@ final class ELFBridgeBoard: USBDeviceModel {
             throw .harness("cannot start \(artifacts.harness): \(f.message)")
         }
         socket = fds[0]
+        self.load = load
         self.events = events
         state = Mutex(State())
         let thread = Thread { [self] in readLines() }
@@ -175,7 +186,15 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     private func readLines() {
         var reader = LineReader(fd: socket)
-        while let line = reader.next() { handle(line) }
+        // Hours of real time, as on the core backing: no acceleration trace.
+        let chip = HarnessChip(load: load, recordsAcceleration: false)
+        while let line = reader.next() {
+            if line.hasPrefix("chip "), let reply = chip.answer(line) {
+                if !reply.isEmpty { send(reply) }  // the harness waits for it
+                continue
+            }
+            handle(line)
+        }
         close(socket)
         closeAll()
         readerDone.signal()

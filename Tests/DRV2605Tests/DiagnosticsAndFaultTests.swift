@@ -43,12 +43,18 @@ struct FaultTests {
         }
     }
 
-    @Test func enablePinLowAlsoNacks() async throws {
+    /// DRV2605L datasheet §8.4.1.3: "if the EN pin is low the DRV2605L device can still
+    /// acknowledge (ACK) during an I2C transaction, however, no read or write is possible".
+    @Test("EN low: the chip still acknowledges, its registers read 0xFF, and detect says EN is low")
+    func enablePinLowAcknowledgesButReadsNothing() async throws {
         var bench = try TestBench(profile: "pmd-c10-100")
         bench.chip.setEnablePin(false)
-        await #expect(throws: DRV2605Error.bus(.addressNotAcknowledged(address: 0x5A), register: .status)) {
-            try await bench.driver.detect()
-        }
+        await #expect(throws: DRV2605Error.shutDown) { try await bench.driver.detect() }
+        #expect(String(describing: DRV2605Error.shutDown).contains("EN is low"))
+        // A write is acknowledged and lost: the chip comes back from EN with its reset values.
+        try bench.chip.i2cWrite(address: 0x5A, register: RegisterAddress.ratedVoltage.rawValue, bytes: [0x12])
+        bench.chip.setEnablePin(true)
+        #expect(bench.chip.peek(.ratedVoltage) != 0x12)
     }
 
     @Test func unknownDeviceIDIsReported() async throws {

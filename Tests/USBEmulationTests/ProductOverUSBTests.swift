@@ -120,8 +120,8 @@ extension EmulatedBoards {
 
         @Test("calibrate and diagnose run through the bridge; the stored calibration makes play drive the LRA in closed loop")
         func calibrateDiagnoseAndClosedLoopOverUSB() throws {
-            // The core backing: the chip model behind it calibrates like a DRV2605L (the
-            // ELF harness's chip is a register file, which cannot).
+            // The core backing; the ELF drives the same chip model and is held to the
+            // same answers in OneChipModelOverUSBTests.
             let dir = try Self.scratch()
             defer { try? FileManager.default.removeItem(at: dir) }
             let env = ["env", "XDG_CONFIG_HOME=\(dir.path)"]

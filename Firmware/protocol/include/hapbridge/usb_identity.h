@@ -34,7 +34,7 @@
 #define HB_USB_CONFIGURATION_VALUE 1u
 #define HB_USB_INTERFACE_NUMBER 0u
 #define HB_USB_INTERFACE_CLASS 0xFFu /* vendor specific: found by VID:PID */
-#define HB_USB_MAX_POWER_MA 100u     /* the DRV2605 and an LRA stay well under it */
+#define HB_USB_MAX_POWER_MA 200u     /* covers the worst case (Hardware/boards/README.md, SupplyCurrentTests) */
 #define HB_USB_EP0_SIZE 64u
 #define HB_USB_EP_BULK_IN 0x81u  /* board -> host frames (address, direction bit set) */
 #define HB_USB_EP_BULK_OUT 0x02u /* host -> board frames */
