@@ -70,7 +70,7 @@ bool chip_stopped(void)
 bool hello_1_1(link_frame *r)
 {
     CHECK(hello_minor(1, 1000, 0, r), "no HELLO_REPLY");
-    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
+    CHECK(r->len == HB_HELLO_REPLY_LATCH_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
           "reply of %u bytes, minor %u", r->len, r->payload[HB_HELLO_REPLY_OFF_MINOR]);
     return true;
 }

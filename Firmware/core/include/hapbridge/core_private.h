@@ -34,6 +34,17 @@ static inline uint32_t hbi_latch_start(const hb_core *core, const hb_cmd *cmd)
     return cmd->at_us - core->config.exec_lead_us - core->config.write_us;
 }
 
+/* How long before its stamp a command must be queued to latch on it
+ * (HELLO_REPLY's latch lead): the spin, the lead to the START, and the
+ * carrying write with a MODE write ahead of it, the most a streamed command
+ * (RTP, register write, stop) needs.  A ROM sequence's entries need more;
+ * hosts that send one give it room of their own. */
+static inline uint16_t hbi_latch_lead_us(const hb_core *core)
+{
+    uint32_t us = (uint32_t)core->config.spin_us + core->config.exec_lead_us + 2u * core->config.write_us;
+    return us > 0xFFFFu ? 0xFFFFu : (uint16_t)us;
+}
+
 /* Board time the core gives the writes a command needs before the one that
  * carries it (exec.c): a MODE change, a ROM sequence's entries.  0 when there
  * are none or the bus takes no board time.  Reads the chip driver's MODE
