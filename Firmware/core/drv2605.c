@@ -164,13 +164,19 @@ hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8
     return drv2605_write_reg(chip, DRV2605_REG_GO, DRV2605_GO_GO);
 }
 
-hb_i2c_result drv2605_stop(drv2605 *chip)
+hb_i2c_result drv2605_stop_after_rtp(drv2605 *chip)
 {
-    hb_i2c_result a = drv2605_write_reg(chip, DRV2605_REG_RTP_INPUT, 0);
     hb_i2c_result b = drv2605_write_reg(chip, DRV2605_REG_GO, 0);
     hb_i2c_result c = drv2605_write_reg(chip, DRV2605_REG_MODE,
                                         DRV2605_MODE_STANDBY | DRV2605_MODE_INTERNAL_TRIGGER);
-    return (a == HB_I2C_ACK && b == HB_I2C_ACK && c == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
+    return (b == HB_I2C_ACK && c == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
+}
+
+hb_i2c_result drv2605_stop(drv2605 *chip)
+{
+    hb_i2c_result a = drv2605_write_reg(chip, DRV2605_REG_RTP_INPUT, 0);
+    hb_i2c_result rest = drv2605_stop_after_rtp(chip);
+    return (a == HB_I2C_ACK && rest == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
 }
 
 int drv2605_reg_writable(uint8_t reg)

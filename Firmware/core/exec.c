@@ -16,13 +16,14 @@
 #define HB_PREWRITE_SLACK_US 16u
 
 /* A write of `wire` bytes (address included) at the port's rate: write_us for
- * three, and a little over a third of it (5/16) for each byte more.  Shifts
- * and an 8-bit multiply only: this runs in the timer interrupt before the
- * spin, and a 32-bit division there costs ~40 us on an AVR. */
+ * three, and a little over a third of it (5/16) plus HB_WRITE_BYTE_MARGIN_US
+ * for each byte more.  Shifts and an 8-bit multiply only: this runs in the
+ * timer interrupt before the spin, and a 32-bit division there costs ~40 us
+ * on an AVR. */
 static uint16_t write_time(const hb_core *core, uint8_t wire)
 {
     uint16_t w = core->config.write_us;
-    uint16_t per_byte = (uint16_t)((w >> 2) + (w >> 4) + 1u);
+    uint16_t per_byte = (uint16_t)((w >> 2) + (w >> 4) + HB_WRITE_BYTE_MARGIN_US);
     return (uint16_t)(w + (unsigned)(uint8_t)(wire - 3u) * (unsigned)per_byte + HB_PREWRITE_SLACK_US);
 }
 
@@ -65,6 +66,35 @@ static hb_i2c_result prepare(hb_core *core, const hb_cmd *cmd)
         return drv2605_load_sequence(&core->chip, cmd->data, cmd->len);
     default:
         return HB_I2C_ACK;
+    }
+}
+
+/* The write that carries the command, worked out before the spin so that every
+ * kind reaches its START through the same call from the spin's end (a switch
+ * there put ~1 us between kinds: a ROM sequence's GO latched 1 us after a
+ * register write).  False where the driver decides (an RTP that must change
+ * the mode itself, an unprepared ROM sequence): `execute` then makes them all. */
+static bool carrying_write(const hb_core *core, const hb_cmd *cmd, bool prepared, uint8_t *reg, uint8_t *value)
+{
+    switch (cmd->kind) {
+    case HB_CMD_RTP:
+        *reg = DRV2605_REG_RTP_INPUT;
+        *value = cmd->data[0];
+        return core->chip.mode_shadow == DRV2605_MODE_RTP;
+    case HB_CMD_REG_WRITE:
+        *reg = cmd->data[0];
+        *value = cmd->data[1];
+        return true;
+    case HB_CMD_ROM_SEQ:
+        *reg = DRV2605_REG_GO;
+        *value = DRV2605_GO_GO;
+        return prepared;
+    case HB_CMD_STOP:
+        *reg = DRV2605_REG_RTP_INPUT; /* then the rest of the stop, after the latch */
+        *value = 0;
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -148,9 +178,18 @@ void hb_core_timer_fired(hb_core *core)
             r = prepare(core, head);
             now = hbi_now(core);
         }
+        uint8_t reg = 0, value = 0;
+        bool single = carrying_write(core, head, prepared, &reg, &value);
         now = spin_to(core, now, latch_start);
         if (r == HB_I2C_ACK) {
-            r = execute(core, head, prepared);
+            if (single) {
+                r = drv2605_write_reg(&core->chip, reg, value);
+                if (r == HB_I2C_ACK && head->kind == HB_CMD_STOP) {
+                    r = drv2605_stop_after_rtp(&core->chip);
+                }
+            } else {
+                r = execute(core, head, prepared);
+            }
         }
         if (r != HB_I2C_ACK) {
             core->pending_faults |= HB_FAULT_I2C;

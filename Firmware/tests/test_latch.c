@@ -4,6 +4,7 @@
  * change from standby, a ROM sequence's entries) go ahead of that. */
 #include "check.h"
 #include "fake_board.h"
+#include "hapbridge/core_private.h"
 #include "hapbridge/drv2605_regs.h"
 #include "tests.h"
 
@@ -73,7 +74,7 @@ static bool rom_sequence_latches_on_its_go_write(void)
     p[HB_CMD_ROM_OFF_ENTRIES] = 7;
     fake_send(&b, HB_T_CMD_ROM_SEQ, p, sizeof p);
     /* MODE, then register + entry + terminator (4 bytes on the wire) */
-    uint32_t ahead = PREWRITE_MODE + WRITE + (WRITE / 4u + WRITE / 16u + 1u) + SLACK;
+    uint32_t ahead = PREWRITE_MODE + WRITE + (WRITE / 4u + WRITE / 16u + HB_WRITE_BYTE_MARGIN_US) + SLACK;
     CHECK(b.timer_at == at - LEAD - WRITE - ahead - SPIN);
     fake_advance(&b, 2000);
     CHECK(b.write_count == 3);

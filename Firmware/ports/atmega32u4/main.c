@@ -15,13 +15,14 @@
 #include "usb_descriptors.h"
 
 /* Time from the end of the core's spin to the TWI START of the write it
- * then makes: a fixed instruction path, measured cycle-accurately under
- * simavr.  Set so the carrying write's STOP lands on the stamp: at 8 the
- * latch is -0.38 .. +0.94 us of it (p99; 9 gives -1.38, 10 gives -2.38:
- * `sim-harness ELF 10000 | grep '^# latch'`).  Re-measure after changing
+ * then makes: a fixed instruction path (the same call for every kind of
+ * command, core/exec.c), measured cycle-accurately under simavr.  Set so the
+ * carrying write's STOP lands on the stamp: 8 latched every kind 0.25 to
+ * 1.38 us early, 7 puts them around it (`sim-harness ELF 10000 | grep
+ * '^# latch'`; Firmware/README.md "Latch timing").  Re-measure after changing
  * that path; Firmware/sim fails any command that latches early. */
 #ifndef EXEC_LEAD_US
-#define EXEC_LEAD_US 8u
+#define EXEC_LEAD_US 7u
 #endif
 /* A register write's START to STOP at 400 kHz (twi.c): 28.5 SCL periods on
  * the bus (71.25 us) and ~10.5 us the driver holds SCL low handling its four

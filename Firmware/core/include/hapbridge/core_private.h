@@ -34,6 +34,13 @@ static inline uint32_t hbi_latch_start(const hb_core *core, const hb_cmd *cmd)
     return cmd->at_us - core->config.exec_lead_us - core->config.write_us;
 }
 
+/* What a byte beyond a register write's three takes on the bus over 5/16 of
+ * write_us: at 400 kHz a byte is 9 SCL periods (22.5 us) and the driver holds
+ * SCL low ~3 us handling its TWINT; 5/16 of 82 is 25.6.  Measured on the
+ * ATmega32U4 under simavr: with 1 a ROM sequence's 9-byte load overran its
+ * slot and its GO latched 1.2 us late; with 5 it latches with the others. */
+#define HB_WRITE_BYTE_MARGIN_US 5u
+
 /* How long before its stamp a command must be queued to latch on it
  * (HELLO_REPLY's latch lead): the spin, the lead to the START, and the
  * carrying write with a MODE write ahead of it, the most a streamed command

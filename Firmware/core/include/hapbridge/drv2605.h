@@ -61,6 +61,10 @@ hb_i2c_result drv2605_load_sequence(drv2605 *chip, const uint8_t *entries, uint8
 /* drv2605_load_sequence, then GO. */
 hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count);
 
+/* The stop's writes after its first (RTP_INPUT = 0, made on its own where the
+ * stop is timed): GO = 0, then MODE = standby + internal trigger. */
+hb_i2c_result drv2605_stop_after_rtp(drv2605 *chip);
+
 /* Stop policy (documented in PROTOCOL.md): RTP_INPUT = 0, GO = 0, then MODE
  * = STANDBY.  Every step is attempted even when one is NACKed. */
 hb_i2c_result drv2605_stop(drv2605 *chip);
