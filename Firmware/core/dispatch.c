@@ -111,7 +111,7 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
      * wants exactly the 18 bytes it knows. */
     uint8_t minor = p[HB_HELLO_OFF_MINOR] < HB_PROTO_VERSION_MINOR ? p[HB_HELLO_OFF_MINOR]
                                                                    : (uint8_t)HB_PROTO_VERSION_MINOR;
-    uint8_t r[HB_HELLO_REPLY_INTAKE_LEN] = {0};
+    uint8_t r[HB_HELLO_REPLY_LATCH_LEN] = {0};
     r[HB_HELLO_REPLY_OFF_MAJOR] = HB_PROTO_VERSION_MAJOR;
     r[HB_HELLO_REPLY_OFF_MINOR] = minor;
     r[HB_HELLO_REPLY_OFF_FW_MAJOR] = HB_FW_VERSION_MAJOR;
@@ -137,7 +137,8 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
         r[HB_HELLO_REPLY_OFF_SERIAL + i] = core->config.serial[i];
     }
     hb_put_u16(&r[HB_HELLO_REPLY_OFF_WRITE_SPACING_US], core->config.write_spacing_us);
-    hbi_send(core, HB_T_HELLO_REPLY, r, HB_HELLO_REPLY_INTAKE_LEN);
+    hb_put_u16(&r[HB_HELLO_REPLY_OFF_LATCH_LEAD_US], hbi_latch_lead_us(core));
+    hbi_send(core, HB_T_HELLO_REPLY, r, HB_HELLO_REPLY_LATCH_LEN);
 }
 
 static void on_sync(hb_core *core, const uint8_t *p, uint32_t rx_us)

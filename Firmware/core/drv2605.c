@@ -114,7 +114,7 @@ uint8_t drv2605_probe(drv2605 *chip)
     return (uint8_t)((status & DRV2605_STATUS_DEVICE_ID_MASK) >> DRV2605_STATUS_DEVICE_ID_SHIFT);
 }
 
-static hb_i2c_result ensure_mode(drv2605 *chip, uint8_t mode)
+hb_i2c_result drv2605_set_mode(drv2605 *chip, uint8_t mode)
 {
     /* Writing the whole register also clears STANDBY and DEV_RESET. */
     if (chip->mode_shadow == mode) {
@@ -125,19 +125,19 @@ static hb_i2c_result ensure_mode(drv2605 *chip, uint8_t mode)
 
 hb_i2c_result drv2605_rtp(drv2605 *chip, uint8_t amplitude)
 {
-    hb_i2c_result r = ensure_mode(chip, DRV2605_MODE_RTP);
+    hb_i2c_result r = drv2605_set_mode(chip, DRV2605_MODE_RTP);
     if (r != HB_I2C_ACK) {
         return r;
     }
     return drv2605_write_reg(chip, DRV2605_REG_RTP_INPUT, amplitude);
 }
 
-hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count)
+hb_i2c_result drv2605_load_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count)
 {
     if (count == 0 || count > DRV2605_WAV_FRM_SEQ_COUNT) {
         return HB_I2C_NACK;
     }
-    hb_i2c_result r = ensure_mode(chip, DRV2605_MODE_INTERNAL_TRIGGER);
+    hb_i2c_result r = drv2605_set_mode(chip, DRV2605_MODE_INTERNAL_TRIGGER);
     if (r != HB_I2C_ACK) {
         return r;
     }
@@ -152,20 +152,31 @@ hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8
     if (count < DRV2605_WAV_FRM_SEQ_COUNT) {
         bytes[n++] = 0;
     }
-    r = drv2605_write(chip, bytes, n);
+    return drv2605_write(chip, bytes, n);
+}
+
+hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count)
+{
+    hb_i2c_result r = drv2605_load_sequence(chip, entries, count);
     if (r != HB_I2C_ACK) {
         return r;
     }
     return drv2605_write_reg(chip, DRV2605_REG_GO, DRV2605_GO_GO);
 }
 
-hb_i2c_result drv2605_stop(drv2605 *chip)
+hb_i2c_result drv2605_stop_after_rtp(drv2605 *chip)
 {
-    hb_i2c_result a = drv2605_write_reg(chip, DRV2605_REG_RTP_INPUT, 0);
     hb_i2c_result b = drv2605_write_reg(chip, DRV2605_REG_GO, 0);
     hb_i2c_result c = drv2605_write_reg(chip, DRV2605_REG_MODE,
                                         DRV2605_MODE_STANDBY | DRV2605_MODE_INTERNAL_TRIGGER);
-    return (a == HB_I2C_ACK && b == HB_I2C_ACK && c == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
+    return (b == HB_I2C_ACK && c == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
+}
+
+hb_i2c_result drv2605_stop(drv2605 *chip)
+{
+    hb_i2c_result a = drv2605_write_reg(chip, DRV2605_REG_RTP_INPUT, 0);
+    hb_i2c_result rest = drv2605_stop_after_rtp(chip);
+    return (a == HB_I2C_ACK && rest == HB_I2C_ACK) ? HB_I2C_ACK : HB_I2C_NACK;
 }
 
 int drv2605_reg_writable(uint8_t reg)

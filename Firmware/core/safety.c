@@ -4,8 +4,14 @@
 #include "hapbridge/drv2605_regs.h"
 
 /* Main-context bus traffic must not sit on the bus when a stamped command is
- * due: the timer callback would wait for it (the lock) and start late. */
-#define HB_BUS_GUARD_US 250u
+ * due: the timer callback would wait for it (the lock) and start late.  A
+ * poll is a 1-byte register read (the untimed read's length for it, 114 us
+ * at 400 kHz: protocol.h, HB_UNTIMED_*) with ~36 us to spare; the guard is
+ * held against the wake-up before the command's first write (its due time,
+ * which already starts that write early, less the spin), so the spin is a
+ * margin on top.  At 250 (before the latch) a poll never fitted between two
+ * commands 400 us apart: it went ahead starved every 40 ms instead. */
+#define HB_BUS_GUARD_US (4u * HB_UNTIMED_BYTE_US + HB_UNTIMED_FIXED_US + 36u)
 
 /* Whether a main-context read may take the bus now.  Called under the lock,
  * with the clock read under it too: a `now` read before the lock can be a

@@ -23,7 +23,7 @@ static bool hello_reports_version_and_chip(void)
 {
     link_frame r;
     CHECK(hello(500, 0, &r), "no HELLO_REPLY");
-    CHECK(r.len == HB_HELLO_REPLY_INTAKE_LEN, "reply length %u", r.len);
+    CHECK(r.len == HB_HELLO_REPLY_LATCH_LEN, "reply length %u", r.len);
     CHECK(r.payload[HB_HELLO_REPLY_OFF_MAJOR] == HB_PROTO_VERSION_MAJOR, "protocol major");
     CHECK(r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID] == DRV2605_DEVICE_ID_DRV2605L,
           "device id %u", r.payload[HB_HELLO_REPLY_OFF_DEVICE_ID]);
@@ -31,6 +31,10 @@ static bool hello_reports_version_and_chip(void)
           r.payload[HB_HELLO_REPLY_OFF_QUEUE_CAP]);
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_CAPS]) & HB_CAP_CLOCK_SYNC, "capabilities");
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_KEEPALIVE_MS]) == 500, "keepalive");
+    /* Its latch lead: at least a MODE write and the carrying write at 400 kHz
+     * (each 81.75 us START to STOP, i2c_bus_timing_tests.c), less than the intake. */
+    uint16_t lead = hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_LATCH_LEAD_US]);
+    CHECK(lead >= 2 * 82 && lead < HB_UNSTATED_WRITE_SPACING_US, "latch lead %u", lead);
     /* The ATmega32U4 states its intake (WRITE_SPACING_US), the slowest port's figure. */
     CHECK(hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) == HB_UNSTATED_WRITE_SPACING_US, "write spacing %u",
           hb_get_u16(&r.payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]));

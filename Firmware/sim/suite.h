@@ -19,6 +19,10 @@
 
 /* Stamps later than this fail, as in timing.c: about one I2C byte at 400 kHz. */
 #define MAX_STAMP_ERROR_US 20.0
+/* How early a command may latch (the STOP of its carrying write) before its
+ * stamp: the board aims the STOP at the stamp to within its timer's 0.5 us
+ * tick and the TWI's polling (README, "Measured"). */
+#define LATCH_EARLY_US 1.5
 
 /* ---- the board every test shares (suite.c) ---------------------------------- */
 
@@ -76,7 +80,7 @@ bool chip_stopped(void);
 /* Sends an untimed I2C request and waits for its I2C_RESULT. */
 bool i2c(uint8_t type, const uint8_t *payload, uint8_t len, link_frame *result);
 /* START of the write that put `value` into RTP_INPUT, on the board clock. */
-bool rtp_start(uint32_t from, uint8_t value, double *start);
+bool rtp_latch(uint32_t from, uint8_t value, double *latch);
 /* A 1.1 session, then n RTP amplitudes 1, 2, .. stamped `step` apart from
  * `ahead` us on (*t0); *mark is where the chip log stood before them. */
 bool open_and_stream(uint32_t ahead, uint32_t n, uint32_t step, uint32_t *mark, uint32_t *t0);

@@ -70,7 +70,7 @@ bool chip_stopped(void)
 bool hello_1_1(link_frame *r)
 {
     CHECK(hello_minor(1, 1000, 0, r), "no HELLO_REPLY");
-    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
+    CHECK(r->len == HB_HELLO_REPLY_LATCH_LEN && r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1,
           "reply of %u bytes, minor %u", r->len, r->payload[HB_HELLO_REPLY_OFF_MINOR]);
     return true;
 }
@@ -85,13 +85,14 @@ bool i2c(uint8_t type, const uint8_t *payload, uint8_t len, link_frame *result)
     return true;
 }
 
-/* START of the write that put `value` into RTP_INPUT, on the board clock. */
-bool rtp_start(uint32_t from, uint8_t value, double *start)
+/* STOP of the write that put `value` into RTP_INPUT, on the board clock: when
+ * the chip took it, what a stamp means. */
+bool rtp_latch(uint32_t from, uint8_t value, double *latch)
 {
     for (uint32_t i = from; i < chip.count; i++) {
         const drv_txn *t = &chip.log[i];
         if (!t->is_read && t->reg == DRV2605_REG_RTP_INPUT && t->n >= 1 && t->bytes[0] == value) {
-            *start = sim_board_us_at(&board, t->start_cycle);
+            *latch = sim_board_us_at(&board, t->stop_cycle);
             return true;
         }
     }

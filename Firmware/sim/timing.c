@@ -10,7 +10,12 @@
 
 #define LOOKAHEAD_US 8000u   /* the host stays this far ahead of the board */
 #define FIRST_STAMP_US 5000u
-#define MAX_ERROR_US 20.0 /* about one I2C byte at 400 kHz: later than this fails */
+/* A command's time is when the chip takes it: the STOP of the write that
+ * carries it (PROTOCOL.md).  Later than this fails, and so does earlier than
+ * LATCH_EARLY_US before the stamp; the goal is within 1 us (README,
+ * "Measured"). */
+#define MAX_LATCH_ERROR_US 2.0
+#define LATCH_EARLY_US 1.5
 #define MAX_CMDS 20000u
 
 typedef struct planned {
@@ -21,11 +26,14 @@ typedef struct planned {
 
 static uint32_t command_count = 600;
 
+
 void timing_set_commands(uint32_t n) { command_count = n > MAX_CMDS ? MAX_CMDS : n; }
 uint32_t timing_commands(void) { return command_count; }
 
 /* Deterministic mix: mostly RTP samples, some register writes and ROM
- * sequences (which switch MODE and so cost extra bus writes). */
+ * sequences (which switch MODE and so cost extra bus writes), and stops (the
+ * chip in standby) each followed by an RTP: a start from standby, whose MODE
+ * write must go ahead of the stamp. */
 static void plan(planned *p, uint32_t n, uint32_t first)
 {
     uint32_t lcg = 12345u, at = first;
@@ -36,6 +44,8 @@ static void plan(planned *p, uint32_t n, uint32_t first)
         if (i % 50 == 25) {
             p[i].type = HB_T_CMD_ROM_SEQ;
             p[i].a = (uint8_t)(1u + i % DRV2605_EFFECT_ID_MAX);
+        } else if (i % 20 == 12) {
+            p[i].type = HB_T_CMD_STOP;
         } else if (i % 10 == 7) {
             p[i].type = HB_T_CMD_REG_WRITE;
             p[i].a = DRV2605_REG_RATED_VOLTAGE;
@@ -59,6 +69,8 @@ static bool send_planned(link *host, const planned *c)
         p[HB_CMD_REG_OFF_REG] = c->a;
         p[HB_CMD_REG_OFF_VALUE] = c->b;
         return link_send(host, c->type, p, HB_CMD_REG_WRITE_LEN);
+    case HB_T_CMD_STOP:
+        return link_send(host, c->type, p, HB_CMD_STOP_LEN);
     default:
         p[HB_CMD_ROM_OFF_ENTRIES] = c->a;
         return link_send(host, c->type, p, HB_CMD_ROM_MIN_LEN);
@@ -87,11 +99,20 @@ typedef struct expect_write {
     uint8_t reg, value;
 } expect_write;
 
-/* What the driver must put on the bus for one command, given MODE so far. */
-static uint8_t expected_writes(const planned *c, uint8_t *mode, expect_write *w)
+/* What the driver must put on the bus for one command, given MODE so far;
+ * *carrier: the index of the write that carries it (the chip takes the
+ * command at its STOP). */
+static uint8_t expected_writes(const planned *c, uint8_t *mode, expect_write *w, uint8_t *carrier)
 {
     uint8_t n = 0;
+    *carrier = 0;
     switch (c->type) {
+    case HB_T_CMD_STOP:
+        w[n++] = (expect_write){DRV2605_REG_RTP_INPUT, 0};
+        w[n++] = (expect_write){DRV2605_REG_GO, 0};
+        *mode = DRV2605_MODE_STANDBY | DRV2605_MODE_INTERNAL_TRIGGER;
+        w[n++] = (expect_write){DRV2605_REG_MODE, *mode};
+        return n;
     case HB_T_CMD_RTP:
         if (*mode != DRV2605_MODE_RTP) {
             w[n++] = (expect_write){DRV2605_REG_MODE, DRV2605_MODE_RTP};
@@ -111,6 +132,7 @@ static uint8_t expected_writes(const planned *c, uint8_t *mode, expect_write *w)
         w[n++] = (expect_write){DRV2605_REG_GO, DRV2605_GO_GO};
         break;
     }
+    *carrier = (uint8_t)(n - 1u);
     return n;
 }
 
@@ -133,15 +155,40 @@ static void report(const char *what, double *v, uint32_t n)
            v[0], pct(v, n, 0.50), pct(v, n, 0.99), pct(v, n, 0.999), v[n - 1]);
 }
 
+/* |latch - stamp| (sorted in place: call after any use of the order), with
+ * the START-based figure the benchmarks gave before beside it. */
+static void report_latch(const char *which, double *latch, double *start, uint32_t n)
+{
+    if (!n) {
+        return;
+    }
+    qsort(latch, n, sizeof latch[0], cmp_double);
+    double lo = latch[0], hi = latch[n - 1];
+    for (uint32_t i = 0; i < n; i++) {
+        latch[i] = fabs(latch[i]);
+        start[i] = fabs(start[i]);
+    }
+    qsort(latch, n, sizeof latch[0], cmp_double);
+    qsort(start, n, sizeof start[0], cmp_double);
+    printf("# latch%s: |STOP of the carrying write - stamp| over %u commands (us): p50 %.2f p99 %.2f p99.9 %.2f "
+           "max %.2f (signed %+.2f .. %+.2f); |START - stamp| p50 %.2f p99.9 %.2f max %.2f\n",
+           which, n, pct(latch, n, 0.50), pct(latch, n, 0.99), pct(latch, n, 0.999), latch[n - 1], lo, hi,
+           pct(start, n, 0.50), pct(start, n, 0.999), start[n - 1]);
+}
+
 bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t why_len)
 {
     uint32_t n = command_count;
     planned *cmds = calloc(n, sizeof *cmds);
     double *start_err = calloc(n, sizeof *start_err);
     double *done_err = calloc(n, sizeof *done_err);
+    double *latch_err = calloc(n, sizeof *latch_err);
+    double *standby_latch = calloc(n, sizeof *standby_latch);
+    double *standby_start = calloc(n, sizeof *standby_start);
     bool ok = false;
     double offset;
-    if (!cmds || !start_err || !done_err || !sync_offset(b, host, &offset)) {
+    if (!cmds || !start_err || !done_err || !latch_err || !standby_latch || !standby_start ||
+        !sync_offset(b, host, &offset)) {
         snprintf(why, why_len, "setup or SYNC failed");
         goto out;
     }
@@ -171,13 +218,15 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
         snprintf(why, why_len, "transaction log full: raise DRV_LOG_MAX");
         goto out;
     }
-    uint32_t t = first_txn;
+    uint32_t t = first_txn, standby = 0;
     double worst_err = -1e9;
     uint32_t worst_cmd = 0, worst_txn = first_txn;
     for (uint32_t i = 0; i < n; i++) {
         expect_write w[3];
-        uint8_t k = expected_writes(&cmds[i], &mode, w);
-        const drv_txn *first = NULL, *last = NULL;
+        bool from_standby = cmds[i].type == HB_T_CMD_RTP && (mode & DRV2605_MODE_STANDBY);
+        uint8_t carrier;
+        uint8_t k = expected_writes(&cmds[i], &mode, w, &carrier);
+        const drv_txn *first = NULL, *last = NULL, *carrying = NULL;
         for (uint8_t j = 0; j < k; j++) {
             while (t < chip->count && chip->log[t].is_read) {
                 t++; /* status and GO polls */
@@ -195,39 +244,59 @@ bool timing_stream(sim_board *b, drv_model *chip, link *host, char *why, size_t 
             if (!first) {
                 first = x;
             }
+            if (j == carrier) {
+                carrying = x;
+            }
             last = x;
         }
         start_err[i] = sim_board_us_at(b, first->start_cycle) - cmds[i].at;
-        if (start_err[i] > worst_err) {
-            worst_err = start_err[i];
+        latch_err[i] = sim_board_us_at(b, carrying->stop_cycle) - cmds[i].at;
+        if (latch_err[i] > worst_err) {
+            worst_err = latch_err[i];
             worst_cmd = i;
-            worst_txn = (uint32_t)(first - chip->log);
+            worst_txn = (uint32_t)(carrying - chip->log);
         }
         done_err[i] = sim_board_us_at(b, last->stop_cycle) - cmds[i].at;
+        if (from_standby) {
+            standby_latch[standby] = latch_err[i];
+            standby_start[standby++] = start_err[i];
+        }
     }
 
-    double worst = 0, earliest = 0;
+    double earliest = 0;
     for (uint32_t i = 0; i < n; i++) {
-        worst = start_err[i] > worst ? start_err[i] : worst;
-        earliest = start_err[i] < earliest ? start_err[i] : earliest;
+        earliest = latch_err[i] < earliest ? latch_err[i] : earliest;
     }
     /* What held the latest command back: the bus transaction before it. */
     if (worst_txn > first_txn) {
         const drv_txn *prev = &chip->log[worst_txn - 1u];
         double at = cmds[worst_cmd].at;
-        printf("# latest START: command %u (type 0x%02x) %.2f us after its stamp; before it on the bus: %s of "
+        printf("# latest latch: command %u (type 0x%02x) %.2f us after its stamp; before its write on the bus: %s of "
                "reg 0x%02x from %.2f to %.2f us around the stamp\n",
                worst_cmd, cmds[worst_cmd].type, worst_err, prev->is_read ? "read" : "write", prev->reg,
                sim_board_us_at(b, prev->start_cycle) - at, sim_board_us_at(b, prev->stop_cycle) - at);
+        if (worst_txn > first_txn + 1u) {
+            const drv_txn *pp = &chip->log[worst_txn - 2u];
+            printf("# and before that: %s of reg 0x%02x from %.2f to %.2f us; the command before stamped %.2f us "
+                   "earlier\n",
+                   pp->is_read ? "read" : "write", pp->reg, sim_board_us_at(b, pp->start_cycle) - at,
+                   sim_board_us_at(b, pp->stop_cycle) - at, worst_cmd ? at - cmds[worst_cmd - 1u].at : 0.0);
+        }
     }
     report("stamp -> I2C START error", start_err, n);
     report("stamp -> last STOP of the command", done_err, n);
-    if (earliest < 0) {
-        snprintf(why, why_len, "a command started %.2f us before its stamp", -earliest);
+    report_latch("", latch_err, start_err, n);
+    report_latch(" from standby (RTP after a stop: MODE write ahead)", standby_latch, standby_start, standby);
+    if (earliest < -LATCH_EARLY_US) {
+        snprintf(why, why_len, "a command latched %.2f us before its stamp", -earliest);
         goto out;
     }
-    if (worst > MAX_ERROR_US) {
-        snprintf(why, why_len, "worst start error %.1f us exceeds %.0f us", worst, MAX_ERROR_US);
+    if (worst_err > MAX_LATCH_ERROR_US) {
+        snprintf(why, why_len, "worst latch error %.2f us exceeds %.2f us", worst_err, MAX_LATCH_ERROR_US);
+        goto out;
+    }
+    if (!standby) {
+        snprintf(why, why_len, "no start from standby in the stream");
         goto out;
     }
     ok = true;
@@ -235,5 +304,8 @@ out:
     free(cmds);
     free(start_err);
     free(done_err);
+    free(latch_err);
+    free(standby_latch);
+    free(standby_start);
     return ok;
 }

@@ -19,7 +19,7 @@ static bool hello_opens_a_session_and_reports_the_chip(void)
 {
     CHECK(open_session());
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
-    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN);
+    CHECK(r->len == HB_HELLO_REPLY_LATCH_LEN);
     CHECK(r->payload[HB_HELLO_REPLY_OFF_MAJOR] == HB_PROTO_VERSION_MAJOR);
     CHECK(r->payload[HB_HELLO_REPLY_OFF_DEVICE_ID] == DRV2605_DEVICE_ID_DRV2605L);
     CHECK(hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_CAPS]) & HB_CAP_BOOTLOADER);

@@ -33,7 +33,7 @@ static bool hello_from_a_1_1_host_gets_the_serial_and_bootloader_kind(void)
     init_identified("HB-0042", HB_BOOTLOADER_CATERINA);
     fake_hello_minor(&b, 1, 500, 0);
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
-    CHECK(r && r->len == HB_HELLO_REPLY_INTAKE_LEN);
+    CHECK(r && r->len == HB_HELLO_REPLY_LATCH_LEN);
     CHECK(r->payload[HB_HELLO_REPLY_OFF_MINOR] == 1);
     uint16_t caps = hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_CAPS]);
     CHECK((caps & (HB_CAP_RAW_I2C | HB_CAP_REPLACE_FROM | HB_CAP_IDENTITY)) ==
@@ -52,9 +52,26 @@ static bool hello_from_a_1_1_host_states_the_ports_intake(void)
     init_identified("HB-0042", HB_BOOTLOADER_NONE);
     fake_hello_minor(&b, 1, 500, 0);
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
-    CHECK(r && r->len == HB_HELLO_REPLY_INTAKE_LEN);
+    CHECK(r && r->len == HB_HELLO_REPLY_LATCH_LEN);
     CHECK(hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_WRITE_SPACING_US]) == 321);
     CHECK(hb_board_payload_len_ok(HB_T_HELLO_REPLY, HB_HELLO_REPLY_INTAKE_LEN));
+    return true;
+}
+
+static bool hello_from_a_1_1_host_states_the_latch_lead(void)
+{
+    /* spin 60 + lead to START 8 + a MODE write and the carrying write, 82 each */
+    hb_core_config config = {.tick_ns = 500, .exec_lead_us = 8, .write_us = 82, .spin_us = 60};
+    fake_init_with(&b, &config);
+    fake_hello_minor(&b, 1, 500, 0);
+    const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
+    CHECK(r && r->len == HB_HELLO_REPLY_LATCH_LEN);
+    CHECK(hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_LATCH_LEAD_US]) == 60 + 8 + 2 * 82);
+    /* A board whose I2C takes no board time (the simulated one) needs none. */
+    init_identified("X", HB_BOOTLOADER_NONE);
+    fake_hello_minor(&b, 1, 500, 0);
+    r = fake_last(&b, HB_T_HELLO_REPLY);
+    CHECK(r && hb_get_u16(&r->payload[HB_HELLO_REPLY_OFF_LATCH_LEAD_US]) == 0);
     return true;
 }
 
@@ -64,7 +81,7 @@ static bool hello_from_a_later_minor_is_answered_at_the_boards_minor(void)
     fake_hello_minor(&b, 9, 500, 0);
     const fake_frame *r = fake_last(&b, HB_T_HELLO_REPLY);
     CHECK(r && r->payload[HB_HELLO_REPLY_OFF_MINOR] == HB_PROTO_VERSION_MINOR);
-    CHECK(r->len == HB_HELLO_REPLY_INTAKE_LEN);
+    CHECK(r->len == HB_HELLO_REPLY_LATCH_LEN);
     return true;
 }
 
@@ -226,10 +243,12 @@ static bool anything_else_in_the_boot_section_is_unknown(void)
 
 const test_case identity_tests[] = {
     {"a 1.0 host's HELLO gets the 18-byte reply of minor 0", hello_from_a_1_0_host_gets_the_18_byte_reply_of_minor_0},
-    {"a 1.1 host's HELLO gets the serial and bootloader kind (42 bytes with the intake)",
+    {"a 1.1 host's HELLO gets the serial and bootloader kind (44 bytes with the intake and latch lead)",
      hello_from_a_1_1_host_gets_the_serial_and_bootloader_kind},
     {"a 1.1 HELLO_REPLY states the port's intake (least us between stamped writes)",
      hello_from_a_1_1_host_states_the_ports_intake},
+    {"a 1.1 HELLO_REPLY states the latch lead (spin + lead to START + a MODE write + the write)",
+     hello_from_a_1_1_host_states_the_latch_lead},
     {"a later minor's HELLO is answered at the board's minor", hello_from_a_later_minor_is_answered_at_the_boards_minor},
     {"reply length tables follow the negotiated minor", board_reply_lengths_follow_the_negotiated_minor},
     {"serial comes from a valid EEPROM record", serial_comes_from_a_valid_eeprom_record},

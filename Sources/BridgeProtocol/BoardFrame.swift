@@ -39,6 +39,11 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         /// does not state it (a 1.0 board, an older 1.1 one): pace it at
         /// `unstatedWriteSpacingMicroseconds`.
         public var writeSpacingMicroseconds: UInt16?
+        /// Protocol 1.1 from firmware 0.2 on: the board's latch lead, how long (µs)
+        /// before its stamp a command must be in its queue for the chip to take it on
+        /// the stamp (PROTOCOL.md, "Stamped commands"). nil when the reply does not
+        /// state it; 0 where the board's I2C takes no board time.
+        public var latchLeadMicroseconds: UInt16?
 
         /// What a host paces a board at that does not state its intake: the slowest
         /// port this project has (protocol.h, `HB_UNSTATED_WRITE_SPACING_US`).
@@ -66,6 +71,9 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         if payload.count >= Int(HB_HELLO_REPLY_INTAKE_LEN) {
             let spacing = payload.get16(at: HB_HELLO_REPLY_OFF_WRITE_SPACING_US)
             reply.writeSpacingMicroseconds = spacing > 0 ? spacing : nil
+        }
+        if payload.count >= Int(HB_HELLO_REPLY_LATCH_LEN) {
+            reply.latchLeadMicroseconds = payload.get16(at: HB_HELLO_REPLY_OFF_LATCH_LEAD_US)
         }
         return reply
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite("Bridge protocol 1.1 from Swift")
 struct Protocol11FramesTests {
     /// PROTOCOL.md, "Worked examples (1.1)": the HELLO_REPLY a board stating its intake
-    /// sends (42 payload bytes), read from the document.
+    /// and latch lead sends (44 payload bytes), read from the document.
     static func documentedHelloReply() throws -> [UInt8] {
         try #require(try ProtocolDocument().first(type: 0x81), "PROTOCOL.md prints no HELLO_REPLY").bytes
     }
@@ -78,7 +78,7 @@ struct Protocol11FramesTests {
         // PROTOCOL.md prints the ATmega32U4's reply: its intake, which is also what a
         // host assumes for a board that does not state one (the slowest port's).
         let documented = try Self.documentedHelloReply()
-        #expect(documented[1] == 0x2A)
+        #expect(documented[1] == 0x2C)
         #expect(try BoardFrame(decoding: documented).helloReply?.writeSpacingMicroseconds
             == BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds)
         let payload = try Self.helloReply11Payload()
@@ -90,6 +90,18 @@ struct Protocol11FramesTests {
         #expect(try BoardFrame(decoding: stating).helloReply?.writeSpacingMicroseconds == 250)
         // The ATmega32U4's intake at 400 kHz (Firmware/README.md, "Intake").
         #expect(BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds == 400)
+    }
+
+    @Test("a HELLO_REPLY that states the board's latch lead ([42..43], PROTOCOL.md) decodes to it; a 42-byte one leaves it unstated")
+    func helloReplyStatesTheLatchLead() throws {
+        let documented = try Self.documentedHelloReply()
+        // The documented board's I2C takes no board time: lead 0, stated.
+        #expect(try BoardFrame(decoding: documented).helloReply?.latchLeadMicroseconds == 0)
+        let payload = try Self.helloReply11Payload() + [0x90, 0x01]
+        let intakeOnly = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload)
+        #expect(try BoardFrame(decoding: intakeOnly).helloReply?.latchLeadMicroseconds == nil)
+        let stating = try HostFrameEncoder.encode(sequence: 0, type: .helloReply, payload: payload + [0xE8, 0x00])
+        #expect(try BoardFrame(decoding: stating).helloReply?.latchLeadMicroseconds == 232)
     }
 
     @Test("HELLO_REPLY is 18 bytes or at least 40: later minors may append, nothing in between")

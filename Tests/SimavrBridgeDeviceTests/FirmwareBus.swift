@@ -17,13 +17,19 @@ enum FirmwareBus {
     static let firmwarePerTWINTMicroseconds = 10.5 / 4
     /// From one command's STOP to the next due command's START in the timer
     /// context (tBUF, the queue step, the drive bookkeeping, the next write's set
-    /// up): measured 31.875 µs (the engine's start-up burst under simavr: STARTs
-    /// 113.625 µs apart).
-    static let firmwarePerCommandMicroseconds = 31.875
-    /// One register write of a same-stamp burst, START to the next START: 113.625 µs.
+    /// up, and the spin before the carrying write, SPIN_US 60): ~49 µs (the C
+    /// harness's batch on one stamp: STARTs 130.6–131.4 µs apart; 31.875 µs with
+    /// SPIN_US 40, before the latch change).
+    static let firmwarePerCommandMicroseconds = 49.0
+    /// One register write of a same-stamp burst, START to the next START: ~131 µs.
     static let burstWriteMicroseconds =
         registerWriteBusMicroseconds + (1 + registerWriteBytes) * firmwarePerTWINTMicroseconds + firmwarePerCommandMicroseconds
     /// A stamped command's first START after its stamp, most: the C harness measures
     /// 1–4.5 µs (`EXEC_LEAD_US` set 1 µs below the least).
     static let startAfterStampMicroseconds = 10.0
+    /// A stamp is the STOP of the write that carries the command (the chip latches
+    /// there); the firmware aims it at the stamp to within its timer's 0.5 µs tick
+    /// and the TWI polling: it may land this much early (Firmware/sim/suite.h,
+    /// LATCH_EARLY_US).
+    static let latchEarlyMicroseconds = 1.5
 }

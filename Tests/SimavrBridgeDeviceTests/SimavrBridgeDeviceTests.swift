@@ -83,17 +83,18 @@ struct EngineOnFirmwareTests {
         var j = 0
         var errors: [Double] = []
         for s in stamps {
-            while j < writes.count, writes[j].startBoardMicroseconds < Double(s) - 1 { j += 1 }
+            while j < writes.count, writes[j].stopBoardMicroseconds < Double(s) - FirmwareBus.latchEarlyMicroseconds { j += 1 }
             guard j < writes.count else {
                 Issue.record("no I2C write at or after stamp \(s)")
                 break
             }
-            errors.append(writes[j].startBoardMicroseconds - Double(s))
+            errors.append(writes[j].stopBoardMicroseconds - Double(s))
         }
         #expect(errors.count == stamps.count)
-        // Cycle-accurate under simavr: the C harness measures 1-4.5 µs.
-        #expect(errors.allSatisfy { $0 >= 0 && $0 <= FirmwareBus.startAfterStampMicroseconds },
-                "stamp → START errors \(errors.filter { $0 > FirmwareBus.startAfterStampMicroseconds || $0 < 0 })")
+        // A stamp is the STOP of the write (the chip latches there); cycle-accurate
+        // under simavr the C harness measures it within ~1 µs.
+        #expect(errors.allSatisfy { $0 >= -FirmwareBus.latchEarlyMicroseconds && $0 <= FirmwareBus.startAfterStampMicroseconds },
+                "stamp → latch errors \(errors.filter { $0 > FirmwareBus.startAfterStampMicroseconds || $0 < -FirmwareBus.latchEarlyMicroseconds })")
         #expect(await engine.statistics.rejectedFrames == 0)
         await engine.stop()
     }
@@ -105,12 +106,12 @@ struct EngineOnFirmwareTests {
         var late: [(stamp: UInt32, error: Double)] = []
         for f in sent where f.type == .commandRTP {
             let s = f.stamp!, a = f.rtpAmplitude!
-            while j < rtp.count, rtp[j].value != a || rtp[j].startBoardMicroseconds < Double(s) - 1 { j += 1 }
+            while j < rtp.count, rtp[j].value != a || rtp[j].stopBoardMicroseconds < Double(s) - FirmwareBus.latchEarlyMicroseconds { j += 1 }
             guard j < rtp.count else {
                 Issue.record("no RTP_INPUT write of \(a) at or after stamp \(s)")
                 break
             }
-            let e = rtp[j].startBoardMicroseconds - Double(s)
+            let e = rtp[j].stopBoardMicroseconds - Double(s)
             if e > 10 { late.append((s, e)) }
             j += 1
         }
@@ -137,11 +138,11 @@ struct EngineOnFirmwareTests {
         // the stamp: the last starts within one burst write per write before it. A frame
         // taken in between would add its intake (~95 µs) to a gap.
         let count = burst.count + 1
-        let last = log.filter { $0.startBoardMicroseconds >= Double(stamp) - 1 }.prefix(count).last
-        let span = (last?.startBoardMicroseconds ?? .infinity) - Double(stamp)
+        let last = log.filter { $0.stopBoardMicroseconds >= Double(stamp) - FirmwareBus.latchEarlyMicroseconds }.prefix(count).last
+        let span = (last?.stopBoardMicroseconds ?? .infinity) - Double(stamp)
         let underruns = await engine.statistics.boardUnderruns
         #expect(span <= Double(count - 1) * FirmwareBus.burstWriteMicroseconds + FirmwareBus.startAfterStampMicroseconds,
-                "the burst's last write started \(span) µs after its stamp")
+                "the burst's last write latched \(span) µs after its stamp")
         #expect(underruns == 0)
         await engine.stop()
     }

@@ -107,8 +107,9 @@ static void hex_line(const uint8_t *bytes, int n)
 /* A reply frame as a line.  HELLO_REPLY's fields that are facts of the board
  * rather than of its USB side are zeroed, and named: the board time (no two runs
  * share it), the timer's resolution (the core's clock counts whole µs, the
- * ATmega32U4's Timer1 half µs) and the bootloader found (the ELF board has
- * Caterina in its boot section, the core board none). */
+ * ATmega32U4's Timer1 half µs), the bootloader found (the ELF board has
+ * Caterina in its boot section, the core board none) and the latch lead (the
+ * ELF's I2C takes board time, the core board's none). */
 static void print_frame(const char *name, int type, uint8_t *payload, uint8_t len)
 {
     const char *masked = "";
@@ -117,6 +118,10 @@ static void print_frame(const char *name, int type, uint8_t *payload, uint8_t le
         memset(&payload[HB_HELLO_REPLY_OFF_TICK_NS], 0, 2);
         payload[HB_HELLO_REPLY_OFF_BOOTLOADER] = 0;
         masked = " masked=board_us,tick_ns,bootloader";
+        if (len >= HB_HELLO_REPLY_OFF_LATCH_LEAD_US + 2u) {
+            memset(&payload[HB_HELLO_REPLY_OFF_LATCH_LEAD_US], 0, 2);
+            masked = " masked=board_us,tick_ns,bootloader,latch_lead";
+        }
     }
     printf("frame name=%s type=0x%02x%s payload=", name, (unsigned)type, masked);
     hex_line(payload, len);

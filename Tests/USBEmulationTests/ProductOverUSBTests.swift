@@ -97,7 +97,9 @@ extension EmulatedBoards {
             #expect(oldBoard["protocol"] as? String == "1.0" && oldBoard["serial"] as? String != nil)
         }
 
-        @Test("play on the firmware ELF: every RTP's I2C START on the chip lands within 10 µs of its stamp, nothing late")
+        /// PROTOCOL.md, "Stamped commands": "A stamp is when the chip takes the command:
+        /// the STOP of the I2C write that carries it".
+        @Test("play on the firmware ELF: every RTP's write reaches its STOP, where the chip takes it, within 10 µs of its stamp, nothing late")
         func playLandsEveryRTPAtItsStamp() throws {
             guard Emulate.backings.contains(.elf) else { return }
             let dir = try Self.scratch()
@@ -107,7 +109,7 @@ extension EmulatedBoards {
                 .elf, ["--log", log], [Self.hapbridge, "play", Emulate.packageRoot + "/Examples/Beethoven5.ahap", "--device", "usb", "--record", record])
             #expect(run.status == 0, "\(run)")
             let sent = try #require(try Self.json(String(contentsOfFile: record, encoding: .utf8))["commands"] as? [[String: Any]])
-            // An RTP that is the first command of its stamp is an event and starts on it;
+            // An RTP that is the first command of its stamp is an event and latches on it;
             // one behind others of the same stamp (the set-up block's closing RTP 0) waits
             // for their bus writes, one after another, as PROTOCOL.md says.
             let stamps = sent.enumerated().compactMap { i, c -> Double? in
@@ -118,12 +120,12 @@ extension EmulatedBoards {
                 guard let e = try? Self.json(String(line)), e["event"] as? String == "i2c", e["op"] as? String == "w",
                     (e["bytes"] as? String)?.hasPrefix("02") == true
                 else { return nil }
-                return e["board_us"] as? Double
+                return e["board_stop_us"] as? Double
             }
             #expect(stamps.count > 20, "\(run)")
             var errors: [Double] = []
             for stamp in stamps {
-                // The write that started at or just after the stamp.
+                // The write that ended at or just after the stamp.
                 guard let w = writes.first(where: { $0 >= stamp - 1 }) else {
                     Issue.record("no RTP_INPUT write for the stamp \(stamp)")
                     continue

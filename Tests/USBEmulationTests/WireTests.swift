@@ -78,9 +78,9 @@ extension EmulatedBoards {
                 (HB_T_QUEUE_STATUS_REQ, ringHolds(replyPayload: HB_QUEUE_STATUS_LEN)),
                 // 8 × 6 bytes: 17-byte replies, 7 fit.
                 (HB_T_CHIP_STATUS_REQ, ringHolds(replyPayload: HB_CHIP_STATUS_LEN)),
-                // 8 × 12 bytes, two packets: 48-byte replies; 2 fit the ring from the first
-                // packet, the bank takes 64 bytes, 2 more fit from the second: 4.
-                (HB_T_HELLO, 4),
+                // 8 × 12 bytes, two packets: 50-byte replies; 2 fit the ring from the first
+                // packet (100 bytes), the bank takes 64, 1 more fits from the second: 3.
+                (HB_T_HELLO, 3),
                 // 8 × 10 bytes: 18-byte replies; 6 from the first packet (108 bytes), the bank
                 // takes 64, both from the second fit: all 8.
                 (HB_T_SYNC, 8),

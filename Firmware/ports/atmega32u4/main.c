@@ -14,18 +14,30 @@
 #include "usb.h"
 #include "usb_descriptors.h"
 
-/* Time from the end of the core's spin to the TWI START of the command's
- * first write: a fixed instruction path, measured cycle-accurately under
- * simavr (minimum stamp error with EXEC_LEAD_US=0 was 8.06 us), set 1 us
- * lower so a command never starts before its stamp.  Re-measure after
- * changing that path; Firmware/sim fails any command that starts early. */
+/* Time from the end of the core's spin to the TWI START of the write it
+ * then makes: a fixed instruction path (the same call for every kind of
+ * command, core/exec.c), measured cycle-accurately under simavr.  Set so the
+ * carrying write's STOP lands on the stamp: 8 latched every kind 0.25 to
+ * 1.38 us early, 7 puts them around it (`sim-harness ELF 10000 | grep
+ * '^# latch'`; Firmware/README.md "Latch timing").  Re-measure after changing
+ * that path; Firmware/sim fails any command that latches early. */
 #ifndef EXEC_LEAD_US
 #define EXEC_LEAD_US 7u
+#endif
+/* A register write's START to STOP at 400 kHz (twi.c): 28.5 SCL periods on
+ * the bus (71.25 us) and ~10.5 us the driver holds SCL low handling its four
+ * TWINTs, 81.75 us measured under simavr (sim/twi_bus.c, README "Measured").
+ * The core starts the write that carries a command this much (plus
+ * EXEC_LEAD_US) before its stamp, so the chip takes the value on the stamp.
+ * Only EXEC_LEAD_US + WRITE_US matters for that write's STOP; WRITE_US also
+ * times the writes made ahead of it (a MODE change). */
+#ifndef WRITE_US
+#define WRITE_US 82u
 #endif
 /* Covers the longest masked section seen in front of the compare interrupt
  * (~15 us under simavr) at the cost of that much busy-wait per command. */
 #ifndef SPIN_US
-#define SPIN_US 40u
+#define SPIN_US 60u
 #endif
 /* The board's intake, stated in HELLO_REPLY: the least board time between two
  * stamped chip writes it keeps up with.  Frame intake, each command's spin and
@@ -146,6 +158,7 @@ int main(void)
     };
     hb_core_config config = {
         .exec_lead_us = EXEC_LEAD_US,
+        .write_us = WRITE_US,
         .spin_us = SPIN_US,
         .tick_ns = TIMEBASE_TICK_NS,
         .write_spacing_us = WRITE_SPACING_US,

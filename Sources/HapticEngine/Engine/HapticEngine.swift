@@ -333,8 +333,13 @@ public actor HapticEngine {
 
     /// The earliest engine time a new command can still reach the board for: the
     /// link's one-way delay plus the clock's error plus a margin, from now.
+    /// How far ahead of the board's clock "now" is stamped: the clock fit's error, the
+    /// link's one-way delay, the host's own margin, and the board's latch lead (a
+    /// stamp is when the chip takes the command; the board starts its writes that
+    /// long before, HELLO_REPLY `[42..43]`).
     func lead() -> Int64 {
         Int64((link.clockErrorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
+            + Int64(link.helloReply?.latchLeadMicroseconds ?? 0)
     }
 
     var oneWayMicroseconds: Int64 { link.oneWayMicroseconds }

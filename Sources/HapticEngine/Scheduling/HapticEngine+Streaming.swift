@@ -94,12 +94,15 @@ extension HapticEngine {
     }
 
     func service() {
-        // A pass this late means the host itself stalled (what the board's lag is
-        // held against, `checkBoardLag`).
+        // A pass this late after the last one ended means the host itself stalled
+        // (what the board's lag is held against, `checkBoardLag`). Measured from the
+        // end of the last pass, not its start: a send the board held up (its intake
+        // slow, the link full behind it) is the host waiting on the board, not
+        // stalling, and must not excuse the board's lag.
         let passAt = host()
         servicePasses += 1
         if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
-        lastServiceAt = passAt
+        defer { lastServiceAt = host() }
         handle(link.pump())
         guard state != .stopped, let now = boardNow() else { return serveUntimed(boardNow: boardNow()) }
         let h = host()

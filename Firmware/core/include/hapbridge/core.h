@@ -32,10 +32,17 @@
 #define HB_GO_POLL_US 10000u
 
 typedef struct hb_core_config {
-    /* How long the port takes from its timer firing to the first I2C START
-     * of a command; the core arms the timer this much early so the bus
-     * transaction starts on the stamp.  0 for virtual-time boards. */
+    /* How long the port takes from the end of the core's spin to the I2C
+     * START of the write it then makes.  0 for virtual-time boards. */
     uint16_t exec_lead_us;
+    /* A register write's START to STOP on the port's bus (address, register,
+     * value: 3 bytes on the wire) at the rate it runs.  The chip takes a
+     * value at the STOP, and a command's stamp is when the chip takes it: the
+     * core starts the write that carries a command exec_lead_us + write_us
+     * before the stamp, and the writes it needs first (a MODE change, a ROM
+     * sequence's entries) before that (core_private.h, hbi_due_time).  0
+     * where I2C takes no board time (virtual-time boards). */
+    uint16_t write_us;
     /* The timer is armed this much before a command is due and the timer
      * callback busy-waits the rest, absorbing interrupt-entry jitter.  Must
      * be 0 where now_us does not advance by itself (virtual-time boards). */

@@ -6,6 +6,7 @@
 #define HAPBRIDGE_CORE_PRIVATE_H
 
 #include "hapbridge/core.h"
+#include "hapbridge/drv2605_regs.h"
 
 /* Wrap-safe "now is at or after at" for 32-bit microsecond clocks. */
 static inline bool hbi_reached(uint32_t now, uint32_t at) { return (int32_t)(now - at) >= 0; }
@@ -26,10 +27,55 @@ static inline void hbi_unlock(hb_core *core)
     }
 }
 
-/* When the bus transaction must begin for its START to land on the stamp. */
+/* When the spin before the write that carries the command must end for the
+ * write's STOP, where the chip takes the value, to land on the stamp. */
+static inline uint32_t hbi_latch_start(const hb_core *core, const hb_cmd *cmd)
+{
+    return cmd->at_us - core->config.exec_lead_us - core->config.write_us;
+}
+
+/* What a byte beyond a register write's three takes on the bus over 5/16 of
+ * write_us: at 400 kHz a byte is 9 SCL periods (22.5 us) and the driver holds
+ * SCL low ~3 us handling its TWINT; 5/16 of 82 is 25.6.  Measured on the
+ * ATmega32U4 under simavr: with 1 a ROM sequence's 9-byte load overran its
+ * slot and its GO latched 1.2 us late; with 5 it latches with the others. */
+#define HB_WRITE_BYTE_MARGIN_US 5u
+
+/* How long before its stamp a command must be queued to latch on it
+ * (HELLO_REPLY's latch lead): the spin, the lead to the START, and the
+ * carrying write with a MODE write ahead of it, the most a streamed command
+ * (RTP, register write, stop) needs.  A ROM sequence's entries need more;
+ * hosts that send one give it room of their own. */
+static inline uint16_t hbi_latch_lead_us(const hb_core *core)
+{
+    uint32_t us = (uint32_t)core->config.spin_us + core->config.exec_lead_us + 2u * core->config.write_us;
+    return us > 0xFFFFu ? 0xFFFFu : (uint16_t)us;
+}
+
+/* Board time the core gives the writes a command needs before the one that
+ * carries it (exec.c): a MODE change, a ROM sequence's entries.  0 when there
+ * are none or the bus takes no board time.  Reads the chip driver's MODE
+ * shadow: under the lock or in the timer context. */
+uint16_t hbi_prewrite_us_slow(const hb_core *core, const hb_cmd *cmd);
+static inline uint16_t hbi_prewrite_us(const hb_core *core, const hb_cmd *cmd)
+{
+    /* A stream's RTP in RTP mode, a register write, a stop: nothing ahead.
+     * Inline: the main loop and the intake ask for a due time on every pass
+     * and frame, and a board behind its stamps takes frames at the pace of
+     * that path (each call out of line is ~2 us on the ATmega32U4). */
+    if (cmd->kind == HB_CMD_REG_WRITE || cmd->kind == HB_CMD_STOP ||
+        (cmd->kind == HB_CMD_RTP && core->chip.mode_shadow == DRV2605_MODE_RTP)) {
+        return 0;
+    }
+    return hbi_prewrite_us_slow(core, cmd);
+}
+
+/* When the command takes the bus: its first write starts then (spin over).
+ * The one place that says so: the timer, the deadlines and the guards that
+ * keep main-context traffic off the bus (hbi_bus_free_for) all read it. */
 static inline uint32_t hbi_due_time(const hb_core *core, const hb_cmd *cmd)
 {
-    return cmd->at_us - core->config.exec_lead_us;
+    return hbi_latch_start(core, cmd) - hbi_prewrite_us(core, cmd);
 }
 
 /* Whether main-context bus traffic lasting `us` can take the bus at `now`

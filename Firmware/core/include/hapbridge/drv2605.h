@@ -48,11 +48,22 @@ hb_i2c_result drv2605_read(drv2605 *chip, uint8_t reg, uint8_t *values, uint8_t 
  * unknown, so it errs towards "driving": a stop is always safe. */
 drv2605_output drv2605_output_state(const drv2605 *chip);
 
+/* Writes MODE (which also leaves standby) unless the shadow says it holds
+ * `mode` already. */
+hb_i2c_result drv2605_set_mode(drv2605 *chip, uint8_t mode);
+
 /* Real-time playback: leaves standby and selects RTP mode when needed. */
 hb_i2c_result drv2605_rtp(drv2605 *chip, uint8_t amplitude);
 
-/* Loads 1..8 WAV_FRM_SEQ entries (terminated when fewer) and sets GO. */
+/* Selects internal-trigger mode when needed and loads 1..8 WAV_FRM_SEQ
+ * entries (terminated when fewer) in one write; GO not set. */
+hb_i2c_result drv2605_load_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count);
+/* drv2605_load_sequence, then GO. */
 hb_i2c_result drv2605_play_sequence(drv2605 *chip, const uint8_t *entries, uint8_t count);
+
+/* The stop's writes after its first (RTP_INPUT = 0, made on its own where the
+ * stop is timed): GO = 0, then MODE = standby + internal trigger. */
+hb_i2c_result drv2605_stop_after_rtp(drv2605 *chip);
 
 /* Stop policy (documented in PROTOCOL.md): RTP_INPUT = 0, GO = 0, then MODE
  * = STANDBY.  Every step is attempted even when one is NACKed. */

@@ -102,6 +102,15 @@
  * stamped writes to it.  0 = not stated. */
 #define HB_HELLO_REPLY_OFF_WRITE_SPACING_US 40u /* u16 µs */
 #define HB_HELLO_REPLY_INTAKE_LEN 42u
+/* Appended within 1.1 (firmware 0.2 on; a shorter reply does not state it, 0
+ * neither): the board's latch lead, how long before its stamp a command must be
+ * in the board's queue for the chip to take it on the stamp (a stamp is the
+ * STOP of the write that carries the command, PROTOCOL.md "Stamped commands"):
+ * the timer's spin, the lead to the write's START, a MODE write ahead of it and
+ * the write itself.  Hosts stamp "now" at least this much ahead.  0 where I2C
+ * takes no board time. */
+#define HB_HELLO_REPLY_OFF_LATCH_LEAD_US 42u /* u16 µs */
+#define HB_HELLO_REPLY_LATCH_LEN 44u
 /* What a host paces a board at that does not state its intake (a 1.0 board, an
  * older 1.1 one): the slowest port this project has, the ATmega32U4's figure. */
 #define HB_UNSTATED_WRITE_SPACING_US 400u
@@ -154,7 +163,7 @@
 #define HB_QSTAT_OFF_CAPACITY 1u       /* u8 */
 #define HB_QSTAT_OFF_UNDERRUNS 2u      /* u16 commands started later than HB_LATE_TOLERANCE_US (after a shared stamp's first: when it was) */
 #define HB_QSTAT_OFF_LAST_AT_US 4u     /* u32 stamp of the last executed command */
-#define HB_QSTAT_OFF_LAST_RUN_US 8u    /* u32 board time it actually started */
+#define HB_QSTAT_OFF_LAST_RUN_US 8u    /* u32 board time the chip took it (the latch) */
 #define HB_QSTAT_OFF_LAST_SEQ 12u      /* u8  last accepted host sequence */
 #define HB_QSTAT_OFF_REJECTED 13u      /* u16 frames rejected since boot */
 #define HB_QSTAT_OFF_EXECUTED 15u      /* u32 commands executed since boot */
