@@ -32,22 +32,30 @@ extension EmulatedBoards {
 
         @Test("diagnose, calibrate and rom 1 print the same results on the ELF as on the core: PASS, the same calibration, the same resonance")
         func benchCommandsAnswerAlikeOnBothBackings() throws {
-            let commands = """
-                "$0" diagnose --device usb && "$0" calibrate --device usb --actuator pmd-c10-100 --no-save \
-                && "$0" rom 1 --device usb --actuator pmd-c10-100
-                """
-            let core = try Self.script(.core, commands)
-            let elf = try Self.script(.elf, commands)
-            #expect(core.status == 0 && elf.status == 0, "core: \(core)\nelf: \(elf)")
-            for run in [core, elf] {
-                #expect(run.output.contains("diagnostic: PASS") && run.output.contains("auto-calibration: PASS"), "\(run)")
-                #expect(run.output.contains("resonance while playing: 178.2 Hz"), "\(run)")
-                // The effect plays for tens of ms on either (a Strong Click), never the 15 s bound.
-                #expect(Self.goClearedMilliseconds(run.output).map { $0 > 0 && $0 <= 100 } == true, "\(run)")
+            // Each command on a board of its own, its actuator at rest: one after another
+            // on the same board, the next starts while the last one's LRA still rings
+            // for a host-timed gap (process start-up, in real time), and an
+            // auto-calibration then reads a back-EMF a code or two apart run to run.
+            let commands = [
+                #""$0" diagnose --device usb"#, #""$0" calibrate --device usb --actuator pmd-c10-100 --no-save"#,
+                #""$0" rom 1 --device usb --actuator pmd-c10-100"#,
+            ]
+            for command in commands {
+                let core = try Self.script(.core, command)
+                let elf = try Self.script(.elf, command)
+                #expect(core.status == 0 && elf.status == 0, "core: \(core)\nelf: \(elf)")
+                for run in [core, elf] {
+                    #expect(run.output.contains("diagnostic: PASS") || run.output.contains("auto-calibration: PASS"), "\(run)")
+                    if command.contains("rom") {
+                        #expect(run.output.contains("resonance while playing: 178.2 Hz"), "\(run)")
+                        // The effect plays for tens of ms on either (a Strong Click), never the 15 s bound.
+                        #expect(Self.goClearedMilliseconds(run.output).map { $0 > 0 && $0 <= 100 } == true, "\(run)")
+                    }
+                }
+                // Every register the calibration wrote and read back, every verdict, the
+                // ROM effect's resonance: line for line.
+                #expect(Self.chipAnswers(elf.output) == Self.chipAnswers(core.output), "\(command)\ncore:\n\(core.output)\nelf:\n\(elf.output)")
             }
-            // Every register the calibration wrote and read back, every verdict, the ROM
-            // effect's resonance: line for line.
-            #expect(Self.chipAnswers(elf.output) == Self.chipAnswers(core.output), "core:\n\(core.output)\nelf:\n\(elf.output)")
         }
 
         @Test("a fresh chip reads the DRV2605L's reset values on the ELF as on the core (RATED_VOLTAGE 0x3E, OD_CLAMP 0x8C, CONTROL1-3 0x93 0xF5 0xA0)")
