@@ -144,6 +144,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Bench measurements as pure functions over an acceleration trace and the stamped drive
+        // (peak, RMS, rise, stop, lag, f0, calibration spread), each a named value with its unit.
+        .target(name: "Measurements", dependencies: ["Bench", "DeviceInterface", "DRV2605", "Actuators", "HapticCompilation"], swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
         // and the bench, and adds the feedback generators named as UIKit names them.
         .target(
@@ -221,6 +224,11 @@ let package = Package(
                 "BridgeLink", "Devices", "DeviceInterface", "BridgeProtocol", "DRV2605", "Actuators", "SimulatedBridgeDevice", "SimulatedBoard",
                 "HapticEngine", "HapticCompilation", "Haptics",
             ],
+            swiftSettings: strict),
+        // Each measurement on synthetic traces and on the simulated actuator against its model.
+        .testTarget(
+            name: "MeasurementsTests",
+            dependencies: ["Measurements", "Bench", "Devices", "DeviceInterface", "Actuators", "DRV2605", "Haptics", "HapticEngine", "HapticCompilation"],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.

@@ -1,0 +1,111 @@
+import DeviceInterface
+
+/// The amplitude envelope of a vibration: one point per half cycle, at the largest
+/// |acceleration| between two zero crossings (a lobe), joined by straight lines.
+///
+/// Why lobes and not a sliding-window maximum: a window lags or leads the envelope by
+/// up to half its width (≈ 3 ms for a 175 Hz LRA, the size of the figures measured
+/// here), while a lobe's peak lies on the envelope, so crossings interpolated between
+/// lobe peaks are off by much less than a half cycle whenever the envelope changes
+/// little within one half cycle. Works for any carrier (an LRA at resonance, an ERM
+/// whose rotation speeds up); exact zeros (a silent stretch) keep the envelope at 0
+/// from the stretch's first to its last sample.
+public struct Envelope: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var boardMicroseconds: UInt64
+        public var g: Double
+    }
+
+    /// In time order.
+    public private(set) var points: [Point]
+
+    public init(_ samples: [AccelerationSample]) {
+        var points: [Point] = []
+        var lobeSign = 0
+        var lobeStart = 0
+        func closeLobe(_ end: Int) {
+            guard end > lobeStart else { return }
+            if lobeSign == 0 {
+                points.append(Point(boardMicroseconds: samples[lobeStart].boardMicroseconds, g: 0))
+                if end - 1 > lobeStart { points.append(Point(boardMicroseconds: samples[end - 1].boardMicroseconds, g: 0)) }
+            } else {
+                var best = lobeStart
+                for i in lobeStart..<end where abs(samples[i].g) > abs(samples[best].g) { best = i }
+                points.append(Point(boardMicroseconds: samples[best].boardMicroseconds, g: abs(samples[best].g)))
+            }
+        }
+        for (i, s) in samples.enumerated() {
+            let sign = s.g > 0 ? 1 : (s.g < 0 ? -1 : 0)
+            if i == 0 {
+                lobeSign = sign
+            } else if sign != lobeSign {
+                closeLobe(i)
+                lobeStart = i
+                lobeSign = sign
+            }
+        }
+        closeLobe(samples.count)
+        self.points = points
+    }
+
+    public var isEmpty: Bool { points.isEmpty }
+
+    /// Whether a board time lies within the recording (first to last point).
+    public func covers(microseconds t: Double) -> Bool {
+        guard let first = points.first, let last = points.last else { return false }
+        return t >= Double(first.boardMicroseconds) && t <= Double(last.boardMicroseconds)
+    }
+
+    /// The last point at or before a board time: the peak of the last half cycle that
+    /// had begun by then (nil before the first).
+    public func lastPeak(atOrBeforeMicroseconds t: Double) -> Point? {
+        points.last { Double($0.boardMicroseconds) <= t }
+    }
+
+    /// The envelope at a board time, interpolated; before the first point its value,
+    /// after the last point its value.
+    public func value(atMicroseconds t: Double) -> Double {
+        guard let first = points.first, let last = points.last else { return 0 }
+        if t <= Double(first.boardMicroseconds) { return first.g }
+        if t >= Double(last.boardMicroseconds) { return last.g }
+        // First point after t (binary search: traces hold 10^4–10^6 samples).
+        var lo = 0, hi = points.count - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Double(points[mid].boardMicroseconds) > t { hi = mid } else { lo = mid + 1 }
+        }
+        let b = points[lo], a = points[lo - 1]
+        let span = Double(b.boardMicroseconds) - Double(a.boardMicroseconds)
+        return span > 0 ? a.g + (b.g - a.g) * (t - Double(a.boardMicroseconds)) / span : b.g
+    }
+
+    /// The first board time (µs, interpolated) at or after `from` where the envelope is
+    /// at or above `level` (`rising`) or below it (falling); nil when it never is.
+    public func firstCrossing(_ level: Double, rising: Bool, fromMicroseconds from: Double) -> Double? {
+        func past(_ g: Double) -> Bool { rising ? g >= level : g < level }
+        var prevT = from, prevG = value(atMicroseconds: from)
+        if past(prevG) { return from }
+        for p in points where Double(p.boardMicroseconds) > from {
+            let t = Double(p.boardMicroseconds)
+            if past(p.g) {
+                let dg = p.g - prevG
+                return dg != 0 ? prevT + (level - prevG) / dg * (t - prevT) : t
+            }
+            prevT = t
+            prevG = p.g
+        }
+        return nil
+    }
+
+    /// The envelope's mean over a board-time window, by the trapezoid rule over its
+    /// points (so uneven half cycles weigh by their length); nil for an empty window.
+    public func mean(fromMicroseconds a: Double, toMicroseconds b: Double) -> Double? {
+        guard b > a, !points.isEmpty else { return nil }
+        var ts = [a]
+        ts += points.map { Double($0.boardMicroseconds) }.filter { $0 > a && $0 < b }
+        ts.append(b)
+        var area = 0.0
+        for i in 1..<ts.count { area += (value(atMicroseconds: ts[i - 1]) + value(atMicroseconds: ts[i])) / 2 * (ts[i] - ts[i - 1]) }
+        return area / (b - a)
+    }
+}
