@@ -228,7 +228,10 @@ let package = Package(
         // Each measurement on synthetic traces and on the simulated actuator against its model.
         .testTarget(
             name: "MeasurementsTests",
-            dependencies: ["Measurements", "Bench", "Devices", "DeviceInterface", "Actuators", "DRV2605", "Haptics", "HapticEngine", "HapticCompilation"],
+            dependencies: [
+                "Measurements", "Bench", "Devices", "DeviceInterface", "Actuators", "DRV2605", "DRV2605Model", "Haptics", "HapticEngine", "HapticCompilation",
+                "SimulatedBridgeDevice",
+            ],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.

@@ -12,10 +12,24 @@ public struct CalibrationRuns: Sendable {
 
     public init(reports: [HardwareReport]) { self.reports = reports }
 
-    /// Runs the calibration `count` times, each from a fresh bring-up.
-    public static func run<D: HardwareDevice>(_ count: Int, on device: D, profile: ActuatorProfile) async -> CalibrationRuns {
+    /// Runs the calibration `count` times, each from a fresh bring-up, letting the
+    /// actuator come to rest for `restMicroseconds` (on the device's clock) between runs:
+    /// a run started while the last one's buzz still rings measures that ringing too.
+    public static func run<D: HardwareDevice>(
+        _ count: Int, on device: D, profile: ActuatorProfile, restMicroseconds: UInt64 = 300_000
+    ) async -> CalibrationRuns {
         var reports: [HardwareReport] = []
-        for _ in 0..<max(0, count) { reports.append(await BenchProcedures.calibrate(on: device, profile: profile)) }
+        for i in 0..<max(0, count) {
+            if i > 0 {
+                do { try await DRV2605Driver(bus: device.bus).wait(microseconds: restMicroseconds) } catch {
+                    var report = HardwareReport()
+                    report.fail("error: \(error)")
+                    reports.append(report)
+                    continue
+                }
+            }
+            reports.append(await BenchProcedures.calibrate(on: device, profile: profile))
+        }
         return CalibrationRuns(reports: reports)
     }
 

@@ -3,10 +3,12 @@ import Bench
 import DRV2605
 import DeviceInterface
 import Devices
+import DRV2605Model
 import Foundation
 import HapticEngine
 import Haptics
 import Measurements
+import SimulatedBridgeDevice
 import Testing
 
 /// The shipped profiles, found from this file so the tests do not depend on the
@@ -18,7 +20,7 @@ func profile(_ name: String = "pmd-c10-100") throws -> ActuatorProfile {
 
 /// A bench session (the board's register frames) on a fresh simulated board with
 /// `actuator` mounted.
-func simulatedBench(_ actuator: ActuatorProfile) async throws -> BridgeBench {
+func simulatedBench(_ actuator: ActuatorProfile?) async throws -> BridgeBench {
     try await BridgeBench(try DeviceCatalog().open(.simulated, simulated: SimulatedBoardSetup(actuator: actuator)))
 }
 
@@ -35,6 +37,8 @@ func simulatedCalibration(_ actuator: ActuatorProfile) async throws -> AutoCalib
 struct Played {
     var samples: [AccelerationSample]
     var drive: [DriveStamp]
+    /// The voltage the chip model put across the actuator, per physics step (board µs).
+    var outputVolts: [(time: UInt64, volts: Double)]
     var steps: [DriveStep] { DriveStep.steps(in: drive) }
 }
 
@@ -57,8 +61,10 @@ func play(
     try await engine.advance(bySeconds: pattern.duration + tailSeconds)
     let drive = DriveStamp.from(await engine.sentCommands)
     let samples = await engine.acceleration(since: 0) ?? []
+    let times = await engine.withDevice { ($0 as? SimulatedBridgeDevice)?.board.chip.trace.timeMicroseconds ?? [] }
+    let volts = await engine.withDevice { ($0 as? SimulatedBridgeDevice)?.board.chip.trace.driveVolts ?? [] }
     await engine.close()
-    return Played(samples: samples, drive: drive)
+    return Played(samples: samples, drive: drive, outputVolts: Array(zip(times, volts)).map { (time: $0.0, volts: $0.1) })
 }
 
 /// A continuous buzz at full intensity: one drive step, long enough (0.3 s ≈ 15 τ of
