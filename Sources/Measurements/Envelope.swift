@@ -1,7 +1,9 @@
 import DeviceInterface
+import Foundation
 
 /// The amplitude envelope of a vibration: one point per half cycle, at the largest
-/// |acceleration| between two zero crossings (a lobe), joined by straight lines.
+/// |acceleration| between two zero crossings (a lobe), joined by exponential segments
+/// (straight lines on a log scale; linear to and from 0).
 ///
 /// Why lobes and not a sliding-window maximum: a window lags or leads the envelope by
 /// up to half its width (≈ 3 ms for a 175 Hz LRA, the size of the figures measured
@@ -76,7 +78,22 @@ public struct Envelope: Sendable, Equatable {
         }
         let b = points[lo], a = points[lo - 1]
         let span = Double(b.boardMicroseconds) - Double(a.boardMicroseconds)
-        return span > 0 ? a.g + (b.g - a.g) * (t - Double(a.boardMicroseconds)) / span : b.g
+        return span > 0 ? Self.between(a.g, b.g, fraction: (t - Double(a.boardMicroseconds)) / span) : b.g
+    }
+
+    /// The envelope a `fraction` of the way from one peak to the next: geometric (a
+    /// straight line on a log scale) when both are above 0, so a free ring-down — an
+    /// exponential — is followed exactly however far apart its half cycles are (an ERM
+    /// slowing down: 10 ms and more); linear from or to 0 (silence).
+    static func between(_ a: Double, _ b: Double, fraction f: Double) -> Double {
+        a > 0 && b > 0 ? a * Foundation.pow(b / a, f) : a + (b - a) * f
+    }
+
+    /// Where between two peaks the envelope is at `level` (the inverse of `between`),
+    /// as a fraction of the way; the level must lie between them.
+    static func fraction(of level: Double, between a: Double, _ b: Double) -> Double {
+        if a > 0 && b > 0 && level > 0 && a != b { return Foundation.log(level / a) / Foundation.log(b / a) }
+        return b != a ? (level - a) / (b - a) : 1
     }
 
     /// The first board time (µs, interpolated) at or after `from` where the envelope is
@@ -87,10 +104,7 @@ public struct Envelope: Sendable, Equatable {
         if past(prevG) { return from }
         for p in points where Double(p.boardMicroseconds) > from {
             let t = Double(p.boardMicroseconds)
-            if past(p.g) {
-                let dg = p.g - prevG
-                return dg != 0 ? prevT + (level - prevG) / dg * (t - prevT) : t
-            }
+            if past(p.g) { return prevT + Self.fraction(of: level, between: prevG, p.g) * (t - prevT) }
             prevT = t
             prevG = p.g
         }

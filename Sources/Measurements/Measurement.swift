@@ -31,7 +31,7 @@ public enum MeasurementUnit: String, Sendable, Codable, CaseIterable {
 
     func format(_ value: Double) -> String {
         switch self {
-        case .registerCode: String(Int(value.rounded()))
+        case .registerCode: String(format: "%.0f", value)
         case .hertz, .percent: String(format: "%.1f", value)
         case .g, .milliseconds: String(format: "%.3f", value)
         }

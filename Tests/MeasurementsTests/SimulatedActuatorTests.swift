@@ -55,8 +55,9 @@ struct SimulatedActuatorTests {
         let model = log(10) * envelopeTimeConstantSeconds(p) * 1000
         // 3 % (1.4 ms, a quarter cycle): after the stamp there is no drive and so no
         // harmonics, but the level the 10 % is taken of is the last half-cycle peak
-        // before the stamp, which still carries them (a few %: ln(1.05)·τ ≈ 1 ms);
-        // measured +2 %. The integrator's step (ω0·dt ≈ 0.11) adds far less.
+        // before the stamp, which still carries them (a few % too high: the crossing
+        // comes ln(1.05)·τ ≈ 1 ms early); measured −2 %. The integrator's step
+        // (ω0·dt ≈ 0.11) adds far less.
         #expect(abs(stop.value - model) < 0.03 * model, "\(stop), model \(model) ms")
     }
 
@@ -96,7 +97,8 @@ struct SimulatedActuatorTests {
         let model = log(10) * envelopeTimeConstantSeconds(p) * 1000
         // With the target at 0 and no brake factor the loop's output is max(0, …) = 0:
         // the coil is held at 0 V, exactly the open loop's ring-down. 3 %: the drive's
-        // ramp-out before the stamp leaves the envelope a little off its exponential.
+        // ramp-out before the stamp leaves the envelope a little off its exponential
+        // (measured −1.5 %).
         #expect(abs(stop.value - model) < 0.03 * model, "\(stop), model \(model) ms")
     }
 
@@ -111,7 +113,7 @@ struct SimulatedActuatorTests {
         let tau = envelopeTimeConstantSeconds(p) * 1000
         // The loop's brake (gain × 3 × rated × error, clamped at OD_CLAMP) and overdrive
         // have no closed form here; the model's bound is the free resonator (ln(10)·τ,
-        // ln(9)·τ): the loop must beat it clearly (measured ≈ 4 ms and ≈ 17 ms).
+        // ln(9)·τ): the loop must beat it clearly (measured ≈ 2.7 ms and ≈ 16.6 ms).
         #expect(stop.value > 0 && stop.value < 0.25 * log(10) * tau, "\(stop)")
         #expect(rise.value > 0 && rise.value < 0.5 * log(9) * tau, "\(rise)")
     }
