@@ -16,6 +16,8 @@ public enum Resonance {
     /// `driveMicroseconds` and reads LRA_PERIOD while it is still driven (the chip only
     /// updates it while it drives in phase), then stops. `calibrateFirst`: the closed
     /// loop locks onto the back-EMF against A_CAL_BEMF, which an auto-calibration sets.
+    /// An open-loop profile drives at OL_LRA_PERIOD and the chip does not track: what
+    /// LRA_PERIOD then holds is the calibration's reading (0 without one).
     public static func measure<D: HardwareDevice>(
         on device: D, profile: ActuatorProfile, calibrateFirst: Bool = true, driveMicroseconds: UInt64 = 100_000
     ) async throws(MeasurementError) -> Measurement {

@@ -133,6 +133,14 @@ struct SimulatedActuatorTests {
         #expect(f0.unit == .hertz && f0.value >= low && f0.value <= high, "\(f0)")
     }
 
+    @Test("f0 on an ERM: LRA_PERIOD stays 0, a MeasurementError saying the chip tracked no resonance")
+    func resonanceOfAnERMIsAnError() async throws {
+        let p = try profile("adafruit-1201-mini-disc")
+        let bench = try await simulatedBench(p)
+        await #expect(throws: MeasurementError.noResonance(measurement: "resonance f0")) { try await Resonance.measure(on: bench, profile: p) }
+        await bench.close()
+    }
+
     @Test("Auto-calibration 3 times on the simulated LRA: 100 % pass, no spread (the model is deterministic), codes as one calibration's")
     func calibrationRuns() async throws {
         let p = try profile()
