@@ -11,7 +11,8 @@ import Foundation
 /// lobe peaks are off by much less than a half cycle whenever the envelope changes
 /// little within one half cycle. Works for any carrier (an LRA at resonance, an ERM
 /// whose rotation speeds up); exact zeros (a silent stretch) keep the envelope at 0
-/// from the stretch's first to its last sample.
+/// from the stretch's first to its last sample; the tiny lobes noise makes at a zero
+/// crossing are dropped (`withoutNotches`).
 public struct Envelope: Sendable, Equatable {
     public struct Point: Sendable, Equatable {
         public var boardMicroseconds: UInt64
@@ -47,7 +48,26 @@ public struct Envelope: Sendable, Equatable {
             }
         }
         closeLobe(samples.count)
-        self.points = points
+        self.points = Self.withoutNotches(points)
+    }
+
+    /// Drops a half-cycle peak under half of both the last peak kept before it and the
+    /// larger of the two after it. A sensor's noise at a zero crossing of a small
+    /// vibration makes the sign flicker: an even number of extra lobes (mostly two)
+    /// whose peaks are tiny; left in, they would pull the envelope down between two real
+    /// peaks and end a stop time early. No vibration's envelope has such a notch (a
+    /// brake makes it fall, it does not dip and come back); exact silence (0 g) is kept.
+    static func withoutNotches(_ points: [Point]) -> [Point] {
+        guard points.count > 2 else { return points }
+        var kept = [points[0]]
+        for i in 1..<(points.count - 1) {
+            let p = points[i]
+            let after = i + 2 < points.count ? max(points[i + 1].g, points[i + 2].g) : points[i + 1].g
+            if let before = kept.last?.g, p.g > 0, p.g < 0.5 * min(before, after) { continue }
+            kept.append(p)
+        }
+        kept.append(points[points.count - 1])
+        return kept
     }
 
     public var isEmpty: Bool { points.isEmpty }

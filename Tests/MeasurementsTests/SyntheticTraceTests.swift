@@ -92,6 +92,21 @@ struct SyntheticTraceTests {
         #expect(abs(small.value - stop.value) < 0.05)
     }
 
+    @Test("A sign flicker at a zero crossing (noise on a small vibration) is not a dip in the envelope; a stop's fall is kept")
+    func flickerIsNotANotch() {
+        // Half cycles of ±1 g at 200 Hz (25 samples each), with noise making the sign
+        // flicker once at the crossing after the second: two extra lobes of 0.01 g.
+        func lobe(_ sign: Double, _ scale: Double = 1) -> [Double] { (1...24).map { sign * scale * sin(Double.pi * Double($0) / 25) } + [sign * 1e-3] }
+        var g = lobe(1) + lobe(-1) + [0.01, -0.01] + lobe(1) + lobe(-1)
+        var samples = g.enumerated().map { AccelerationSample(boardMicroseconds: UInt64($0.offset) * 100, g: $0.element) }
+        let envelope = Envelope(samples)
+        #expect(envelope.points.map(\.g).allSatisfy { $0 > 0.9 }, "\(envelope.points)")
+        // A real fall (a brake: 1 g, then 0.3, 0.1, 0.03 g half cycles) has no notch: all kept.
+        g = lobe(1) + lobe(-1, 0.3) + lobe(1, 0.1) + lobe(-1, 0.03)
+        samples = g.enumerated().map { AccelerationSample(boardMicroseconds: UInt64($0.offset) * 100, g: $0.element) }
+        #expect(Envelope(samples).points.count == 4)
+    }
+
     @Test("The envelope follows the half-cycle peaks: 0 over silence, the burst's level where it has settled")
     func envelopeOfABurst() {
         let envelope = Envelope(Self.burst())
