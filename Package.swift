@@ -144,6 +144,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Bench measurements as pure functions over an acceleration trace and the stamped drive
+        // (peak, RMS, rise, stop, lag, f0, calibration spread), each a named value with its unit.
+        .target(name: "Measurements", dependencies: ["Bench", "DeviceInterface", "DRV2605", "Actuators", "HapticCompilation"], swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
         // and the bench, and adds the feedback generators named as UIKit names them.
         .target(
@@ -156,7 +159,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -225,6 +228,14 @@ let package = Package(
             dependencies: [
                 "BridgeLink", "Devices", "DeviceInterface", "BridgeProtocol", "DRV2605", "Actuators", "SimulatedBridgeDevice", "SimulatedBoard",
                 "HapticEngine", "HapticCompilation", "Haptics",
+            ],
+            swiftSettings: strict),
+        // Each measurement on synthetic traces and on the simulated actuator against its model.
+        .testTarget(
+            name: "MeasurementsTests",
+            dependencies: [
+                "Measurements", "Bench", "Devices", "DeviceInterface", "Actuators", "DRV2605", "DRV2605Model", "Haptics", "HapticEngine", "HapticCompilation",
+                "SimulatedBridgeDevice",
             ],
             swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),

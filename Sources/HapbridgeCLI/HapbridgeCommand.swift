@@ -13,6 +13,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             ListCommand.self,
             InfoCommand.self,
             PlayCommand.self,
+            MeasureCommand.self,
             RenderCommand.self,
             LibraryCommand.self,
             CalibrateCommand.self,

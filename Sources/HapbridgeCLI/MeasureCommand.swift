@@ -1,0 +1,94 @@
+import Actuators
+import ArgumentParser
+import Bench
+import Devices
+import Foundation
+import JSON
+import Measurements
+
+/// `hapbridge measure PATTERN`: plays a pattern once (as `play` does) and prints the
+/// bench measurements of what the actuator did (`Measurements.PlayMeasurements`).
+public struct MeasureCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "measure",
+        abstract: "Play a pattern once and measure the acceleration: peak and RMS (g), rise time 10→90 %, lag and stop time (ms).",
+        discussion: """
+            The device is chosen as for `play`. Peak and RMS are over the whole recording; rise time, lag and stop \
+            time are of the drive's first step: from the stamp of the command that takes the drive up from 0 (lag: to \
+            the acceleration envelope crossing 10 % of its settled level; rise: 10 % to 90 %), and from the stamp of the \
+            command that brings it back to 0 (stop: to 10 % of the envelope's level at that stamp). The envelope is \
+            read at each half cycle's peak. The recording runs \(Int(Self.tailSeconds * 1000)) ms past the pattern's \
+            end so the ring-down is measured whole. A figure that cannot be measured (no accelerometer, no drive step) \
+            is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
+            "actuator", "pattern", "source", "driveSteps", "measurements": [{"name", "unit", "value"}], \
+            "unmeasured": [reason]}.
+            """)
+
+    /// Recorded past the pattern's end: the free ring-down of the slowest shipped LRA
+    /// (τ ≈ 20 ms) falls to 10 % in 47 ms; 200 ms leaves room for a slower part.
+    static let tailSeconds = 0.2
+
+    @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
+    public var pattern: String
+
+    @Option(help: ArgumentHelp("Actuator profile: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
+    public var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
+
+    @OptionGroup public var device: DeviceOptions
+
+    @OptionGroup public var reading: PatternReadingOptions
+
+    @Flag(help: "Print the measurements as one JSON object (units as symbols: g, ms).")
+    public var json = false
+
+    public init() {}
+
+    public func run() async throws {
+        Interruption.install()
+        let plotFile = try device.plotFile()
+        let source = try PatternSource.resolve(pattern, curveTimes: reading.controlPointTimes)
+        try source.printWarnings()
+        let located = try locateActuatorProfile(actuator)
+        let profile = located.profile
+        let opened = try device.open(actuator: profile)
+        var options = PlaySession.Options(keepsCommands: true)
+        options.sharpnessControl = reading.sharpnessControlScope
+        options.logger = device.logging.logger("hapbridge.engine")
+        let session = PlaySession(opened: opened, actuator: profile, options: options)
+        Interruption.shared.onInterrupt { _ in session.stop(reason: Interruption.shared.reason ?? "interrupted") }
+        do { try await session.start(source.loaded.pattern) } catch { throw CLIError("\(source.label): \(error)") }
+        while try await !session.step().isFinished, Interruption.shared.signal == nil {}
+        for _ in 0..<Int((Self.tailSeconds / options.stepSeconds).rounded(.up)) where Interruption.shared.signal == nil {
+            _ = try await session.step()
+        }
+        let result = try await session.finish(interruption: Interruption.shared.reason)
+        try Interruption.shared.exitIfInterrupted()
+        let measured = PlayMeasurements(trace: result.trace)
+
+        if json {
+            let object = JSONValue.fields([
+                "schema": .string("hapbridge-measure/1"), "device": .string(result.address.description), "actuator": .string(profile.id),
+                "pattern": .string(source.label), "source": result.trace.source.map { .string($0) } ?? .null,
+                "driveSteps": .number(Double(measured.driveSteps)),
+                "measurements": .array(
+                    measured.measurements.map { .fields(["name": .string($0.name), "unit": .string($0.unit.rawValue), "value": .number($0.value)]) }),
+                "unmeasured": .array(measured.unmeasured.map { .string($0.description) }),
+            ])
+            try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
+        } else {
+            var lines = [
+                "device: \(session.summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))",
+                "pattern: \(source.label), \(session.drive.note)",
+                "acceleration: \(result.trace.source ?? "none"); drive steps: \(measured.driveSteps)\(measured.driveSteps > 1 ? " (timings are the first's)" : "")",
+            ]
+            lines += measured.measurements.map(\.description)
+            lines += measured.unmeasured.map { "not measured: \($0)" }
+            try Console.lines(lines, to: .output)
+        }
+        if let plotFile {
+            try plotFile.write(result.trace.plot(title: "hapbridge measure \(source.label)", subtitle: "\(profile.displayName) on \(session.summary)").svg())
+            if !json { try Console.out("plot: \(plotFile.name)") }
+        }
+        if result.endedEarly { throw ExitStatus.incomplete.exitCode }
+    }
+}
