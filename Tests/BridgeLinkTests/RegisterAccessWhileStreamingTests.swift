@@ -123,7 +123,9 @@ struct RegisterAccessServiceLoopTests {
         // A real clock inside a parallel test run on a loaded host: what this pins is
         // the bus path, not how fast the board answers.
         options.startTimeoutMicroseconds = 5_000_000
-        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        let link = BridgeLink(transport: device)
+        link.replyTimeoutMicroseconds = 5_000_000  // the same: a starved process answers late, not never
+        let engine = HapticEngine(link: link, actuator: p, options: options)
         try await engine.start()
         let bus = engine.i2cBus
         for _ in 0..<20 {
