@@ -241,7 +241,11 @@ extension EmulatedBoards {
             // 400 a second over 20 s.
             #expect(reads >= 7_600, "\(line)")
             #expect(fields["answered"] == fields["reads"] && fields["wrong"] == "0", "\(line)")
-            #expect(fields["late"] == "0" && fields["underruns"] == "0" && fields["rejected"] == "0", "\(line)")
+            #expect(fields["late"] == "0" && fields["underruns"] == "0", "\(line)")
+            // A board that fell behind under a loaded test run may refuse a frame
+            // (QUEUE_FULL): the link sends it again, in time (issue 18.2). Any other
+            // refusal, or one that made a command late, is a failure.
+            #expect(fields["rejected"] == fields["queueFull"] && fields["lateAfterRefusal"] == "0", "\(line)")
             #expect(Int(fields["sent"] ?? "") ?? 0 >= 10_000 && fields["running"] == "true", "\(line)")
         }
     }

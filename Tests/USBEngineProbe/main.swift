@@ -9,7 +9,7 @@
 //        usb-engine-probe reads EVENTS     stream EVENTS drive changes 2 ms apart while
 //                                          reading a register 400 times a second through
 //                                          the engine's bus; prints
-//   reads=N answered=N wrong=N sent=N late=N underruns=N rejected=N waitedMaxUs=N
+//   reads=N answered=N wrong=N sent=N late=N underruns=N rejected=N queueFull=N resent=N lateAfterRefusal=N running=B roundTripUs=MIN/MAX
 import Actuators
 import DeviceInterface
 import Devices
@@ -64,7 +64,8 @@ final class Events: @unchecked Sendable {
         await engine.close()
         say(
             "reads=\(reads) answered=\(s.untimedAnswered - 1) wrong=\(wrong) sent=\(s.commandsSent) late=\(s.lateCommands) "
-                + "underruns=\(s.boardUnderruns) rejected=\(s.rejectedFrames) running=\(running) roundTripUs=\(rtt)")
+                + "underruns=\(s.boardUnderruns) rejected=\(s.rejectedFrames) queueFull=\(s.refusals[.queueFull]) resent=\(s.resentCommands) "
+                + "lateAfterRefusal=\(s.lateAfterRefusal) running=\(running) roundTripUs=\(rtt)")
         return 0
     } catch {
         say("error \(error)")
