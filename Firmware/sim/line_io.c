@@ -49,3 +49,13 @@ int hex_decode(const char *text, uint8_t *out, size_t cap)
     }
     return (int)n;
 }
+
+void line_out_chip_write(double stop_us, uint8_t reg, const uint8_t *bytes, size_t n)
+{
+    char text[2 * (1 + 256) + 1];
+    if (n > 255) {
+        n = 255;
+    }
+    hex_encode_register_access(text, reg, bytes, n);
+    line_out("chip w %.4f %s", stop_us, text);
+}

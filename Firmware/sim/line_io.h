@@ -17,6 +17,10 @@ void hex_encode(char *out, const uint8_t *bytes, size_t n);
  * data bytes, as hex (out holds 2n + 3). */
 void hex_encode_register_access(char *out, uint8_t reg, const uint8_t *bytes, size_t n);
 
+/* "chip w SIM_US HEX": a write that reached the host's chip (--chip host) at its
+ * STOP, the register pointer then the n data bytes; both serve modes send it. */
+void line_out_chip_write(double stop_us, uint8_t reg, const uint8_t *bytes, size_t n);
+
 /* Hex text up to its end or a space, to bytes: how many, or -1 when it is not
  * whole bytes of hex or more than cap of them. */
 int hex_decode(const char *text, uint8_t *out, size_t cap);

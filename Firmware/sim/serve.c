@@ -75,9 +75,7 @@ static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&
 static void host_chip_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
 {
     (void)ctx;
-    char text[2 * (1 + DRV_REGISTERS + 1) + 1];
-    hex_encode_register_access(text, reg, bytes, n);
-    line_out("chip w %.4f %s", us(stop), text);
+    line_out_chip_write(us(stop), reg, bytes, n);
 }
 
 static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t *value)
