@@ -17,7 +17,9 @@ struct DebianPackageTests {
     @Test("the package unpacked outside any checkout: no Swift runtime linked, info, play of a built-in, its profiles, firmware, udev rules, completions and man pages")
     func unpackedPackageRunsOutsideACheckout() throws {
         guard let deb = Self.package else {
-            #expect(!Self.required, "no .build/hapbridge_*.deb: run scripts/package-deb")
+            // scripts/test keeps scripts/package-deb's log: its end says why there is no package.
+            let log = (try? String(contentsOfFile: Hapbridge.path(".build/package-deb.log"), encoding: .utf8)) ?? "(no .build/package-deb.log)"
+            #expect(!Self.required, "no .build/hapbridge_*.deb: scripts/package-deb ended with:\n\(log.split(separator: "\n").suffix(25).joined(separator: "\n"))")
             return
         }
         let scratch = try Hapbridge.scratchDirectory()
