@@ -46,7 +46,7 @@ struct EmulatedUSBClient {
         print("   \(opened.summary)")
         var options = HapticEngine.Options(driving: .automatic)
         options.keepsSentCommandLog = true
-        let engine = HapticEngine(link: BridgeLink(transport: RefusalTally(opened.takeTransport())), actuator: try actuatorProfile(), options: options)
+        let engine = HapticEngine(link: BridgeLink(transport: RefusalTally(SendTimes(opened.takeTransport()))), actuator: try actuatorProfile(), options: options)
         try await engine.start()
         print("   engine service thread: \(engine.serviceThreadScheduling)")
 
@@ -67,7 +67,7 @@ struct EmulatedUSBClient {
         await engine.stop()
 
         let log = try EmulationLog.entries(atPath: logPath)
-        reportStartLatency(calls: calls, log: log)
+        reportStartLatency(calls: calls, log: log, sends: await engine.withDevice { (($0 as? RefusalTally)?.inner as? SendTimes)?.sends ?? [] })
 
         // A stamp is when the chip takes the value, the STOP of its write (PROTOCOL.md,
         // "Stamped commands"); the simavr log times START and STOP to the cycle. The
@@ -125,14 +125,15 @@ struct EmulatedUSBClient {
     /// firmware had taken it — and the first driving RTP_INPUT write's latch (its STOP)
     /// at the chip.
     /// A call with none counts as infinitely late: no sample is dropped.
-    func reportStartLatency(calls: [UInt64], log: [EmulationLog.Entry]) {
-        let frames = log.filter { e in
-            e.event == "bulk_out" && ((try? HostFrame.decodeAll(e.decodedBytes ?? [])) ?? []).contains { ($0.rtpAmplitude ?? 0) != 0 }
-        }
+    func reportStartLatency(calls: [UInt64], log: [EmulationLog.Entry], sends: [(hostMicroseconds: UInt64, bytes: [UInt8])]) {
+        func drives(_ bytes: [UInt8]) -> Bool { ((try? HostFrame.decodeAll(bytes)) ?? []).contains { ($0.rtpAmplitude ?? 0) != 0 } }
+        let frames = log.filter { e in e.event == "bulk_out" && drives(e.decodedBytes ?? []) }
+        let handed = sends.filter { drives($0.bytes) }
         let writes = log.filter { e in
             guard e.event == "i2c", e.op == "w", let b = e.decodedBytes else { return false }
             return b.count >= 2 && b[0] == rtpInputRegister && b[1] != 0
         }
+        var toTransport: [Double] = []
         var toDevice: [Double] = []
         var toFirmware: [Double] = []
         var toChip: [Double] = []
@@ -140,6 +141,7 @@ struct EmulatedUSBClient {
         for (i, t0) in calls.enumerated() {
             let end = i + 1 < calls.count ? calls[i + 1] : UInt64.max
             let frame = frames.first { ($0.submit_us ?? 0) >= t0 && ($0.submit_us ?? 0) < end }
+            toTransport.append(handed.first { $0.hostMicroseconds >= t0 && $0.hostMicroseconds < end }.map { Double($0.hostMicroseconds) - Double(t0) } ?? .infinity)
             let write = writes.first { $0.host_us >= t0 && $0.host_us < end }
             if frame == nil || write == nil { missing += 1 }
             toDevice.append(frame?.submit_us.map { Double($0) - Double(t0) } ?? .infinity)
@@ -149,6 +151,9 @@ struct EmulatedUSBClient {
             let length = write.flatMap { w in w.board_stop_us.flatMap { stop in w.board_us.map { stop - $0 } } } ?? 0
             toChip.append(write.map { Double($0.host_us) + length - Double(t0) } ?? .infinity)
         }
+        // The engine's part ends where the frame is handed to libusb; the rest is the
+        // link's delivery (here umockdev's serialised ioctls and the emulation).
+        print(Stats(samples: toTransport).line("start() → its frame handed to libusb (the engine's part)"))
         print(Stats(samples: toDevice).line("start() → its bulk OUT URB at the device model"))
         print(Stats(samples: toFirmware).line("start() → the firmware took it (harness bulk OUT)"))
         print(Stats(samples: toChip).line("start() → first RTP latch (host clock)"))
