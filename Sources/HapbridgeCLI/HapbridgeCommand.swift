@@ -14,6 +14,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             InfoCommand.self,
             PlayCommand.self,
             MeasureCommand.self,
+            SweepCommand.self,
             RenderCommand.self,
             LibraryCommand.self,
             CalibrateCommand.self,

@@ -1,0 +1,167 @@
+import Actuators
+import Bench
+import DRV2605
+import Foundation
+
+/// The open-loop frequency response of an LRA, measured on a device: the DRV2605L
+/// drives the actuator in open loop at each OL_LRA_PERIOD code in the range (a square
+/// wave at that period, the RTP level of OD_CLAMP's RMS voltage), the acceleration is
+/// recorded once the response has settled, and its fundamental's amplitude per drive
+/// volt is the response at that frequency (`FrequencyResponse`, which fits f0 and Q).
+///
+/// OL_LRA_PERIOD steps the period by 98.46 µs, so the frequencies are the codes'
+/// (3 Hz apart near 175 Hz), not an even grid; OD_CLAMP is set again at each one so the
+/// drive's RMS voltage stays the same whatever the dead time takes (datasheet: the
+/// open-loop RMS voltage is 21.32 mV × OD_CLAMP × √(1 − f × 800 µs)).
+public struct FrequencySweep: Sendable {
+    public struct Options: Sendable, Equatable {
+        /// The range, Hz; nil: 0.7 × and 1.4 × the profile's resonance.
+        public var fromHz: Double?
+        public var toHz: Double?
+        /// The RTP level, 0 < level ≤ 1 of the rated RMS voltage.
+        public var level = 1.0
+        /// Driven before each recording, so the response settles (a resonator's
+        /// transient decays as e^(−t/τ), τ = 2Q/ω0: 20 ms for Q 11 at 175 Hz).
+        public var settleMicroseconds: UInt64 = 150_000
+        /// Recorded at each frequency (whole cycles of it are analysed).
+        public var windowMicroseconds: UInt64 = 100_000
+
+        public init() {}
+
+        /// The default range's ends relative to the profile's resonance.
+        public static let defaultSpan = (below: 0.7, above: 1.4)
+    }
+
+    /// Why a sweep could not run (before or while driving; the actuator is left stopped).
+    public enum SweepError: Error, Sendable, Equatable, CustomStringConvertible {
+        case notAnLRA(String)
+        case invalidRange(String)
+        case needsLVariant(DeviceVariant)
+        case noAcceleration(String)
+        case driver(DRV2605Error)
+
+        public var description: String {
+            switch self {
+            case .notAnLRA(let name): "\(name) is not an LRA: a frequency sweep drives a resonator at OL_LRA_PERIOD"
+            case .invalidRange(let why): why
+            case .needsLVariant(let v):
+                "the chip is a \(v): driving an LRA open loop at a set period (OL_LRA_PERIOD) needs a DRV2605L"
+            case .noAcceleration(let device):
+                "\(device) gives no acceleration (no accelerometer or simulated sled): a sweep measures the actuator's acceleration"
+            case .driver(let e): "\(e)"
+            }
+        }
+    }
+
+    public var response: FrequencyResponse
+    /// Where the acceleration came from ("simulated sled", "LIS3DH").
+    public var accelerationSource: String
+    public var options: Options
+
+    /// The OL_LRA_PERIOD codes the range covers, highest frequency last.
+    public static func codes(fromHz: Double, toHz: Double) throws(SweepError) -> [UInt8] {
+        let lowest = frequency(code: UInt8(OpenLoopLRAPeriodRegister.periodField.maxValue)), highest = frequency(code: 1)
+        guard fromHz.isFinite, toHz.isFinite, fromHz > 0, fromHz < toHz else {
+            throw .invalidRange("--from \(fromHz) Hz --to \(toHz) Hz: the range must run from a lower to a higher frequency")
+        }
+        guard fromHz >= lowest.rounded(.down), toHz <= highest else {
+            throw .invalidRange(
+                "--from \(fromHz) Hz --to \(toHz) Hz: OL_LRA_PERIOD reaches \(String(format: "%.1f", lowest))...\(String(format: "%.0f", highest)) Hz")
+        }
+        // Only codes whose frequency lies in the range (the nearest code may not).
+        let step = DRV2605Formulas.lraPeriodSeconds(code: 1)
+        let first = max(1, Int((1 / (toHz * step)).rounded(.up))), last = min(Int(OpenLoopLRAPeriodRegister.periodField.maxValue), Int((1 / (fromHz * step)).rounded(.down)))
+        guard first <= last else {
+            throw .invalidRange("--from \(fromHz) Hz --to \(toHz) Hz: no OL_LRA_PERIOD code lies in the range (codes are 98.46 µs of period apart)")
+        }
+        return (first...last).reversed().map { UInt8($0) }
+    }
+
+    /// The drive frequency of an OL_LRA_PERIOD code, Hz.
+    public static func frequency(code: UInt8) -> Double { 1 / DRV2605Formulas.lraPeriodSeconds(code: max(1, code)) }
+
+    /// Runs the sweep. `progress` hears each frequency before it is driven (index from
+    /// 0, count, Hz). Whatever happens, the drive ends at 0 and the chip in standby.
+    public static func run<D: HardwareDevice>(
+        on device: D, profile: ActuatorProfile, options: Options = Options(), progress: (Int, Int, Double) -> Void = { _, _, _ in }
+    ) async throws(SweepError) -> FrequencySweep {
+        guard profile.kind == .lra, let lra = profile.lra else { throw .notAnLRA(profile.displayName) }
+        guard options.level > 0, options.level <= 1 else { throw .invalidRange("--level \(options.level): the level is a fraction of the rated voltage, above 0 and at most 1") }
+        let codes = try codes(
+            fromHz: options.fromHz ?? lra.resonantFrequencyHz * Options.defaultSpan.below,
+            toHz: options.toHz ?? lra.resonantFrequencyHz * Options.defaultSpan.above)
+        var driver = DRV2605Driver(bus: device.bus)
+        var openLoop = profile
+        openLoop.drive.loop = .open
+        let rtp = Int8(max(1, min(127, (options.level * 127).rounded())))
+        var points: [FrequencyResponse.Point] = []
+        var source: String?
+        do {
+            let variant = try await driver.detect()
+            guard variant.isLVariant else { throw SweepError.needsLVariant(variant) }
+            try await driver.bringUp(profile: openLoop)
+            try await driver.startRealTimePlayback(unsigned: false)
+            for (i, code) in codes.enumerated() {
+                let f = frequency(code: code)
+                progress(i, codes.count, f)
+                let clamp = DRV2605Formulas.lraOpenLoopClampCode(rmsVolts: profile.ratedVoltage, frequencyHz: f)
+                try await driver.writeRaw(.overdriveClamp, [clamp])
+                var period = OpenLoopLRAPeriodRegister(rawValue: 0)
+                period.period = code
+                try await driver.write(period)
+                try await driver.setRealTimeAmplitude(signed: rtp)
+                try await driver.wait(microseconds: options.settleMicroseconds)
+                device.clearAcceleration()
+                try await driver.wait(microseconds: options.windowMicroseconds)
+                // Each frequency is a drive of its own: the board stops a drive longer than
+                // its limit (PROTOCOL.md, "Maximum continuous drive": 5 s by default),
+                // and a sweep lasts longer than that.
+                try await driver.setRealTimeAmplitude(signed: 0)
+                guard let trace = device.acceleration() else { throw SweepError.noAcceleration(device.summary) }
+                source = trace.source
+                let volts = DRV2605Formulas.lraOpenLoopVoltage(code: clamp, frequencyHz: f) * Double(rtp) / 127
+                let amplitude = FundamentalAmplitude.of(timesMilliseconds: trace.timeMilliseconds, values: trace.accelerationG, frequencyHz: f)
+                points.append(.init(frequencyHz: f, accelerationG: amplitude, driveVolts: volts))
+            }
+            try await stop(driver)
+        } catch let error as SweepError {
+            try? await stop(driver)
+            throw error
+        } catch let error as DRV2605Error {
+            try? await stop(driver)
+            throw .driver(error)
+        } catch {
+            try? await stop(driver)
+            throw .driver(.invalidConfiguration("\(error)"))
+        }
+        return FrequencySweep(response: FrequencyResponse(points: points), accelerationSource: source ?? "none", options: options)
+    }
+
+    /// Drive 0, out of RTP, standby.
+    static func stop<Bus>(_ driver: DRV2605Driver<Bus>) async throws(DRV2605Error) {
+        try await driver.setRealTimeAmplitude(signed: 0)
+        try await driver.stopRealTimePlayback()
+        try await driver.setStandby(true)
+    }
+}
+
+/// The amplitude of one frequency's component in a uniformly sampled signal: the
+/// single-bin Fourier coefficient over the whole cycles the samples hold, so the square
+/// drive's odd harmonics and any offset drop out (a lock-in amplifier's reading).
+public enum FundamentalAmplitude {
+    public static func of(timesMilliseconds t: [Double], values: [Double], frequencyHz f: Double) -> Double {
+        guard let start = t.first, let end = t.last, f > 0, end > start, t.count == values.count else { return 0 }
+        let cycles = ((end - start) / 1000 * f).rounded(.down)
+        guard cycles >= 1 else { return 0 }
+        let stop = start + cycles / f * 1000
+        var sine = 0.0, cosine = 0.0
+        var n = 0
+        for (time, value) in zip(t, values) where time < stop {
+            let phase = 2 * Double.pi * f * (time - start) / 1000
+            sine += value * sin(phase)
+            cosine += value * cos(phase)
+            n += 1
+        }
+        return n > 0 ? 2 * (sine * sine + cosine * cosine).squareRoot() / Double(n) : 0
+    }
+}
