@@ -100,6 +100,9 @@ public struct FrequencySweep: Sendable {
             let variant = try await driver.detect()
             guard variant.isLVariant else { throw SweepError.needsLVariant(variant) }
             try await driver.bringUp(profile: openLoop)
+            // A device with no acceleration source is refused before anything is driven
+            // (the bring-up took time, so a source has samples by now).
+            guard device.acceleration() != nil else { throw SweepError.noAcceleration(device.summary) }
             try await driver.startRealTimePlayback(unsigned: false)
             for (i, code) in codes.enumerated() {
                 let f = frequency(code: code)

@@ -152,6 +152,13 @@ extension EmulatedBoards {
             #expect(play.status == 0 && play.output.contains("drive: closed loop") && play.output.contains("closed loop,"), "\(play)")
         }
 
+        @Test("sweep on a bridge board without an accelerometer: refused before anything is driven, with the reason (status 1)")
+        func sweepNeedsAnAccelerationSource() throws {
+            let sweep = try Emulate.bridge(.core, [], [Self.hapbridge, "sweep", "--device", "usb", "--actuator", "pmd-c10-100"])
+            #expect(sweep.status == 1 && sweep.errors.contains("gives no acceleration (no accelerometer or simulated sled)"), "\(sweep)")
+            #expect(!sweep.errors.contains("sweep 1/"), "nothing driven: \(sweep)")
+        }
+
         @Test("unplugged mid-play: play stops with the reason and status 3", arguments: Emulate.backings)
         func unplugMidPlayIsReported(_ backing: Emulate.Backing) throws {
             let dir = try Self.scratch()
