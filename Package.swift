@@ -89,6 +89,17 @@ let package = Package(
         .target(
             name: "LibUSB", dependencies: ["CLibUSB", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // libftdi1 from Debian's libftdi1-dev, and a thin typed Swift wrapper over it (a
+        // context and the device it opened, errors carrying libftdi's code and message).
+        // Knows nothing of hapbridge.
+        .systemLibrary(name: "CLibFTDI", pkgConfig: "libftdi1", providers: [.apt(["libftdi1-dev"])]),
+        .target(name: "LibFTDI", dependencies: ["CLibFTDI", "CLibUSB"], swiftSettings: strict),
+        // The FT232H's MPSSE facts both sides share: opcodes (FTDI AN_108), the clock
+        // divisor, the I2C wiring (SCL, SDA, the DRV2605's EN) and the USB identity.
+        .target(name: "MPSSE", swiftSettings: strict),
+        // The DRV2605 straight on an FT232H: an `I2CBus` over MPSSE through libftdi
+        // (START/STOP by GPIO, ACK bits checked, batched writes, waits timed by the FT232H).
+        .target(name: "FTDIBridge", dependencies: ["LibFTDI", "MPSSE", "DeviceInterface"], swiftSettings: strict),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
@@ -129,7 +140,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
