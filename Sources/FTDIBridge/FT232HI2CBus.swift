@@ -14,8 +14,8 @@ import MPSSE
 /// pull-down `FT232HI2CWiring` describes, an unplugged FT232H leaves it low.
 public actor FT232HI2CBus: I2CBus {
     private let ftdi: FTDIContext
-    public let sclHz: Double
-    public let clock: MPSSEClock
+    public nonisolated let sclHz: Double
+    public nonisolated let clock: MPSSEClock
     public private(set) var enable = true
     /// Longest a transaction's answer may take beyond its own clocking (USB round trip,
     /// the latency timer).

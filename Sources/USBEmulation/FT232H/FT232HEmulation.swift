@@ -72,7 +72,7 @@ public enum FT232HEmulation {
         let chip = device.chipNow
         report(
             "ft232h: \(c.vendorRequests) vendor request(s), \(c.bytesOut) byte(s) out, \(c.bytesIn) byte(s) in, \(e.commands) MPSSE command(s), "
-                + "\(e.bad) bad, \(e.cycles) clock cycle(s) (\(String(format: "%.3f", Double(chip.microseconds) / 1e6)) s chip time), \(log.count) I2C transaction(s)")
+                + "\(e.bad) answered with the bad-command echo, \(e.cycles) clock cycle(s) (\(String(format: "%.3f", Double(chip.microseconds) / 1e6)) s chip time), \(log.count) I2C transaction(s)")
         if let path = options.logPath {
             let text = log.map(jsonLine).joined()
             do { try FileWriter.write(Array(text.utf8), to: FilePath(path)) } catch {
