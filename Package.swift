@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "Bench",
             dependencies: [
-                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
+                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON", "FTDIBridge",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,0 +1,16 @@
+import Bench
+import DeviceInterface
+
+extension DeviceOptions {
+    /// `--device ftdi` / `ftdi:SERIAL`: the FT232H opened as a bench (nil for any other
+    /// address). A failure is one line (status 1), with libftdi's own words.
+    func openFT232H() throws(CLIError) -> FT232HBench? {
+        guard case .ftdi(let serial)? = address else { return nil }
+        if simulatorOptionsGiven {
+            throw CLIError("--variant, --supply and --simulate-fault apply to the simulated board (--device sim), not \(DeviceAddress.ftdi(serial: serial))")
+        }
+        do { return try FT232HBench(serial: serial) } catch {
+            throw CLIError(TerminalText.safe("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
+        }
+    }
+}
