@@ -16,6 +16,8 @@ public actor FT232HI2CBus: I2CBus {
     private let ftdi: FTDIContext
     public nonisolated let sclHz: Double
     public nonisolated let clock: MPSSEClock
+    /// The latency timer as the chip reports it after setting (ms).
+    public nonisolated let latencyMilliseconds: UInt8
     public private(set) var enable = true
     /// Longest a transaction's answer may take beyond its own clocking (USB round trip,
     /// the latency timer).
@@ -35,6 +37,7 @@ public actor FT232HI2CBus: I2CBus {
             try ftdi.purge()
             // 1 ms: an answer shorter than a packet waits this long in the chip (16 ms by default).
             try ftdi.setLatencyTimer(milliseconds: 1)
+            latencyMilliseconds = try ftdi.latencyTimer()
             try ftdi.setBitMode(.reset)
             try ftdi.setBitMode(.mpsse)
         } catch { throw .ftdi(error) }

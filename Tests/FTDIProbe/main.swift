@@ -17,6 +17,9 @@ import Foundation
 //   ftdi-probe calibrate          bring-up, then auto-calibration
 //   ftdi-probe bad-command        a stream with an opcode MPSSE does not have
 //   ftdi-probe wait US            a wait of US µs timed by the FT232H's clock
+//   ftdi-probe en-low             EN driven low, then the driver's detect
+//
+// `--scl HZ` before the command sets the I2C clock (default 400000).
 
 /// The bus, with every write the driver makes printed as it goes.
 final class PrintingBus: I2CBus, Sendable {
@@ -46,7 +49,11 @@ func fail(_ step: String, _ error: any Error) -> Never {
     exit(1)
 }
 
-let args = Array(CommandLine.arguments.dropFirst())
+let (args, sclHz): ([String], Double) = {
+    let all = Array(CommandLine.arguments.dropFirst())
+    if all.first == "--scl", all.count >= 2, let hz = Double(all[1]) { return (Array(all.dropFirst(2)), hz) }
+    return (all, 400_000)
+}()
 guard let command = args.first else {
     print("usage: ftdi-probe bringup|write-read REG VAL|batch|diagnose|calibrate|bad-command|wait US")
     exit(2)
@@ -54,8 +61,8 @@ guard let command = args.first else {
 
 func probe(_ command: String) async {
     let bus: FT232HI2CBus
-    do { bus = try FT232HI2CBus() } catch { fail("open", error) }
-    print("open sclHz=\(Int(bus.sclHz)) divisor=\(bus.clock.divisor)")
+    do { bus = try FT232HI2CBus(sclHz: sclHz) } catch { fail("open", error) }
+    print("open sclHz=\(Int(bus.sclHz)) divisor=\(bus.clock.divisor) latency=\(bus.latencyMilliseconds)")
     var driver = DRV2605Driver(bus: PrintingBus(bus))
     let profile: ActuatorProfile
     do { profile = try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile) } catch { fail("profile", error) }
@@ -118,6 +125,14 @@ func probe(_ command: String) async {
             try await bus.wait(microseconds: us)
             print("wait us=\(us) ok=1")
         } catch { fail("wait", error) }
+    case "en-low":
+        do { try await bus.setEnable(false) } catch { fail("en-low", error) }
+        do {
+            let v = try await driver.detect()
+            print("en-low detected=\(v)")
+        } catch {
+            print("en-low error=\"\(error)\"")
+        }
     default:
         print("unknown command \(command)")
         exit(2)

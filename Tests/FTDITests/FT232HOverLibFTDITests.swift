@@ -16,6 +16,22 @@ struct FT232HOverLibFTDITests {
         #expect(run.errors.contains("hapbridge emulate: ft232h:"), "the summary line")
     }
 
+    @Test("at 100 kHz (divisor 199) the chip is brought up the same way, and the latency timer reads back 1 ms")
+    func standardMode() throws {
+        let run = try EmulatedFT232H.probe(["--scl", "100000", "bringup"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.record("open")["divisor"] == "199", "\(run)")
+        #expect(run.record("open")["latency"] == "1", "SIO_SET_LATENCY_TIMER then SIO_GET_LATENCY_TIMER: \(run)")
+        #expect(run.record("detect")["variant"] == "DRV2605L", "\(run)")
+    }
+
+    @Test("EN (AD4) driven low puts the chip in shutdown: it still ACKs, reads 0xFF, and the driver says EN is low")
+    func enableLow() throws {
+        let run = try EmulatedFT232H.probe(["en-low"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.line("en-low")?.contains("EN is low") == true, "\(run)")
+    }
+
     @Test("a register written over MPSSE reads back the value written")
     func writeReadBack() throws {
         let run = try EmulatedFT232H.probe(["write-read", "16", "5A"])
