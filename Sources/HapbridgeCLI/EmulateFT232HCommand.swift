@@ -15,7 +15,8 @@ extension EmulateCommand {
                 bad-command echo 0xFA). Its pins are wired as for I2C: SCL on AD0, SDA on AD1 and AD2, the \
                 DRV2605L's EN on AD4 (pulled down: the chip is in shutdown until a host drives AD4 high). The \
                 chip model sees every transaction bit by bit; its time (and its actuator's) follows the MPSSE \
-                clock. At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
+                clock. SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (a replug is a freshly \
+                powered FT232H and chip, at the next device address). At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
                 transactions. Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not \
                 be set up, with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)

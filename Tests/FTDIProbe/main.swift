@@ -18,6 +18,9 @@ import Foundation
 //   ftdi-probe bad-command        a stream with an opcode MPSSE does not have
 //   ftdi-probe wait US            a wait of US µs timed by the FT232H's clock
 //   ftdi-probe en-low             EN driven low, then the driver's detect
+//   ftdi-probe unplug             detect; SIGUSR1 to the emulation (its parent) and STATUS
+//                                 read until the unplug shows as an error; SIGUSR2, the
+//                                 FT232H opened again once it is back, detect
 //
 // `--scl HZ` before the command sets the I2C clock (default 400000).
 
@@ -44,8 +47,10 @@ func printWrite(_ address: UInt8, _ bytes: [UInt8]) {
 
 func hex(_ v: UInt8) -> String { String(format: "0x%02X", v) }
 
-func fail(_ step: String, _ error: any Error) -> Never {
-    print("error step=\(step) message=\"\(error)\"")
+func fail(_ step: String, _ error: any Error) -> Never { fail(step, "\(error)") }
+
+func fail(_ step: String, _ message: String) -> Never {
+    print("error step=\(step) message=\"\(message)\"")
     exit(1)
 }
 
@@ -125,6 +130,39 @@ func probe(_ command: String) async {
             try await bus.wait(microseconds: us)
             print("wait us=\(us) ok=1")
         } catch { fail("wait", error) }
+    case "unplug":
+        do {
+            let v = try await driver.detect()
+            print("before variant=\(v)")
+        } catch { fail("before", error) }
+        kill(getppid(), SIGUSR1)
+        // Bounded: each read is a USB round trip; the unplug lands within a few.
+        var gone: (any Error)?
+        for _ in 0..<20_000 {
+            do { _ = try await driver.readRaw(.status) } catch {
+                gone = error
+                break
+            }
+        }
+        guard let gone else { fail("unplug", "STATUS still read after 20,000 tries") }
+        print("unplugged error=\"\(gone)\"")
+        await bus.close()
+        kill(getppid(), SIGUSR2)
+        var again: FT232HI2CBus?
+        var lastError: (any Error)?
+        let deadline = Date().addingTimeInterval(20)
+        while again == nil && Date() < deadline {
+            do { again = try FT232HI2CBus(sclHz: sclHz) } catch { lastError = error }
+        }
+        guard let again else { fail("replug", lastError.map { "\($0)" } ?? "not back") }
+        var second = DRV2605Driver(bus: again)
+        do {
+            let v = try await second.detect()
+            print("replugged variant=\(v) status=\(hex(try await second.readRaw(.status)))")
+        } catch { fail("replugged", error) }
+        await again.close()
+        print("closed ok=1")
+        return
     case "en-low":
         do { try await bus.setEnable(false) } catch { fail("en-low", error) }
         do {

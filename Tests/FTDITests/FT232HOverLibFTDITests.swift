@@ -92,6 +92,17 @@ struct FT232HOverLibFTDITests {
         #expect(run.errors.contains("150000 clock cycle(s) (0.250 s chip time)"), "\(run)")
     }
 
+    @Test("unplugged (SIGUSR1 to the emulation) the next transaction fails with libftdi's words; replugged (SIGUSR2) the FT232H opens again and the chip answers")
+    func unplugReplug() throws {
+        let run = try EmulatedFT232H.probe(["unplug"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.record("before")["variant"] == "DRV2605L", "\(run)")
+        #expect(run.line("unplugged")?.contains("I2C adapter failure: ftdi_") == true, "\(run)")
+        #expect(run.record("replugged")["variant"] == "DRV2605L", "\(run)")
+        #expect(run.errors.contains("ft232h unplugged") && run.errors.contains("ft232h plugged in again"), "\(run)")
+        #expect(run.errors.contains("plugged in 2 times"), "\(run)")
+    }
+
     @Test("the actuator diagnostic passes on the emulated chip over libftdi")
     func diagnose() throws {
         let run = try EmulatedFT232H.probe(["diagnose"])
