@@ -1,5 +1,6 @@
 import Actuators
 import ArgumentParser
+import DeviceInterface
 import Devices
 import USBEmulation
 
@@ -38,9 +39,9 @@ extension EmulateCommand {
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the program to run after --, e.g. `hapbridge emulate ft232h -- hapbridge diagnose --device ftdi`") }
-            // A USB string descriptor holds at most 126 UTF-16 units.
-            guard !serial.isEmpty, serial.utf16.count <= 126, serial.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw ValidationError("--serial must be 1...126 printable ASCII characters without spaces, not \(serial.debugDescription)")
+            // Every serial the emulation takes is one `--device ftdi:SERIAL` can name.
+            do { _ = try DeviceAddress(parsing: "ftdi:" + serial) } catch {
+                throw ValidationError("--serial: \(TerminalText.safe(error.description))")
             }
         }
 
