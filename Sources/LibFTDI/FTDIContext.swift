@@ -87,7 +87,10 @@ public final class FTDIContext {
     /// Sends all of `bytes` (libftdi splits them into chunks of the write chunk size).
     public func write(_ bytes: [UInt8]) throws(FTDIError) {
         guard !bytes.isEmpty else { return }
-        let r = bytes.withUnsafeBufferPointer { b in ftdi_write_data(raw, b.baseAddress, Int32(b.count)) }
+        guard let count = Int32(exactly: bytes.count) else {
+            throw .call(function: "ftdi_write_data", code: -1, message: "\(bytes.count) bytes is more than one call can write")
+        }
+        let r = bytes.withUnsafeBufferPointer { b in ftdi_write_data(raw, b.baseAddress, count) }
         let n = try check("ftdi_write_data", r)
         guard Int(n) == bytes.count else {
             throw .call(function: "ftdi_write_data", code: n, message: "wrote \(n) of \(bytes.count) bytes")
@@ -99,8 +102,8 @@ public final class FTDIContext {
     /// the latency timer.
     public func read(maximum: Int) throws(FTDIError) -> [UInt8] {
         guard maximum > 0 else { return [] }
-        var buffer = [UInt8](repeating: 0, count: maximum)
-        let r = buffer.withUnsafeMutableBufferPointer { b in ftdi_read_data(raw, b.baseAddress, Int32(b.count)) }
+        var buffer = [UInt8](repeating: 0, count: min(maximum, Int(Int32.max)))
+        let r = buffer.withUnsafeMutableBufferPointer { b in ftdi_read_data(raw, b.baseAddress, Int32(clamping: b.count)) }
         let n = try check("ftdi_read_data", r)
         return Array(buffer.prefix(Int(n)))
     }
