@@ -135,14 +135,15 @@ let package = Package(
         .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
         // `hapbridge emulate`: emulated USB devices behind real libusb (umockdev + our
         // usbdevfs handler); the bridge board backed by the firmware core in real time or
-        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
+        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`); the FT232H
+        // with its MPSSE engine and a DRV2605L on its I2C pins (FT232H/).
         .target(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
                 "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605",
             ],
-            exclude: ["README.md"], swiftSettings: strict),
+            exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
         // (`PlaySession`: device, actuator and stored calibration, progress, stop reason,
         // record, acceleration), and the procedures on a board's I2C bus (`BridgeBench`,
