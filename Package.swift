@@ -264,7 +264,7 @@ let package = Package(
         .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation"], swiftSettings: strict),
         // The FT232H path through libftdi and pyftdi against `hapbridge emulate ft232h`
         // (ftdi-probe and python3 as COMMAND), and the MPSSE clock's arithmetic.
-        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
+        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
