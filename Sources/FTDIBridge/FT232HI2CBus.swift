@@ -67,9 +67,9 @@ public actor FT232HI2CBus: I2CBus {
 
     /// Runs one program: its commands and the sync trailer in one transfer, its answer
     /// read back and checked for the trailer (a bad command shows as FA + opcode).
-    public func run(_ program: MPSSEI2CProgram, extraMilliseconds: Int = 0) throws(FT232HError) -> [UInt8] {
+    public func run(_ program: MPSSEI2CProgram, extraMilliseconds: Int = 0, sendImmediate: Bool = true) throws(FT232HError) -> [UInt8] {
         var p = program
-        p.syncTrailer()
+        p.syncTrailer(sendImmediate: sendImmediate)
         let expected = p.answerCount + 2
         let answer: [UInt8]
         do {
@@ -87,11 +87,12 @@ public actor FT232HI2CBus: I2CBus {
     }
 
     /// Raw MPSSE commands (for tests and diagnostics): sent with the sync trailer,
-    /// `answerCount` bytes expected back.
-    public func exchange(_ commands: [UInt8], answerCount: Int) throws(FT232HError) -> [UInt8] {
+    /// `answerCount` bytes expected back; without `sendImmediate` the FT232H holds the
+    /// answer until its latency timer runs out.
+    public func exchange(_ commands: [UInt8], answerCount: Int, sendImmediate: Bool = true) throws(FT232HError) -> [UInt8] {
         var p = MPSSEI2CProgram(enable: enable, sclHz: sclHz)
         p.raw(commands, answers: answerCount)
-        return try run(p)
+        return try run(p, sendImmediate: sendImmediate)
     }
 
     private func transact(_ program: MPSSEI2CProgram) throws(I2CError) -> [UInt8] {

@@ -127,8 +127,9 @@ public struct MPSSEI2CProgram: Sendable {
 
     /// Ends the stream with the bad-command probe (AN_108 §3.2): the FT232H answers
     /// 0xFA 0xAB after everything else, so a short or misaligned answer shows.
-    public mutating func syncTrailer() {
-        commands += [MPSSEOpcode.bogus2, MPSSEOpcode.sendImmediate]
+    /// Without `sendImmediate` the answer waits in the FT232H for its latency timer.
+    public mutating func syncTrailer(sendImmediate: Bool = true) {
+        commands += [MPSSEOpcode.bogus2] + (sendImmediate ? [MPSSEOpcode.sendImmediate] : [])
     }
 
     /// Commands given as they are, answering `answers` data bytes (tests, diagnostics).

@@ -18,6 +18,8 @@ import Foundation
 //   ftdi-probe bad-command        a stream with an opcode MPSSE does not have
 //   ftdi-probe wait US            a wait of US µs timed by the FT232H's clock
 //   ftdi-probe en-low             EN driven low, then the driver's detect
+//   ftdi-probe no-flush           read ADBUS without a send-immediate (the answer comes
+//                                 with the latency timer)
 //   ftdi-probe unplug             detect; SIGUSR1 to the emulation (its parent) and STATUS
 //                                 read until the unplug shows as an error; SIGUSR2, the
 //                                 FT232H opened again once it is back, detect
@@ -163,6 +165,11 @@ func probe(_ command: String) async {
         await again.close()
         print("closed ok=1")
         return
+    case "no-flush":
+        do {
+            let answer = try await bus.exchange([0x81], answerCount: 1, sendImmediate: false)
+            print("no-flush answer=\(answer.map(hex).joined(separator: ","))")
+        } catch { fail("no-flush", error) }
     case "en-low":
         do { try await bus.setEnable(false) } catch { fail("en-low", error) }
         do {

@@ -84,6 +84,14 @@ struct FT232HOverLibFTDITests {
         #expect(run.line("bad-command")?.contains("rejected MPSSE command 0x00 (bad-command echo FA 00)") == true, "\(run)")
     }
 
+    @Test("an answer without a send-immediate is not lost: the FT232H sends it when its latency timer runs out")
+    func answerWithoutSendImmediate() throws {
+        let run = try EmulatedFT232H.probe(["no-flush"])
+        #expect(run.status == 0, "\(run)")
+        // ADBUS after set-up: SCL and SDA released (pulled up), EN driven high, the rest pulled up.
+        #expect(run.record("no-flush")["answer"] == "0xFF", "\(run)")
+    }
+
     @Test("a wait is timed by the FT232H's clock: 250 ms of idle MPSSE clocks are 250 ms of the chip's time")
     func waitFollowsMPSSEClock() throws {
         let run = try EmulatedFT232H.probe(["wait", "250000"])

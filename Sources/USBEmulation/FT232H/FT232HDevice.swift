@@ -9,9 +9,10 @@ import Synchronization
 /// (`MPSSEEngine`, with a DRV2605 on its I2C pins), the answers on bulk IN.
 ///
 /// Bulk IN as the chip sends it: every packet (512 bytes at most) starts with the two
-/// modem-status bytes; answers go out at the host's next IN token; with nothing to
-/// send the chip still sends the two status bytes once the latency timer runs out
-/// (libftdi's read then returns 0 bytes, and a reader polls again). Outside MPSSE mode
+/// modem-status bytes; answers go out at the host's next IN token after a send-immediate
+/// (0x87) or once a packet's worth waits, else when the latency timer runs out; with
+/// nothing to send the chip still sends the two status bytes when it runs out (libftdi's
+/// read then returns 0 bytes, and a reader polls again). Outside MPSSE mode
 /// (bit mode reset) bulk OUT is taken and ignored: the UART has nothing attached.
 ///
 /// Calls come from the usbdevfs handler's worker thread; the state is behind a lock;
@@ -32,6 +33,9 @@ final class FT232HDevice: USBDeviceModel {
         var bitMask: UInt8 = 0
         /// Answers waiting for an IN token.
         var outbound: [UInt8] = []
+        /// The answers go at the next IN token (a send-immediate ran, or a packet is
+        /// full); else when the latency timer runs out.
+        var immediate = false
         var polled = false
         /// Bumped whenever packets go out: a status-only packet scheduled before is void.
         var generation = 0
@@ -187,6 +191,10 @@ final class FT232HDevice: USBDeviceModel {
             s.counters.bytesOut += data.count
             guard s.mpsse else { return .done([]) }
             s.outbound += s.engine.execute(data)
+            if s.engine.flushRequested || s.outbound.count >= FT232HIdentity.packetSize - Self.modemStatus.count {
+                s.immediate = true
+                s.engine.flushRequested = false
+            }
             s.log += s.engine.target.drainLog()
             return .done([])
         }
@@ -211,44 +219,52 @@ final class FT232HDevice: USBDeviceModel {
 
     // MARK: bulk IN (the device's queue)
 
-    /// The host polls: answers go out now, or the status bytes alone when the latency
-    /// timer runs out with nothing to send.
+    /// The host polls: answers flushed by a send-immediate (or a full packet) go out
+    /// now; otherwise the latency timer runs, and when it runs out whatever waits goes,
+    /// or the status bytes alone.
     private func deliver() {
         let (host, packets, idle) = state.withLock { s -> ((any USBHostPort)?, [[UInt8]], (generation: Int, ms: UInt8)?) in
             guard s.running, s.polled, s.usb.isConfigured else { return (nil, [], nil) }
-            guard !s.outbound.isEmpty else {
+            guard s.immediate else {
                 guard !s.timerArmed else { return (nil, [], nil) }
                 s.timerArmed = true
                 return (s.host, [], (s.generation, s.latencyMilliseconds))
             }
-            let payload = FT232HIdentity.packetSize - Self.modemStatus.count
-            var packets: [[UInt8]] = []
-            var rest = s.outbound[...]
-            while !rest.isEmpty {
-                packets.append(Self.modemStatus + rest.prefix(payload))
-                rest = rest.dropFirst(payload)
-            }
-            // A full last packet does not end the transfer: the status bytes alone do.
-            if packets.last?.count == FT232HIdentity.packetSize { packets.append(Self.modemStatus) }
-            s.counters.bytesIn += s.outbound.count
-            s.outbound = []
-            s.generation += 1
-            return (s.host, packets, nil)
+            return (s.host, Self.takePackets(&s), nil)
         }
         guard let host else { return }
         for p in packets { host.received(.packet(p), endpoint: FT232HIdentity.bulkIn) }
         if let idle {
             queue.asyncAfter(deadline: .now() + .milliseconds(Int(idle.ms))) { [self] in
-                let send = state.withLock { s -> Bool in
+                // The latency timer ran out: what is waiting goes, or the status bytes alone.
+                let packets = state.withLock { s -> [[UInt8]] in
                     s.timerArmed = false
-                    guard s.running, s.polled, s.generation == idle.generation, s.outbound.isEmpty else { return false }
-                    s.generation += 1
-                    return true
+                    guard s.running, s.polled, s.generation == idle.generation else { return [] }
+                    return Self.takePackets(&s)
                 }
-                if send { host.received(.packet(Self.modemStatus), endpoint: FT232HIdentity.bulkIn) }
-                // Still polled and nothing came: the timer runs again.
+                for p in packets { host.received(.packet(p), endpoint: FT232HIdentity.bulkIn) }
+                // Still polled: the timer runs again.
                 if state.withLock({ $0.polled && $0.running }) { deliver() }
             }
         }
+    }
+
+    /// Everything waiting, as IN packets each starting with the modem status (the
+    /// status bytes alone when nothing waits).
+    private static func takePackets(_ s: inout State) -> [[UInt8]] {
+        let payload = FT232HIdentity.packetSize - modemStatus.count
+        var packets: [[UInt8]] = []
+        var rest = s.outbound[...]
+        while !rest.isEmpty {
+            packets.append(modemStatus + rest.prefix(payload))
+            rest = rest.dropFirst(payload)
+        }
+        // A full last packet (or none) does not end the transfer: the status bytes alone do.
+        if packets.isEmpty || packets.last?.count == FT232HIdentity.packetSize { packets.append(modemStatus) }
+        s.counters.bytesIn += s.outbound.count
+        s.outbound = []
+        s.immediate = false
+        s.generation += 1
+        return packets
     }
 }

@@ -11,7 +11,9 @@ import MPSSE
 /// the divisor, divide-by-5 and three-phase set it; GPIO writes take no time. So the
 /// chip's actuator physics runs on the same clock the host paces its I2C with.
 ///
-/// A command split across bulk transfers waits for its remaining bytes; an opcode AN_108
+/// Answers wait in the chip until a send-immediate (0x87), a full packet's worth, or the
+/// latency timer (`FT232HDevice`). A command split across bulk transfers waits for its
+/// remaining bytes; an opcode AN_108
 /// does not define (or one not modelled: the JTAG TMS commands, the wait-on-I/O ones)
 /// is answered 0xFA + opcode, as the chip answers it.
 struct MPSSEEngine {
@@ -32,6 +34,9 @@ struct MPSSEEngine {
     private(set) var commandsRun = 0
     private(set) var badCommands = 0
     private(set) var clockCycles: UInt64 = 0
+    /// A send-immediate (0x87) ran since the device last took the answers: they go to
+    /// the host at its next IN token instead of when the latency timer runs out.
+    var flushRequested = false
 
     init(target: I2CTarget) {
         self.target = target
@@ -129,7 +134,7 @@ struct MPSSEEngine {
         case MPSSEOpcode.loopbackOn: loopback = true
         case MPSSEOpcode.loopbackOff: loopback = false
         case MPSSEOpcode.setClockDivisor: clock.divisor = UInt16(c[1]) | UInt16(c[2]) << 8
-        case MPSSEOpcode.sendImmediate: break  // every answer goes out at the host's next IN token here
+        case MPSSEOpcode.sendImmediate: flushRequested = true
         case MPSSEOpcode.disableDivideBy5: clock.divideBy5 = false
         case MPSSEOpcode.enableDivideBy5: clock.divideBy5 = true
         case MPSSEOpcode.enableThreePhase: clock.threePhase = true
