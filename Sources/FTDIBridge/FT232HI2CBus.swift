@@ -19,6 +19,9 @@ public actor FT232HI2CBus: I2CBus {
     /// The latency timer as the chip reports it after setting (ms).
     public nonisolated let latencyMilliseconds: UInt8
     public private(set) var enable = true
+    /// Asked before every transaction and wait: a reason (a signal came) ends the
+    /// procedure with `.cancelled` instead of the next bus access.
+    private var interruption: (@Sendable () -> String?)?
     /// Longest a transaction's answer may take beyond its own clocking (USB round trip,
     /// the latency timer).
     static let answerSlackMilliseconds = 1_000
@@ -95,7 +98,10 @@ public actor FT232HI2CBus: I2CBus {
         return try run(p, sendImmediate: sendImmediate)
     }
 
+    public func setInterruption(_ check: (@Sendable () -> String?)?) { interruption = check }
+
     private func transact(_ program: MPSSEI2CProgram) throws(I2CError) -> [UInt8] {
+        if interruption?() != nil { throw .cancelled }
         let answer: [UInt8]
         do { answer = try run(program) } catch { throw .adapterFailure(error.description) }
         return try program.interpret(answer)
@@ -122,7 +128,7 @@ public actor FT232HI2CBus: I2CBus {
     }
 
     public func wait(microseconds: UInt64) throws(I2CError) {
-        guard !Task.isCancelled else { throw .cancelled }
+        guard !Task.isCancelled, interruption?() == nil else { throw .cancelled }
         guard microseconds > 0 else { return }
         var p = MPSSEI2CProgram(enable: enable, sclHz: sclHz)
         // Idle clocks run at the plain TCK rate (three-phase off).

@@ -37,7 +37,7 @@ public struct CalibrateCommand: AsyncParsableCommand {
         Interruption.install()
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
-        if let ft232h = try device.openFT232H() {
+        if let ft232h = try await device.openFT232H() {
             var report = await Self.calibrate(on: ft232h, profile: profile)
             await ft232h.close()
             report.noteInterruption()

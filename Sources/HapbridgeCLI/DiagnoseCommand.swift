@@ -23,7 +23,7 @@ public struct DiagnoseCommand: AsyncParsableCommand {
         Interruption.install()
         let plot = try device.plotFile()
         let profile = try actuator.load()
-        if let ft232h = try device.openFT232H() {
+        if let ft232h = try await device.openFT232H() {
             var report = await Self.diagnose(on: ft232h, profile: profile)
             await ft232h.close()
             report.noteInterruption()

@@ -53,7 +53,7 @@ public struct ROMCommand: AsyncParsableCommand {
         let plot = try device.plotFile()
         let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
-        if let ft232h = try device.openFT232H() {
+        if let ft232h = try await device.openFT232H() {
             var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: ft232h, profile: profile)
             await ft232h.close()
             report.noteInterruption()
