@@ -83,6 +83,8 @@ public actor FT232HI2CBus: I2CBus {
         // Out of step: the rest of the answer (what came after the expected count) says why.
         let rest = (try? ftdi.read(exactly: 2, timeoutMilliseconds: 50)) ?? []
         let all = answer + rest
+        // Whatever else is still in the chip's buffers would shift the next answer.
+        try? ftdi.purge()
         for i in all.indices.dropLast() where all[i] == MPSSEOpcode.badCommandEcho && all[i + 1] != MPSSEOpcode.bogus2 {
             throw .badCommand(opcode: all[i + 1])
         }
