@@ -89,6 +89,17 @@ let package = Package(
         .target(
             name: "LibUSB", dependencies: ["CLibUSB", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // libftdi1 from Debian's libftdi1-dev, and a thin typed Swift wrapper over it (a
+        // context and the device it opened, errors carrying libftdi's code and message).
+        // Knows nothing of hapbridge.
+        .systemLibrary(name: "CLibFTDI", pkgConfig: "libftdi1", providers: [.apt(["libftdi1-dev"])]),
+        .target(name: "LibFTDI", dependencies: ["CLibFTDI", "CLibUSB"], swiftSettings: strict),
+        // The FT232H's MPSSE facts both sides share: opcodes (FTDI AN_108), the clock
+        // divisor, the I2C wiring (SCL, SDA, the DRV2605's EN) and the USB identity.
+        .target(name: "MPSSE", swiftSettings: strict),
+        // The DRV2605 straight on an FT232H: an `I2CBus` over MPSSE through libftdi
+        // (START/STOP by GPIO, ACK bits checked, batched writes, waits timed by the FT232H).
+        .target(name: "FTDIBridge", dependencies: ["LibFTDI", "MPSSE", "DeviceInterface"], swiftSettings: strict),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
@@ -124,14 +135,15 @@ let package = Package(
         .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
         // `hapbridge emulate`: emulated USB devices behind real libusb (umockdev + our
         // usbdevfs handler); the bridge board backed by the firmware core in real time or
-        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`).
+        // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`); the FT232H
+        // with its MPSSE engine and a DRV2605L on its I2C pins (FT232H/).
         .target(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605",
             ],
-            exclude: ["README.md"], swiftSettings: strict),
+            exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
         // (`PlaySession`: device, actuator and stored calibration, progress, stop reason,
         // record, acceleration), and the procedures on a board's I2C bus (`BridgeBench`,
@@ -140,7 +152,7 @@ let package = Package(
         .target(
             name: "Bench",
             dependencies: [
-                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
+                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON", "FTDIBridge",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -185,6 +197,11 @@ let package = Package(
         // dfu`: what FlashingTests runs to flash, verify and start through the emulation.
         .executableTarget(
             name: "dfu-flash-probe", dependencies: ["Flashing", "FirmwareImage", "DeviceInterface"], path: "Tests/DFUFlashProbe",
+            swiftSettings: strict),
+        // The product's FT232H path (libftdi, FT232HI2CBus, the DRV2605 driver) as a COMMAND
+        // under `hapbridge emulate ft232h`: what FTDITests runs.
+        .executableTarget(
+            name: "ftdi-probe", dependencies: ["FTDIBridge", "DRV2605", "DeviceInterface", "Devices", "Actuators"], path: "Tests/FTDIProbe",
             swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",
@@ -245,6 +262,9 @@ let package = Package(
             swiftSettings: strict),
         // Image loading and checks, the flash memory model, the flash plan (no device).
         .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation"], swiftSettings: strict),
+        // The FT232H path through libftdi and pyftdi against `hapbridge emulate ft232h`
+        // (ftdi-probe and python3 as COMMAND), and the MPSSE clock's arithmetic.
+        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),

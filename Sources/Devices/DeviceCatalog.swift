@@ -75,7 +75,7 @@ public final class DeviceCatalog: Sendable {
     public func choose(_ address: DeviceAddress?) throws(DeviceSelectionError) -> Choice {
         switch address {
         case .simulated?: return .simulated(notice: nil)
-        case .ftdi?: throw .unsupported("the FT232H transport is not built yet: use a bridge board (usb) or the simulated board (sim)")
+        case .ftdi?: throw .unsupported("an FT232H (--device ftdi) is reached by diagnose, calibrate and rom only: for this command use a bridge board (usb) or the simulated board (sim)")
         case nil, .usb?: return try Self.choose(address, among: usbBoards(), usbUnavailable: usbUnavailable)
         }
     }
@@ -107,7 +107,7 @@ public final class DeviceCatalog: Sendable {
             if case .serial = selector, matching.count > 1 { throw .ambiguousAddress(DeviceAddress.usb(selector), matching) }
             return .usb(board)
         case .ftdi?:
-            throw .unsupported("the FT232H transport is not built yet: use a bridge board (usb) or the simulated board (sim)")
+            throw .unsupported("an FT232H (--device ftdi) is reached by diagnose, calibrate and rom only: for this command use a bridge board (usb) or the simulated board (sim)")
         }
     }
 

@@ -37,6 +37,14 @@ public struct CalibrateCommand: AsyncParsableCommand {
         Interruption.install()
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
+        if let ft232h = try await device.openFT232H() {
+            var report = await Self.calibrate(on: ft232h, profile: profile)
+            await ft232h.close()
+            report.noteInterruption()
+            // The store keys on a bridge board's identity, which an FT232H does not report.
+            if report.passed && !noSave { report.add("not stored: results are kept per bridge board; on an FT232H write them back after each reset") }
+            return try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: ft232h.summary)
+        }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench.open(opened)
         var report = await Self.calibrate(on: bench, profile: profile)

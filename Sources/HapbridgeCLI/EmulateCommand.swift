@@ -12,7 +12,7 @@ struct EmulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulate",
         abstract: "Run a program with emulated hardware plugged in (umockdev + live device emulations).",
-        subcommands: [Bridge.self, Caterina.self, Control.self, DFU.self])
+        subcommands: [Bridge.self, Caterina.self, Control.self, DFU.self, FT232H.self])
 
     struct Bridge: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -32,7 +32,7 @@ struct DeviceCatalogTests {
         try #require(catalog.usbBoards().isEmpty)
         #expect(throws: DeviceSelectionError.self) { try catalog.choose(.usb(.serial("NOPE"))) }
         do { _ = try catalog.choose(.usb(.any)) } catch { #expect(error.description.contains("hapbridge list")) }
-        do { _ = try catalog.choose(.ftdi(serial: nil)) } catch { #expect(error.description.contains("not built yet")) }
+        do { _ = try catalog.choose(.ftdi(serial: nil)) } catch { #expect(error.description.contains("diagnose, calibrate and rom only")) }
     }
 
     @Test("the simulated board opens with the default actuator and answers HELLO with a DRV2605L")

@@ -1,0 +1,212 @@
+import Actuators
+import CUMockdev
+import FileAccess
+import Foundation
+import Glibc
+import RealTime
+import Synchronization
+
+/// `hapbridge emulate ft232h -- COMMAND`: an FT232H (`FT232HDevice`) on bus 1, port 1,
+/// behind real libusb, with a DRV2605L on its I2C pins (SCL AD0, SDA AD1/AD2, EN AD4),
+/// while COMMAND runs. libftdi and pyftdi open it as the real one; the MPSSE commands
+/// they send run on the emulated pins, and the chip model (with the actuator's physics)
+/// sees the I2C transactions bit by bit, in the MPSSE clock's time.
+///
+/// SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (`Socket`). At the
+/// end one summary line goes to standard error; with `logPath`, every I2C
+/// transaction the chip saw is written there as a JSON line.
+///
+/// Exit status as `EmulationSession`'s: COMMAND's own, 128 + N for a signal, 126 /
+/// 127 when COMMAND could not be run / found; `run` throws when the emulation could
+/// not be set up (the caller exits 125).
+public enum FT232HEmulation {
+    public struct Options: Sendable {
+        public var command: [String]
+        public var serial: String
+        /// The actuator on the chip's outputs (nil: none, the outputs open).
+        public var actuator: ActuatorProfile?
+        /// False: nothing on the I2C pins answers (every address NACKed).
+        public var chipPresent: Bool
+        /// Where to write the chip's I2C transactions as JSON lines (nil: nowhere).
+        public var logPath: String?
+
+        public init(command: [String], serial: String = defaultSerial, actuator: ActuatorProfile? = nil, chipPresent: Bool = true, logPath: String? = nil) {
+            self.command = command
+            self.serial = serial
+            self.actuator = actuator
+            self.chipPresent = chipPresent
+            self.logPath = logPath
+        }
+    }
+
+    public static let defaultSerial = "FT0001"
+    static let bus = 1
+    static let port = 1
+    static let address: UInt8 = 2
+
+    public static func run(_ options: Options) throws(EmulationError) -> Int32 {
+        try Preload.ensureLoaded()
+        let testbed = try Testbed()
+        defer { testbed.close() }
+        try testbed.add(record: USBRootHubRecord(bus: bus).text)
+        let socket = Socket(testbed: testbed, serial: options.serial, wiring: .init(actuator: options.actuator, chipPresent: options.chipPresent))
+        try socket.plug()
+
+        let status = runCommand(options.command, socket: socket)
+        socket.close()
+
+        let log = socket.drainLog()
+        let c = socket.devices.map(\.counters).reduce(FT232HDevice.Counters()) { a, b in
+            FT232HDevice.Counters(vendorRequests: a.vendorRequests + b.vendorRequests, bytesOut: a.bytesOut + b.bytesOut, bytesIn: a.bytesIn + b.bytesIn)
+        }
+        let e = socket.devices.map(\.engineCounters).reduce((commands: 0, bad: 0, cycles: UInt64(0))) { a, b in
+            (a.commands + b.commands, a.bad + b.bad, a.cycles + b.cycles)
+        }
+        let chipSeconds = socket.devices.map { Double($0.chipNow.microseconds) / 1e6 }.reduce(0, +)
+        let plugs = socket.devices.count > 1 ? ", plugged in \(socket.devices.count) times" : ""
+        report(
+            "ft232h: \(c.vendorRequests) vendor request(s), \(c.bytesOut) byte(s) out, \(c.bytesIn) byte(s) in, \(e.commands) MPSSE command(s), "
+                + "\(e.bad) answered with the bad-command echo, \(e.cycles) clock cycle(s) (\(String(format: "%.3f", chipSeconds)) s chip time), "
+                + "\(log.count) I2C transaction(s)\(plugs)")
+        if let path = options.logPath {
+            let text = log.map(jsonLine).joined()
+            do { try FileWriter.write(Array(text.utf8), to: FilePath(path)) } catch {
+                throw .log("--log \(TerminalText.echo(path)): \(error)")
+            }
+        }
+        return status
+    }
+
+    /// Bus 1, port 1 and what is plugged into it. An unplugged FT232H loses its power
+    /// (its pins float: EN's pull-down shuts the chip down; on a breakout that powers the
+    /// chip from USB, the chip loses power too), so a replug is a fresh FT232H and a
+    /// freshly powered chip, at the next device address as the kernel gives it; the old
+    /// node keeps its handler, answering ENODEV, for a client that still holds it.
+    final class Socket: Sendable {
+        let testbed: Testbed
+        let serial: String
+        let wiring: FT232HDevice.Wiring
+        private let state = Mutex(State())
+        private let queue = DispatchQueue(label: "hapbridge.emulate.ft232h.plug")
+
+        struct State {
+            var plugged: (device: FT232HDevice, handler: USBDevFSHandler, record: USBDeviceRecord)?
+            var devices: [FT232HDevice] = []
+            var nextAddress: UInt8 = FT232HEmulation.address
+            var log: [I2CTargetTransaction] = []
+        }
+
+        init(testbed: Testbed, serial: String, wiring: FT232HDevice.Wiring) {
+            self.testbed = testbed
+            self.serial = serial
+            self.wiring = wiring
+        }
+
+        var devices: [FT232HDevice] { state.withLock { $0.devices } }
+
+        func plug() throws(EmulationError) {
+            guard state.withLock({ $0.plugged == nil }) else { throw .boardState("the FT232H is already plugged in") }
+            let address = state.withLock { s in
+                defer { s.nextAddress = s.nextAddress == 127 ? 2 : s.nextAddress + 1 }
+                return s.nextAddress
+            }
+            let device = try FT232HDevice(serial: serial, wiring: wiring)
+            let (description, configuration) = try KernelEnumeration.enumerate(device, address: address, board: "\(bus)-\(port)")
+            let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
+            let testbed = testbed
+            let handler = USBDevFSHandler(
+                device: device, description: description, address: address, configuration: configuration,
+                configurationChanged: { value in
+                    testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
+                })
+            device.connect(to: handler)
+            let ioctl = handler.makeIoctlHandler()
+            defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
+            try testbed.attach(ioctl, to: record.node)
+            try testbed.add(record: record.text)
+            state.withLock { s in
+                s.plugged = (device, handler, record)
+                s.devices.append(device)
+            }
+        }
+
+        /// Off the bus: transfers in flight end with -ESHUTDOWN, further calls ENODEV,
+        /// then "remove" uevents, the interface first.
+        func unplug() throws(EmulationError) {
+            guard let p = state.withLock({ s in defer { s.plugged = nil }; return s.plugged }) else {
+                throw .boardState("the FT232H is not plugged in")
+            }
+            p.handler.disconnect()
+            for path in p.record.interfaceSyspaths.reversed() {
+                testbed.uevent(path, "remove")
+                testbed.remove(path)
+            }
+            testbed.uevent(p.record.syspath, "remove")
+            testbed.remove(p.record.syspath)
+            p.device.powerOff()
+            let seen = p.device.drainLog()
+            state.withLock { $0.log += seen }
+        }
+
+        /// SIGUSR1 / SIGUSR2: unplug / replug, one line on standard error either way.
+        func signal(_ signal: Int32) {
+            queue.async { [self] in
+                do throws(EmulationError) {
+                    if signal == SIGUSR1 {
+                        try unplug()
+                        report("ft232h unplugged")
+                    } else {
+                        try plug()
+                        report("ft232h plugged in again")
+                    }
+                } catch { report("\(error)") }
+            }
+        }
+
+        func close() {
+            queue.sync { try? unplug() }
+        }
+
+        func drainLog() -> [I2CTargetTransaction] {
+            state.withLock { s in
+                defer { s.log = [] }
+                return s.log
+            }
+        }
+    }
+
+    /// One transaction: {"chip_us":…,"address":90,"read":false,"ack":true,"bytes":[1,0]}.
+    static func jsonLine(_ t: I2CTargetTransaction) -> String {
+        "{\"chip_us\":\(t.chipMicroseconds),\"address\":\(t.address),\"read\":\(t.isRead),\"ack\":\(t.acknowledged),"
+            + "\"bytes\":[\(t.bytes.map(String.init).joined(separator: ","))]}\n"
+    }
+
+    private static func report(_ line: String) {
+        FileHandle.standardError.write(Data("hapbridge emulate: \(line)\n".utf8))
+    }
+
+    /// COMMAND with SIGTERM and SIGHUP passed on to it (SIGINT reaches it from the
+    /// terminal); SIGUSR1 / SIGUSR2 unplug / replug the FT232H.
+    private static func runCommand(_ command: [String], socket: Socket) -> Int32 {
+        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
+        let signals = SignalRelay([SIGTERM, SIGHUP, SIGINT, SIGUSR1, SIGUSR2]) { signal in
+            if signal == SIGUSR1 || signal == SIGUSR2 { return socket.signal(signal) }
+            guard signal != SIGINT else { return }
+            child.withLock { c in
+                if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
+            }
+        }
+        defer { signals.stop() }
+        switch ChildProcess.spawn(command) {
+        case .success(let c):
+            child.withLock { state in
+                state.process = c
+                state.pending.forEach(c.send)
+            }
+            return c.wait()
+        case .failure(let f):
+            report(f.message)
+            return f.status
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// `hapbridge diagnose|calibrate|rom --device ftdi` and `hapbridge list` as COMMAND under
+/// `hapbridge emulate ft232h`: the CLI's own path to an FT232H.
+@Suite("hapbridge commands on an emulated FT232H", .serialized)
+struct FT232HCommandTests {
+    static let hapbridge = EmulatedFT232H.hapbridge
+
+    @Test("diagnose --device ftdi runs the chip's diagnostic over MPSSE I2C and passes with an LRA")
+    func diagnose() throws {
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "ftdi", "--actuator", "pmd-c10-100"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("device: FT232H (MPSSE I2C at 400 kHz"), "\(run)")
+        #expect(run.output.contains("chip: DRV2605L (STATUS 0xE0, DEVICE_ID 7)"), "\(run)")
+        #expect(run.output.contains("diagnostic: PASS"), "\(run)")
+    }
+
+    @Test("calibrate --device ftdi:SERIAL auto-calibrates over MPSSE I2C, prints the results and says they are not stored")
+    func calibrate() throws {
+        let run = try EmulatedFT232H.run(["--serial", "FTX42"], [Self.hapbridge, "calibrate", "--device", "ftdi:FTX42", "--actuator", "pmd-c10-100"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("auto-calibration: PASS"), "\(run)")
+        #expect(run.output.contains("not stored"), "\(run)")
+    }
+
+    @Test("rom 1 --device ftdi plays a ROM effect: GO clears by itself")
+    func romEffect() throws {
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "rom", "1", "--device", "ftdi"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("GO (0x0C) cleared by the chip after"), "\(run)")
+    }
+
+    @Test("an FT232H serial that is not plugged in is one line with libftdi's words and what to do")
+    func wrongSerial() throws {
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "ftdi:NOPE"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.errors.contains("Error: ftdi:NOPE: ftdi_usb_open_desc failed: device not found (libftdi code -3)"), "\(run)")
+    }
+
+    @Test("list shows the FT232H by port with its serial and the --device address that reaches it")
+    func list() throws {
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "list"])
+        #expect(run.status == 0, "\(run)")
+        let row = run.output.split(separator: "\n").first { $0.contains("ft232h") }.map(String.init) ?? ""
+        #expect(row.contains("usb:1-1") && row.contains("FT0001") && row.contains("--device ftdi:FT0001"), "\(run)")
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// The emulated FT232H as the system sees it, through lsusb (usbutils) under the emulation.
+@Suite("The emulated FT232H's USB identity", .serialized)
+struct FT232HDescriptorTests {
+    @Test("lsusb sees 0403:6014, bcdDevice 9.00, the serial given, one vendor interface with bulk IN 0x81 and OUT 0x02 of 512 bytes")
+    func descriptors() throws {
+        let run = try EmulatedFT232H.run(["--serial", "FTA1"], ["/usr/bin/lsusb", "-v", "-d", "0403:6014"])
+        #expect(run.status == 0, "\(run)")
+        let text = run.output
+        #expect(text.contains("ID 0403:6014"), "\(run)")
+        #expect(text.range(of: #"bcdDevice\s+9\.00"#, options: .regularExpression) != nil, "\(run)")
+        #expect(text.range(of: #"iSerial\s+3 FTA1"#, options: .regularExpression) != nil, "\(run)")
+        #expect(text.range(of: #"bNumInterfaces\s+1"#, options: .regularExpression) != nil, "\(run)")
+        #expect(text.range(of: #"bEndpointAddress\s+0x81\s+EP 1 IN"#, options: .regularExpression) != nil, "\(run)")
+        #expect(text.range(of: #"bEndpointAddress\s+0x02\s+EP 2 OUT"#, options: .regularExpression) != nil, "\(run)")
+        #expect(text.components(separatedBy: "wMaxPacketSize     0x0200").count == 3, "both bulk endpoints 512 bytes: \(run)")
+    }
+
+    @Test("a --serial that --device ftdi:SERIAL could not name is a usage error (status 2) and nothing starts")
+    func serialRule() throws {
+        let run = try EmulatedFT232H.run(["--serial", "a b"], ["/bin/true"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.contains("--serial: bad device address \"ftdi:a b\""), "\(run)")
+    }
+}
