@@ -423,7 +423,7 @@ public final class BridgeEmulation: Sendable {
             return s.slots[index].fault
         }
         let caterina = try CaterinaEmulation(
-            testbed: testbed, identity: .proMicro, flash: flash, placement: placement, fault: fault,
+            testbed: testbed, identity: .proMicro, flash: flash, placement: placement, fault: fault, addsRootHub: false,
             events: { [weak self] event in self?.bootloaderEvent(event, port: port) })
         state.withLock { s in
             s.slots[index].flash = flash

@@ -72,10 +72,11 @@ public final class CaterinaEmulation: Sendable {
     /// section included) before the host says anything.
     public init(
         testbed: Testbed, identity: Identity = .leonardo, flash: FlashMemory, placement: Placement = Placement(),
-        fault: CaterinaFault? = nil, events: @escaping @Sendable (Event) -> Void = { _ in }
+        fault: CaterinaFault? = nil, addsRootHub: Bool = true, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(EmulationError) {
         let record = try Self.deviceRecord(identity, placement: placement)
-        try testbed.add(record: USBRootHubRecord(bus: placement.bus).text)
+        // `emulate bridge` has its bus's root hub already.
+        if addsRootHub { try testbed.add(record: USBRootHubRecord(bus: placement.bus).text) }
         try testbed.add(record: Self.withDriver(record.text))
         try testbed.add(record: Self.ttyRecord(device: record, identity: identity, tty: placement.tty))
         guard let master = testbed.ptyMaster(node: placement.node) else { throw .testbed("umockdev made no pty for \(placement.node)") }
