@@ -112,6 +112,10 @@ public final class BridgeEmulation: Sendable {
         var closed = false
         /// The bus's root hub is in sysfs (added before the first board).
         var hasRootHub = false
+        /// The next bootloader tty's number: never one used before (umockdev keeps a
+        /// removed tty's pty; the kernel, too, gives a new tty while a client still
+        /// holds the old one open).
+        var nextTTY = 0
     }
 
     /// The testbed must be made first (it needs the preload, see `Preload`).
@@ -417,7 +421,11 @@ public final class BridgeEmulation: Sendable {
         if let kept { flash = kept } else { flash = try initialFlash() }
         let address = try allocateAddress()
         let name = "\(Self.bus)-\(port)"
-        let placement = CaterinaEmulation.Placement(bus: Self.bus, port: port, address: Int(address), tty: "ttyACM\(port - 1)")
+        let tty = state.withLock { s in
+            defer { s.nextTTY += 1 }
+            return "ttyACM\(s.nextTTY)"
+        }
+        let placement = CaterinaEmulation.Placement(bus: Self.bus, port: port, address: Int(address), tty: tty)
         let fault = state.withLock { s in
             defer { s.slots[index].fault = nil }
             return s.slots[index].fault

@@ -131,6 +131,7 @@ public final class CaterinaEmulation: Sendable {
             return !r
         }
         guard first else { return }
+        hangUp()
         let tty = record.interfaceSyspaths[0] + "/tty/" + placement.tty
         for path in [tty] + record.interfaceSyspaths.reversed() + [record.syspath] {
             testbed.uevent(path, "remove")
@@ -139,6 +140,23 @@ public final class CaterinaEmulation: Sendable {
     }
 
     deinit { close() }
+
+    /// What a client holding the tty open sees when the board goes: its reads fail
+    /// (EIO) and poll says POLLHUP, as cdc_acm hangs up a vanished port. umockdev keeps
+    /// the pty when the device is removed, so the slave is hung up here (TIOCVHANGUP,
+    /// which needs CAP_SYS_ADMIN; without it the client meets silence, a timeout).
+    private func hangUp() {
+        // TIOCGPTN (_IOR('T', 0x30, unsigned int)): the slave's number under /dev/pts.
+        var number: UInt32 = 0
+        guard ioctl(master, UInt(0x8004_5430), &number) == 0 else { return }
+        let fd = Glibc.open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { Glibc.close(fd) }
+        // libc's own ioctl: umockdev's preload answers TIOCVHANGUP with ENOTTY itself.
+        typealias IoctlNoArgument = @convention(c) (Int32, UInt) -> Int32
+        guard let libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD), let symbol = dlsym(libc, "ioctl") else { return }
+        _ = unsafeBitCast(symbol, to: IoctlNoArgument.self)(fd, 0x5437)  // TIOCVHANGUP
+    }
 
     /// Reads what the client sends, answers it. A closed slave shows as POLLHUP on the
     /// master until a client opens the port again: then the loop waits on the wake pipe
