@@ -178,9 +178,9 @@ public final class CaterinaEmulation: Sendable {
             if fds[0].revents & Int16(POLLIN) != 0 {
                 let n = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    let (answer, tripped) = bootloader.withLock { b in
-                        b.exited ? ([], nil) : (b.receive(Array(buffer[0..<n])), b.takeTripped())
-                    }
+                    // Still answered after 'E': `emulate caterina`'s board stays a bootloader
+                    // (nothing else is there to enumerate); inside `emulate bridge` it goes.
+                    let (answer, tripped) = bootloader.withLock { b in (b.receive(Array(buffer[0..<n])), b.takeTripped()) }
                     writeAll(answer)
                     if let tripped { events(.fault(tripped)) }
                     continue
