@@ -534,14 +534,18 @@ public final class BridgeEmulation: Sendable {
         case .left(let reason):
             // The firmware's bootloader jump: off the bus, and its Caterina on the port.
             queue.async { [self] in
-                guard let i = index(port: port), !state.withLock({ $0.closed }) else { return }
+                guard let i = index(port: port), !state.withLock({ $0.closed || $0.slots[i].caterina != nil }) else { return }
                 removeFromBus(i, reason: reason)
                 powerOff(i)
                 do throws(EmulationError) { _ = try enterBootloader(i) } catch { report(error.description, board: name, serial: serial) }
             }
         case .returned(let reason):
             queue.async { [self] in
-                guard let i = index(port: port), !state.withLock({ $0.closed }) else { return }
+                // Not from a board already powered off for its bootloader (the ELF's jump
+                // lands in the harness's boot stub, which restarts the firmware).
+                guard let i = index(port: port), state.withLock({ !$0.closed && $0.slots[i].caterina == nil && $0.slots[i].model != nil }) else {
+                    return
+                }
                 var e = EmulationLog.Entry(event: "reboot", board: name, serial: serial)
                 e.reason = reason
                 log.record(e)
