@@ -48,6 +48,13 @@ struct FlashTarget {
                 case .serial(let s): d.serialNumber == s
                 }
             }
+            if here.isEmpty {
+                let all = catalog.usbDevices()
+                let seen = all.isEmpty ? "nothing on USB" : "on USB: " + all.map { "usb:\($0.port.path) \($0.kind.rawValue)" }.joined(separator: ", ")
+                throw FlashError(
+                    .noBootloader,
+                    "nothing to flash at \(device): no hapbridge board, no Caterina and no Atmel DFU bootloader there (\(seen)); `hapbridge list` shows the addresses")
+            }
             if let board = here.first(where: { $0.kind == .bridgeFirmware })?.bridgeBoard {
                 return try await fromFirmware(board, catalog: catalog)
             }
