@@ -159,13 +159,18 @@ struct EmulateCommand: ParsableCommand {
                 4 KiB bootloader section at 0x7000 write-protected, signature 1E 95 87), so `avrdude -c avr109 -p \
                 atmega32u4 -P /dev/ttyACM0` and `hapbridge flash --port /dev/ttyACM0` program it. It stays in the \
                 bootloader until COMMAND ends (leaving it with E is answered, the board does not re-enumerate). \
-                A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
+                With --sketch the board runs an Arduino sketch first (a Leonardo's application, 2341:8036, tty \
+                /dev/ttyACM0) and resets into Caterina on the same port (a new tty, /dev/ttyACM1) when its port is \
+                set to 1200 baud and closed, as the Arduino core does. A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
                 125 if the emulation could not be set up (or --image was refused); 126 / 127 if COMMAND could not be \
                 run / was not found.
                 """)
 
         @Option(help: ArgumentHelp("An application already on the board (Intel HEX or ELF) before COMMAND starts.", valueName: "FILE"))
         var image: String?
+
+        @Flag(help: "The board runs a sketch first (ttyACM0) and enters Caterina (ttyACM1) on the 1200-baud touch.")
+        var sketch = false
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
         var command: [String] = []
@@ -181,7 +186,7 @@ struct EmulateCommand: ParsableCommand {
             do {
                 var flash = FlashMemory(part: .atmega32u4)
                 if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
-                status = try CaterinaSession.run(.init(flash: flash, command: command))
+                status = try CaterinaSession.run(.init(flash: flash, sketch: sketch, command: command))
             } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
                 throw ExitCode(EmulationSession.setUpFailedStatus)
