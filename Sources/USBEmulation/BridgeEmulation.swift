@@ -87,7 +87,9 @@ public final class BridgeEmulation: Sendable {
         /// included): made the first time it enters the bootloader, kept across
         /// unplugs, written by whoever programs it.
         var flash: FlashMemory?
-        /// The ELF backing boots `flash`'s application section, not the ELF's image.
+        /// Written by a bootloader and left with 'E': the ELF backing boots `flash`'s
+        /// application section, not the ELF's image; the core backing comes back as
+        /// today's core (protocol 1.1) whatever it was started as.
         var flashed = false
         /// Its Caterina bootloader, on the bus in place of the firmware.
         var caterina: CaterinaEmulation?
@@ -364,7 +366,11 @@ public final class BridgeEmulation: Sendable {
         let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
         switch firmware {
         case .core(let configuration, let version):
-            return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, protocolVersion: version, events: events)
+            // The core runs no image: once flashed, it comes back as today's firmware (the
+            // image a bare `flash` writes), not as the older protocol it was started with.
+            let flashed = state.withLock { s in s.slots.first { $0.port == port }?.flashed ?? false }
+            return try CoreBridgeBoard(
+                serial: serial, boardConfiguration: configuration, protocolVersion: flashed ? .v1_1 : version, events: events)
         case .elf(let artifacts, let load):
             // After a flash, what the bootloader wrote runs.
             let application = state.withLock { s -> [UInt8]? in
@@ -470,6 +476,7 @@ public final class BridgeEmulation: Sendable {
             let (name, serial) = state.withLock { s in ("\(Self.bus)-\(port)", s.slots[i].serial) }
             switch event {
             case .exited:
+                let written = state.withLock { $0.slots[i].caterina?.state.applicationWritten ?? false }
                 leaveBus(bootloaderOf: i, reason: "left the bootloader (E)")
                 // Caterina starts an application only where there is one (word 0 programmed).
                 let blank = state.withLock { s in s.slots[i].flash.map { $0.bytes[0] == 0xFF && $0.bytes[1] == 0xFF } ?? true }
@@ -478,7 +485,7 @@ public final class BridgeEmulation: Sendable {
                         report("no application at 0x0000: the board stays in its bootloader", board: name, serial: serial)
                         _ = try enterBootloader(i)
                     } else {
-                        state.withLock { $0.slots[i].flashed = true }
+                        if written { state.withLock { $0.slots[i].flashed = true } }
                         _ = try plug(i)
                     }
                 } catch { report(error.description, board: name, serial: serial) }

@@ -35,6 +35,21 @@ struct FlashFromFirmwareTests {
     }
 
     @Test(
+        "a board with firmware 0.1 (protocol 1.0), which list says is older, is updated by the flash list names: firmware 0.2 answers after, and list no longer says it",
+        .enabled(if: ready, "make -C Firmware firmware"))
+    func updatesAnOlderBoard() throws {
+        let h = Emulate.hapbridge
+        let run = try Emulate.bridge(.core, ["--protocol", "1.0"], ["sh", "-c", "\(h) list; \(h) flash --device usb:1-1 2>/dev/null; echo status=$?; \(h) list"])
+        #expect(run.status == 0, "\(run)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("usb:1-1") }.first?.contains("`hapbridge flash --device usb:1-1` updates it") == true, "\(run)")
+        #expect(lines.contains("usb:1-1 now runs hapbridge firmware 0.2 (it ran 0.1)"), "\(run)")
+        #expect(lines.contains("status=0"), "\(run)")
+        let after = lines.filter { $0.hasPrefix("usb:1-1") }.last ?? ""
+        #expect(after.contains(" 0.2 ") && after.contains(" 1.1 ") && !after.contains("updates it"), "\(run)")
+    }
+
+    @Test(
         "while the board waits in its bootloader, lsusb, hapbridge list and the control socket show Caterina on the board's own port",
         .enabled(if: ready, "make -C Firmware firmware"))
     func bootloaderIsListedOnThePort() throws {

@@ -34,6 +34,8 @@ public struct CaterinaBootloader: Sendable {
     /// The application section was erased or written since the board last left the
     /// bootloader with 'E': a write that did not finish leaves it so.
     public private(set) var applicationChanged = false
+    /// The application section was erased or written in this session, 'E' or not.
+    public private(set) var applicationWritten = false
     /// A failure to act out at the next block write that covers its address (once).
     public var fault: CaterinaFault?
     /// The fault that fired, for the emulation to act on (`takeTripped`).
@@ -97,6 +99,7 @@ public struct CaterinaBootloader: Sendable {
             out.append(0x0D)
         case UInt8(ascii: "e"):
             applicationChanged = true
+            applicationWritten = true
             var page = 0
             while page < flash.part.bootloaderStart {
                 do { try flash.erasePage(at: page) } catch { writesRefused += 1 }
@@ -164,6 +167,7 @@ public struct CaterinaBootloader: Sendable {
         switch memory {
         case UInt8(ascii: "F"):
             applicationChanged = true
+            applicationWritten = true
             // One page erase, the page buffer filled from the address (the latches wrap
             // inside the page, as SPM's do), one page write.
             let pageBytes = flash.part.pageBytes
