@@ -169,9 +169,22 @@ struct FlashCommand: AsyncParsableCommand {
             }
             let percent = total > 0 ? done * 100 / total : 100
             let key = "\(phase.rawValue) \(percent / 5)"
-            guard drawn.withLock({ d in defer { d.key = key }; return d.key != key || done == total }) else { return }
+            let (draw, started) = drawn.withLock { d in
+                defer { d.key = key }
+                if d.started[phase] == nil { d.started[phase] = .now }
+                let started = d.started[phase]
+                if done == total { d.started[phase] = nil }
+                return (d.key != key || done == total, started)
+            }
+            guard draw else { return }
             let bar = String(repeating: "#", count: percent / 5) + String(repeating: " ", count: 20 - percent / 5)
-            write("\r\(name) [\(bar)] \(done)/\(total) bytes\(done == total ? "\n" : "")")
+            var end = ""
+            if done == total, let started {
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                end = String(format: " in %.3f s", seconds) + (seconds > 0 ? String(format: ", %.1f KiB/s", Double(total) / 1024 / seconds) : "") + "\n"
+            }
+            write("\r\(name) [\(bar)] \(done)/\(total) bytes\(end)")
         }
     }
 
