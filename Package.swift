@@ -67,7 +67,7 @@ let package = Package(
         // every flash follows (check, erase, write, verify, start the application).
         .target(
             name: "Flashing", dependencies: ["FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strict),
+            exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(

@@ -2,6 +2,7 @@
  * test shares, the runner and its assertions, and the board's set-up. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "suite.h"
 
@@ -61,8 +62,24 @@ bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *
 bool boot_board_with_chip(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                           uint32_t boot_image_len, const drv_host *chip_host)
 {
+    return boot_board_with_application(elf_path, eeprom_serial, boot_image, boot_image_len, chip_host, NULL, 0);
+}
+
+bool boot_board_with_application(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                                 uint32_t boot_image_len, const drv_host *chip_host, const uint8_t *application,
+                                 uint32_t application_len)
+{
     if (!sim_board_load(&board, elf_path)) {
         return false;
+    }
+    if (application) {
+        if (application_len > SIM_BOOT_SECTION_START) {
+            fprintf(stderr, "the application (%u bytes) reaches into the boot section at 0x%04x\n", application_len,
+                    SIM_BOOT_SECTION_START);
+            return false;
+        }
+        memset(board.avr->flash, 0xFF, SIM_BOOT_SECTION_START);
+        sim_board_preload_flash(&board, 0, application, application_len);
     }
     sim_board_set_memories(&board, eeprom_serial, boot_image, boot_image_len);
     if (!sim_board_paint_stack(&board)) {

@@ -45,6 +45,12 @@ bool boot_board(const char *elf_path, const char *eeprom_serial, const uint8_t *
 /* The same with the chip answered by a host (drv_model.h; NULL: the register file). */
 bool boot_board_with_chip(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
                           uint32_t boot_image_len, const drv_host *chip_host);
+/* The same with the application section replaced by `application` (what a
+ * bootloader wrote: flash from 0x0000, the rest of the section erased): the
+ * ELF still gives the MCU, clock and symbols.  NULL: the ELF's own image. */
+bool boot_board_with_application(const char *elf_path, const char *eeprom_serial, const uint8_t *boot_image,
+                                 uint32_t boot_image_len, const drv_host *chip_host, const uint8_t *application,
+                                 uint32_t application_len);
 
 /* ---- runner and assertions (suite.c) ---------------------------------------- */
 

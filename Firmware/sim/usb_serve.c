@@ -1,5 +1,6 @@
 /*
  * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]
+ *             [--application FLASH.bin]
  *
  * The firmware ELF under simavr as a USB device on a real-time bus: simulated
  * time is paced to the host's monotonic clock (the simulation runs ahead in
@@ -11,6 +12,11 @@
  * its answers come back as they are.  What the kernel does at enumeration
  * (SET_ADDRESS, GET_DESCRIPTOR, SET_CONFIGURATION) the host sends as control
  * transfers.
+ *
+ * --application FLASH.bin: the application section is these bytes (flash from
+ * 0x0000, at most 28 KiB; the rest erased) instead of the ELF's image: what a
+ * bootloader wrote, so the emulation boots what `hapbridge flash` flashed.  The
+ * ELF still gives the MCU and clock.
  *
  * --fifo-priority N asks SCHED_FIFO at N for the harness (where permitted; normal
  * priority otherwise): the simulation needs about half a core to keep the wall
@@ -413,15 +419,42 @@ static bool handle(char *cmd)
 /* Sleeps until the wall clock reaches simulated time (or the host writes). */
 static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
 
-static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority, bool chip_on_host)
+/* Reads the --application file: at most the application section. */
+static uint8_t application_bytes[SIM_BOOT_SECTION_START];
+
+static long read_application(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return -1;
+    }
+    size_t n = fread(application_bytes, 1, sizeof application_bytes, f);
+    int more = fgetc(f);
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    return failed || more != EOF ? -2 : (long)n;
+}
+
+static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority, bool chip_on_host,
+                     const char *application_path)
 {
     if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
         line_out("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
         return 2;
     }
+    long application_len = 0;
+    if (application_path) {
+        application_len = read_application(application_path);
+        if (application_len < 0) {
+            line_out("err --application %.200s: %s", application_path,
+                     application_len == -1 ? "cannot open it" : "unreadable or larger than the 28 KiB application section");
+            return 2;
+        }
+    }
     /* The chip answers from the host from the first transaction of the boot on
      * (boot_board attaches the register file, then boots). */
-    if (!boot_board_with_chip(elf_path, serial, caterina_image, caterina_image_len, chip_on_host ? &host_chip : NULL)) {
+    if (!boot_board_with_application(elf_path, serial, caterina_image, caterina_image_len, chip_on_host ? &host_chip : NULL,
+                                     application_path ? application_bytes : NULL, (uint32_t)application_len)) {
         line_out("err cannot boot firmware %s", elf_path);
         return 1;
     }
@@ -482,6 +515,7 @@ int usb_serve_command(int argc, char **argv)
     uint32_t poll_us = USB_SERVE_DEFAULT_POLL_US;
     int fifo_priority = 0;
     bool chip_on_host = false;
+    const char *application = NULL;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
             serial = argv[i + 1];
@@ -491,13 +525,15 @@ int usb_serve_command(int argc, char **argv)
             fifo_priority = atoi(argv[i + 1]);
         } else if (i + 1 < argc && strcmp(argv[i], "--chip") == 0 && strcmp(argv[i + 1], "host") == 0) {
             chip_on_host = true;
+        } else if (i + 1 < argc && strcmp(argv[i], "--application") == 0) {
+            application = argv[i + 1];
         } else {
             argc = 0; /* usage */
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]\n", argv[0]);
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host] [--application FLASH.bin]\n", argv[0]);
         return 2;
     }
-    return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host);
+    return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host, application);
 }

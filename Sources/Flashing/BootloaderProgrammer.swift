@@ -45,6 +45,9 @@ public struct FlashError: Error, Sendable, Equatable, CustomStringConvertible {
         case gone
         /// Read-back differs from what was written.
         case verifyFailed = "verify-failed"
+        /// The write or verify stopped after the erase (unplugged, timed out, refused):
+        /// the application is partly written and the board is left in its bootloader.
+        case interrupted
         /// The application did not come back (enumerate, answer HELLO) after leaving the bootloader.
         case applicationDidNotStart = "application-did-not-start"
     }

@@ -16,6 +16,8 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
     static let eraseTimeout: Duration = .seconds(10)
     private let serial: SerialPort
     private var inProgrammingMode = false
+    /// The part its signature named (`readPart`), once read.
+    private var part: AVRPart?
 
     public init(port: String) throws(FlashError) {
         self.port = port
@@ -51,14 +53,17 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         guard let part = AVRPart.withSignature(signature) else {
             throw FlashError(.wrongPart, "\(port): the board's signature is \(signature.map { hex2($0) }.joined(separator: " ")), not a part hapbridge flashes (\(AVRPart.all.map { "\($0.name) \($0.signature.map { hex2($0) }.joined(separator: " "))" }.joined(separator: ", ")))")
         }
+        self.part = part
         return part
     }
 
     public func eraseApplication(progress: FlashProgress) throws(FlashError) {
         try enterProgramming()
-        progress.report(.erase, 0, 1)
+        // One command erases the whole application section: its bytes, all at once.
+        let bytes = (part ?? .atmega32u4).applicationBytes
+        progress.report(.erase, 0, bytes)
         try expectCR(try command("e", answer: 1, what: "the chip erase (e)", timeout: Self.eraseTimeout), after: "e")
-        progress.report(.erase, 1, 1)
+        progress.report(.erase, bytes, bytes)
     }
 
     public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress) throws(FlashError) {

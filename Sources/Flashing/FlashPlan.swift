@@ -60,7 +60,9 @@ public enum FlashPlan {
             return try body()
         }
         if mode == .write {
-            try timed("erase") { () throws(FlashError) in try programmer.eraseApplication(progress: progress) }
+            do {
+                try timed("erase") { () throws(FlashError) in try programmer.eraseApplication(progress: progress) }
+            } catch { throw stillInBootloader(error) }
             report.erased = true
             do {
                 try timed("write") { () throws(FlashError) in try programmer.write(pages: pages, progress: progress) }
@@ -104,8 +106,23 @@ public enum FlashPlan {
         return done
     }
 
+    /// A failure after the erase: the application is not whole, so the board is left
+    /// in its bootloader (it is never told to start it), and the error says so and
+    /// what to do. A board that went away comes back in its bootloader only if its
+    /// bootloader sees no application (or by hand): the message says both.
     private static func stillInBootloader(_ error: FlashError) -> FlashError {
-        FlashError(error.kind, error.message + "; the board stays in its bootloader: run `hapbridge flash` again")
+        switch error.kind {
+        case .verifyFailed:
+            return FlashError(.verifyFailed, error.message + "; the board stays in its bootloader: run `hapbridge flash` again")
+        case .gone:
+            return FlashError(
+                .interrupted,
+                error.message + "; its application is only partly written: plug it back in (if it does not come up in its bootloader, "
+                    + "short RST to GND twice) and run `hapbridge flash` again")
+        default:
+            return FlashError(
+                .interrupted, error.message + "; the board stays in its bootloader with its application partly written: run `hapbridge flash` again")
+        }
     }
 }
 

@@ -94,3 +94,33 @@ final class SerialPort {
         FlashError(code == EIO || code == ENXIO || code == ENODEV ? .gone : .protocolError, "\(path): \(doing) failed: \(String(cString: strerror(code)))")
     }
 }
+
+extension SerialPort {
+    /// The 1200-baud touch: the port opened at 1200 baud and closed with DTR dropped.
+    /// An Arduino-core sketch on a 32U4 (Leonardo, Micro, Pro Micro) watches its
+    /// CDC-ACM line coding for exactly that and resets into Caterina, which then waits
+    /// 8 s on a new tty. Modem-control failures are not errors: a port without them
+    /// (a pty) still gets the line coding, and closing with HUPCL drops DTR anyway.
+    static func touch1200(path: String) throws(FlashError) {
+        let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let hint = code == EACCES ? " (install Hardware/udev/60-hapbridge.rules, or join the group that owns \(path))" : ""
+            throw FlashError(.noBootloader, "cannot open \(path) for the 1200-baud reset: \(String(cString: strerror(code)))\(hint)")
+        }
+        defer { Glibc.close(fd) }
+        var settings = termios()
+        guard tcgetattr(fd, &settings) == 0 else {
+            throw FlashError(.noBootloader, "\(path) is not a serial port: \(String(cString: strerror(errno)))")
+        }
+        cfsetispeed(&settings, speed_t(B1200))
+        cfsetospeed(&settings, speed_t(B1200))
+        settings.c_cflag |= tcflag_t(HUPCL)
+        guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
+            throw FlashError(.noBootloader, "cannot set \(path) to 1200 baud: \(String(cString: strerror(errno)))")
+        }
+        var dtr = Int32(TIOCM_DTR)
+        _ = ioctl(fd, UInt(TIOCMBIC), &dtr)
+    }
+}
+

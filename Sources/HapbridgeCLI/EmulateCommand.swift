@@ -25,9 +25,12 @@ struct EmulateCommand: ParsableCommand {
                 ignored), --protocol 1.0 (the core answering as firmware 0.1 did: HELLO_REPLY at minor 0, \
                 1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
                 without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
-                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]`; \
+                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board. COMMAND starts with every \
-                signal at its default disposition and none blocked.
+                signal at its default disposition and none blocked. ENTER_BOOTLOADER puts the board's \
+                Caterina bootloader (1b4f:9205, a tty /dev/ttyACMn) on its port over a flash holding what the \
+                board runs; leaving it (E) brings the firmware back, the ELF backing running what was flashed. \
+                `fault` arms a failure for that bootloader at the first block written over ADDRESS.
                 Exit status: COMMAND's; 128+N if signal N killed it; 2 if an option is malformed on its face \
                 (a serial the firmware refuses, --boards out of range, no COMMAND: nothing was started); 125 if \
                 the emulation could not be set up (an actuator profile not found or unusable, an ELF or harness \
@@ -156,13 +159,18 @@ struct EmulateCommand: ParsableCommand {
                 4 KiB bootloader section at 0x7000 write-protected, signature 1E 95 87), so `avrdude -c avr109 -p \
                 atmega32u4 -P /dev/ttyACM0` and `hapbridge flash --port /dev/ttyACM0` program it. It stays in the \
                 bootloader until COMMAND ends (leaving it with E is answered, the board does not re-enumerate). \
-                A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
+                With --sketch the board runs an Arduino sketch first (a Leonardo's application, 2341:8036, tty \
+                /dev/ttyACM0) and resets into Caterina on the same port (a new tty, /dev/ttyACM1) when its port is \
+                set to 1200 baud and closed, as the Arduino core does. A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
                 125 if the emulation could not be set up (or --image was refused); 126 / 127 if COMMAND could not be \
                 run / was not found.
                 """)
 
         @Option(help: ArgumentHelp("An application already on the board (Intel HEX or ELF) before COMMAND starts.", valueName: "FILE"))
         var image: String?
+
+        @Flag(help: "The board runs a sketch first (ttyACM0) and enters Caterina (ttyACM1) on the 1200-baud touch.")
+        var sketch = false
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
         var command: [String] = []
@@ -178,7 +186,7 @@ struct EmulateCommand: ParsableCommand {
             do {
                 var flash = FlashMemory(part: .atmega32u4)
                 if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
-                status = try CaterinaSession.run(.init(flash: flash, command: command))
+                status = try CaterinaSession.run(.init(flash: flash, sketch: sketch, command: command))
             } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
                 throw ExitCode(EmulationSession.setUpFailedStatus)
@@ -189,7 +197,7 @@ struct EmulateCommand: ParsableCommand {
 
     struct Control: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], help.",
+            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, help.",
             discussion: """
                 BOARD is a bus-port name (1-2) or a serial number. The emulation's reply is printed with control \
                 characters made visible. Exit status: 0 when the emulation answered ok, 1 when it answered an \
@@ -211,7 +219,7 @@ struct EmulateCommand: ParsableCommand {
                 throw CleanExit.helpRequest(self)
             }
             guard !words.isEmpty else {
-                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], help")
+                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, help")
             }
         }
 

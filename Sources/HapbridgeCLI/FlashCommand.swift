@@ -4,15 +4,17 @@ import FirmwareImage
 import Flashing
 import Foundation
 import JSON
+import Logging
 import DeviceInterface
 import Synchronization
+import Devices
 import USBBridge
 
 /// `hapbridge flash [IMAGE]`: program a board in its bootloader (Caterina over its
 /// serial port, Atmel DFU over libusb) with a checked image: read part, check, erase,
 /// write, verify, start (`FlashPlan`). With no IMAGE, the firmware this hapbridge
 /// carries (`CarriedFirmware`).
-struct FlashCommand: ParsableCommand {
+struct FlashCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flash",
         abstract: "Write firmware (Intel HEX or ELF; by default the image this hapbridge carries) to a board in its Caterina or Atmel DFU bootloader, verified by reading back.",
@@ -21,16 +23,24 @@ struct FlashCommand: ParsableCommand {
             the bootloader section at 0x7000, the board's signature); fuses, lock bits and the bootloader are never \
             touched. Without IMAGE: the firmware built with this hapbridge (PREFIX/share/hapbridge/firmware when \
             installed, else the checkout's Firmware/build, made there if missing). The bootloader: --port (a \
-            Caterina tty), --device usb:BUS-PORT or usb:SERIAL (an Atmel DFU bootloader or a Caterina one at that \
-            port), else the one bootloader on USB. Progress on standard error. --json writes one object on \
-            standard output: {"schema": "hapbridge-flash/1", "ok", "dryRun", "mode" ("write" or "verify-only"), \
-            "image", "part", "imageBytes", "pages", "start", "end" (flash byte addresses), and when a board was \
-            programmed "bootloader" ("caterina" or "atmel-dfu"), "location" (its port or tty), "erased", \
-            "writtenBytes", "verifiedBytes", "applicationStarted", "seconds" (per phase); on failure "error" (a \
-            kind: bad-image, wrong-part, no-bootloader, protocol, gone, verify-failed) and "message"}. \
-            Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 usage error, \
-            5 image refused (nothing erased), 6 no bootloader found or it did not answer, 7 verify failed \
-            (the board stays in its bootloader: run flash again).
+            Caterina tty; the tty of a sketch gets the 1200-baud reset and its Caterina is awaited), --device \
+            usb:BUS-PORT or usb:SERIAL (a bootloader at that address, or a board running hapbridge firmware, which \
+            is sent into its bootloader with ENTER_BOOTLOADER and followed to it on the same port), else the one \
+            bootloader, or the one hapbridge board, on USB. A board that ran hapbridge firmware is awaited after the \
+            flash until its firmware enumerates again and answers HELLO; the version now running is printed. \
+            Progress on standard error (one line per phase when it is not a terminal). --json writes one object \
+            on standard output: {"schema": "hapbridge-flash/1", "ok", "dryRun", "mode" ("write" or \
+            "verify-only"), "image", "part", "imageBytes", "pages", "start", "end" (flash byte addresses), and when \
+            a board was programmed "bootloader" ("caterina" or "atmel-dfu"), "location" (its port or tty), \
+            "entry" ("waiting", "1200-baud touch" or "enter-bootloader"), "erased", "writtenBytes", \
+            "verifiedBytes", "applicationStarted", "seconds" (per phase), and after ENTER_BOOTLOADER \
+            "previousFirmware" and "firmware" (the version running now); on failure "error" (a kind: bad-image, \
+            wrong-part, no-bootloader, protocol, gone, verify-failed, interrupted, application-did-not-start) and \
+            "message"}. Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 usage error, \
+            5 image refused (nothing erased), 6 no bootloader found or it did not answer, 7 verify failed (the \
+            board stays in its bootloader: run flash again), 8 the write was interrupted after the erase \
+            (unplugged, timed out: the application is partly written, the board is left in its bootloader: run \
+            flash again).
             """)
 
     @Argument(help: ArgumentHelp("The image: Intel HEX or ELF (default: the firmware this hapbridge carries).", valueName: "IMAGE"))
@@ -54,6 +64,7 @@ struct FlashCommand: ParsableCommand {
     static let imageRefused: Int32 = 5
     static let noBootloader: Int32 = 6
     static let verifyFailed: Int32 = 7
+    static let interrupted: Int32 = 8
 
     func validate() throws {
         if port != nil, device != nil { throw ValidationError("give --port or --device, not both") }
@@ -65,7 +76,7 @@ struct FlashCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let part = AVRPart.atmega32u4
         let path: String
         let loaded: FirmwareImage
@@ -95,66 +106,85 @@ struct FlashCommand: ParsableCommand {
             }
             return
         }
-        let progress = Self.progressBar()
+        let progress = Self.progressBar(terminal: isatty(STDERR_FILENO) == 1)
         do {
-            let (programmer, location) = try chooseProgrammer()
-            let done = try FlashPlan.run(image: loaded, expected: part, programmer: programmer, mode: verifyOnly ? .verifyOnly : .write, progress: progress)
+            // USB events (the board leaving for its bootloader) are expected here: warnings only.
+            var logger = Logger(label: "hapbridge.flash")
+            logger.logLevel = .warning
+            let catalog = DeviceCatalog(logger: logger)
+            let target = try await FlashTarget.choose(port: port, device: device, catalog: catalog)
+            let done = try FlashPlan.run(
+                image: loaded, expected: part, programmer: target.programmer, mode: verifyOnly ? .verifyOnly : .write, progress: progress)
             report += [
-                ("bootloader", .string(done.bootloader)), ("location", .string(location)), ("erased", .bool(done.erased)),
-                ("writtenBytes", .number(Double(done.writtenBytes))), ("verifiedBytes", .number(Double(done.verifiedBytes))),
-                ("applicationStarted", .bool(done.applicationStarted)),
+                ("bootloader", .string(done.bootloader)), ("location", .string(target.location)), ("entry", .string(target.entry)),
+                ("erased", .bool(done.erased)), ("writtenBytes", .number(Double(done.writtenBytes))),
+                ("verifiedBytes", .number(Double(done.verifiedBytes))), ("applicationStarted", .bool(done.applicationStarted)),
                 ("seconds", .object(done.seconds.keys.sorted().map { (key: $0, value: .number(((done.seconds[$0] ?? 0) * 1000).rounded() / 1000)) })),
             ]
+            // A board that ran hapbridge firmware is followed back to it.
+            var running: String?
+            if let previous = target.previousFirmware, let port = target.port {
+                let now = try await FlashTarget.awaitFirmware(on: port, catalog: catalog)
+                running = now
+                report += [("previousFirmware", .string(previous)), ("firmware", .string(now))]
+            }
             if json { try Console.write(JSONWriter.string(.object(report), pretty: false) + "\n", to: .output) } else {
                 try Console.out(
-                    "\(verifyOnly ? "verified" : "flashed") \(done.imageBytes) bytes of \(path) on \(location) (\(done.bootloader), \(done.part)), "
+                    "\(verifyOnly ? "verified" : "flashed") \(done.imageBytes) bytes of \(path) on \(target.location) (\(done.bootloader), \(done.part)), "
                         + "verified \(done.verifiedBytes) bytes" + (done.applicationStarted ? "; the application started" : ""))
+                if let running, let port = target.port {
+                    try Console.out("usb:\(port.path) now runs hapbridge firmware \(running) (it ran \(target.previousFirmware ?? "?"))")
+                }
             }
         } catch let e as FlashError { try fail(e) }
     }
 
-    /// The bootloader to program: --port (Caterina), --device (whichever bootloader is
-    /// at that USB address), else the only one on USB.
-    private func chooseProgrammer() throws(FlashError) -> (any BootloaderProgrammer, String) {
-        if let port { return (try CaterinaProgrammer(port: port), port) }
-        let caterinaIDs = USBKnownIdentity.identities(of: .caterinaBootloader).map { ($0.vendorID, $0.productID) }
-        if let device {
-            guard case .usb(let selector)? = try? DeviceAddress(parsing: device) else { throw FlashError(.noBootloader, "--device \(device) is not a USB address") }
-            if case .port(let bus, let ports) = selector,
-                let tty = CaterinaPort.find(identities: caterinaIDs, port: DeviceAddress.portPath(bus: bus, ports: ports)).first
-            {
-                return (try CaterinaProgrammer(port: tty), tty)
-            }
-            let dfu = try AtmelDFUProgrammer(selector: selector)
-            return (dfu, dfu.location)
+    /// Progress on standard error. On a terminal a bar redrawn in place (`\r`) when it
+    /// moves a step of 5 %; elsewhere (a log, a pipe) no redraws: one line when a
+    /// phase starts and one when it ends, with its bytes and rate.
+    static func progressBar(terminal: Bool, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) })
+        -> FlashProgress
+    {
+        struct Drawn: Sendable {
+            var key = ""
+            var started: [FlashProgress.Phase: ContinuousClock.Instant] = [:]
         }
-        let ttys = CaterinaPort.find(identities: caterinaIDs)
-        let dfus = AtmelDFUProgrammer.locations()
-        switch (ttys.count, dfus.count) {
-        case (1, 0): return (try CaterinaProgrammer(port: ttys[0]), ttys[0])
-        case (0, 1):
-            let dfu = try AtmelDFUProgrammer(selector: .any)
-            return (dfu, dfu.location)
-        case (0, 0):
-            throw FlashError(
-                .noBootloader,
-                "no bootloader found on USB (Caterina 2341:0036, 2341:0037, 1B4F:9205; Atmel DFU 03EB:2FF4): put the board in its bootloader "
-                    + "(a Pro Micro has no reset button: short RST to GND twice) and run flash within 8 s, or give --port/--device")
-        default:
-            throw FlashError(.noBootloader, "several bootloaders (\((ttys + dfus.map { "usb:" + $0 }).joined(separator: ", "))): choose one with --port or --device")
-        }
-    }
-
-    /// A bar on standard error, redrawn only when it moves (every 5 %): a log holds ~20
-    /// lines a phase.
-    static func progressBar() -> FlashProgress {
-        let lastDrawn = Mutex<String>("")
+        let drawn = Mutex(Drawn())
         return FlashProgress { phase, done, total in
+            let name = phase.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+            if !terminal {
+                let line = drawn.withLock { d -> String? in
+                    if d.started[phase] == nil {
+                        d.started[phase] = .now
+                        return "\(name) \(total) bytes\n"
+                    }
+                    guard done == total, let start = d.started.removeValue(forKey: phase) else { return nil }
+                    let elapsed = ContinuousClock.now - start
+                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    let rate = seconds > 0 ? String(format: ", %.1f KiB/s", Double(total) / 1024 / seconds) : ""
+                    return "\(name) done: \(done)/\(total) bytes in " + String(format: "%.3f s", seconds) + rate + "\n"
+                }
+                if let line { write(line) }
+                return
+            }
             let percent = total > 0 ? done * 100 / total : 100
             let key = "\(phase.rawValue) \(percent / 5)"
-            guard lastDrawn.withLock({ last in defer { last = key }; return last != key || done == total }) else { return }
+            let (draw, started) = drawn.withLock { d in
+                defer { d.key = key }
+                if d.started[phase] == nil { d.started[phase] = .now }
+                let started = d.started[phase]
+                if done == total { d.started[phase] = nil }
+                return (d.key != key || done == total, started)
+            }
+            guard draw else { return }
             let bar = String(repeating: "#", count: percent / 5) + String(repeating: " ", count: 20 - percent / 5)
-            FileHandle.standardError.write(Data("\r\(phase.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) [\(bar)] \(done)/\(total) bytes\(done == total ? "\n" : "")".utf8))
+            var end = ""
+            if done == total, let started {
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                end = String(format: " in %.3f s", seconds) + (seconds > 0 ? String(format: ", %.1f KiB/s", Double(total) / 1024 / seconds) : "") + "\n"
+            }
+            write("\r\(name) [\(bar)] \(done)/\(total) bytes\(end)")
         }
     }
 
@@ -170,6 +200,7 @@ struct FlashCommand: ParsableCommand {
         case .badImage, .wrongPart: throw ExitCode(Self.imageRefused)
         case .noBootloader: throw ExitCode(Self.noBootloader)
         case .verifyFailed: throw ExitCode(Self.verifyFailed)
+        case .interrupted: throw ExitCode(Self.interrupted)
         default: throw ExitCode.failure
         }
     }

@@ -1,4 +1,6 @@
 import FileAccess
+import FirmwareImage
+import Flashing
 import BridgeProtocol
 import CUMockdev
 import Foundation
@@ -51,11 +53,14 @@ public final class BridgeEmulation: Sendable {
         /// What it reported in its serial-number string descriptor (an older firmware
         /// may not serve the EEPROM's).
         public var reportedSerial: String?
+        /// "caterina" while the board is in its bootloader (`node` is then its tty).
+        public var bootloader: String?
 
         public var isPlugged: Bool { node != nil }
 
         public var description: String {
             var s = "\(busPort) serial=\(serial) " + (node.map { "plugged node=\($0)" } ?? "unplugged")
+            if let bootloader { s += " bootloader=\(bootloader)" }
             if let r = reportedSerial, r != serial { s += " reported-serial=\(r)" }
             return s
         }
@@ -78,6 +83,21 @@ public final class BridgeEmulation: Sendable {
         var serial: String
         var model: (any USBDeviceModel)?
         var plugged: Plugged?
+        /// The board's program flash as its bootloader sees it (bootloader section
+        /// included): made the first time it enters the bootloader, kept across
+        /// unplugs, written by whoever programs it.
+        var flash: FlashMemory?
+        /// Written by a bootloader and left with 'E': the ELF backing boots `flash`'s
+        /// application section, not the ELF's image; the core backing comes back as
+        /// today's core (protocol 1.1) whatever it was started as.
+        var flashed = false
+        /// Its Caterina bootloader, on the bus in place of the firmware.
+        var caterina: CaterinaEmulation?
+        /// Powered up, the board starts in its bootloader: it was unplugged there
+        /// with its application half written (`CaterinaBootloader.applicationChanged`).
+        var bootsIntoBootloader = false
+        /// A failure for its bootloader to act out (`fault`), armed until it fires.
+        var fault: CaterinaFault?
     }
 
     private struct Plugged {
@@ -94,6 +114,10 @@ public final class BridgeEmulation: Sendable {
         var closed = false
         /// The bus's root hub is in sysfs (added before the first board).
         var hasRootHub = false
+        /// The next bootloader tty's number: never one used before (umockdev keeps a
+        /// removed tty's pty; the kernel, too, gives a new tty while a client still
+        /// holds the old one open).
+        var nextTTY = 0
     }
 
     /// The testbed must be made first (it needs the preload, see `Preload`).
@@ -136,6 +160,10 @@ public final class BridgeEmulation: Sendable {
     public func unplug(_ selector: String? = nil) throws(EmulationError) -> Board {
         try onQueue { () throws(EmulationError) -> Board in
             let index = try find(selector)
+            if state.withLock({ $0.slots[index].caterina != nil }) {
+                leaveBus(bootloaderOf: index, reason: "unplugged")
+                return board(index)
+            }
             guard state.withLock({ $0.slots[index].plugged != nil }) else {
                 throw .boardState("board \(board(index).busPort) is not plugged in")
             }
@@ -153,6 +181,13 @@ public final class BridgeEmulation: Sendable {
     public func detach(_ selector: String? = nil) throws(EmulationError) -> Board {
         try onQueue { () throws(EmulationError) -> Board in
             let index = try find(selector)
+            if state.withLock({ $0.slots[index].caterina != nil }) {
+                // A bootloader has nothing to run without a host: as an unplug, and it
+                // is still in its bootloader when it comes back.
+                leaveBus(bootloaderOf: index, reason: "detached (in its bootloader)")
+                state.withLock { $0.slots[index].bootsIntoBootloader = true }
+                return board(index)
+            }
             guard state.withLock({ $0.slots[index].plugged != nil }) else {
                 throw .boardState("board \(board(index).busPort) is not plugged in")
             }
@@ -167,10 +202,25 @@ public final class BridgeEmulation: Sendable {
     public func replug(_ selector: String? = nil) throws(EmulationError) -> Board {
         try onQueue { () throws(EmulationError) -> Board in
             let index = try find(selector)
-            guard state.withLock({ $0.slots[index].plugged == nil }) else {
+            guard state.withLock({ $0.slots[index].plugged == nil && $0.slots[index].caterina == nil }) else {
                 throw .boardState("board \(board(index).busPort) is already plugged in")
             }
+            if state.withLock({ $0.slots[index].bootsIntoBootloader }) { return try enterBootloader(index) }
             return try plug(index)
+        }
+    }
+
+    /// Arms a failure for the board's Caterina bootloader to act out once, at the
+    /// first flash block written over `fault.address` (now, if the board is in its
+    /// bootloader, else the next time it enters it).
+    @discardableResult
+    public func arm(_ fault: CaterinaFault, _ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            state.withLock { s in
+                if let caterina = s.slots[index].caterina { caterina.arm(fault) } else { s.slots[index].fault = fault }
+            }
+            return board(index)
         }
     }
 
@@ -187,6 +237,7 @@ public final class BridgeEmulation: Sendable {
                 return s.slots.count
             }
             for i in 0..<count {
+                if state.withLock({ $0.slots[i].caterina != nil }) { leaveBus(bootloaderOf: i, reason: "emulation ended") }
                 if state.withLock({ $0.slots[i].plugged != nil }) { removeFromBus(i, reason: "emulation ended") }
                 powerOff(i)
             }
@@ -216,6 +267,9 @@ public final class BridgeEmulation: Sendable {
 
     private func board(_ index: Int, in s: State) -> Board {
         let slot = s.slots[index]
+        if let caterina = slot.caterina {
+            return Board(busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: caterina.placement.node, bootloader: "caterina")
+        }
         return Board(
             busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: slot.plugged?.record.node,
             reportedSerial: slot.plugged?.record.description.serial)
@@ -293,7 +347,9 @@ public final class BridgeEmulation: Sendable {
                     let candidate = Self.addresses.lowerBound + UInt8((Int(s.nextAddress - Self.addresses.lowerBound) + step) % count)
                     let old = s.attached[candidate]
                     guard old == nil || (pass == 1 && !(old?.hasClients ?? false)) else { continue }
-                    if s.slots.contains(where: { $0.plugged?.record.address == Int(candidate) }) { continue }
+                    if s.slots.contains(where: { $0.plugged?.record.address == Int(candidate) || $0.caterina?.placement.address == Int(candidate) }) {
+                        continue
+                    }
                     s.nextAddress = candidate == Self.addresses.upperBound ? Self.addresses.lowerBound : candidate + 1
                     s.attached[candidate] = nil
                     return (candidate, old)
@@ -310,9 +366,18 @@ public final class BridgeEmulation: Sendable {
         let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
         switch firmware {
         case .core(let configuration, let version):
-            return try CoreBridgeBoard(serial: serial, boardConfiguration: configuration, protocolVersion: version, events: events)
+            // The core runs no image: once flashed, it comes back as today's firmware (the
+            // image a bare `flash` writes), not as the older protocol it was started with.
+            let flashed = state.withLock { s in s.slots.first { $0.port == port }?.flashed ?? false }
+            return try CoreBridgeBoard(
+                serial: serial, boardConfiguration: configuration, protocolVersion: flashed ? .v1_1 : version, events: events)
         case .elf(let artifacts, let load):
-            return try ELFBridgeBoard(artifacts: artifacts, load: load, serial: serial, name: name, events: events)
+            // After a flash, what the bootloader wrote runs.
+            let application = state.withLock { s -> [UInt8]? in
+                guard let slot = s.slots.first(where: { $0.port == port }), slot.flashed, let flash = slot.flash else { return nil }
+                return Array(flash.bytes[0..<flash.part.bootloaderStart])
+            }
+            return try ELFBridgeBoard(artifacts: artifacts, load: load, serial: serial, name: name, application: application, events: events)
         case .noise:
             return try NoiseBridgeBoard(serial: serial, seed: UInt64(port))
         }
@@ -348,6 +413,108 @@ public final class BridgeEmulation: Sendable {
         log.record(entry)
     }
 
+    // MARK: the bootloader (on the queue)
+
+    /// The board's Caterina takes its port: what a Pro Micro does after the firmware's
+    /// bootloader jump (or a double tap of RST). Its flash holds what the board runs:
+    /// the ELF's image under the ELF backing, the firmware this hapbridge carries
+    /// under the core backing (erased where there is none), then whatever was written.
+    private func enterBootloader(_ index: Int) throws(EmulationError) -> Board {
+        try addRootHub()
+        let (port, serial) = state.withLock { s in (s.slots[index].port, s.slots[index].serial) }
+        let kept = state.withLock { $0.slots[index].flash }
+        let flash: FlashMemory
+        if let kept { flash = kept } else { flash = try initialFlash() }
+        let address = try allocateAddress()
+        let name = "\(Self.bus)-\(port)"
+        let tty = state.withLock { s in
+            defer { s.nextTTY += 1 }
+            return "ttyACM\(s.nextTTY)"
+        }
+        let placement = CaterinaEmulation.Placement(bus: Self.bus, port: port, address: Int(address), tty: tty)
+        let fault = state.withLock { s in
+            defer { s.slots[index].fault = nil }
+            return s.slots[index].fault
+        }
+        let caterina = try CaterinaEmulation(
+            testbed: testbed, identity: .proMicro, flash: flash, placement: placement, fault: fault, addsRootHub: false,
+            events: { [weak self] event in self?.bootloaderEvent(event, port: port) })
+        state.withLock { s in
+            s.slots[index].flash = flash
+            s.slots[index].caterina = caterina
+            s.slots[index].bootsIntoBootloader = false
+        }
+        var entry = EmulationLog.Entry(event: "bootloader", board: name, serial: serial)
+        entry.node = placement.node
+        log.record(entry)
+        return board(index)
+    }
+
+    /// The bootloader leaves the bus; the flash keeps what it holds. Whether the board
+    /// comes back in it: an unplug with the application half written does.
+    private func leaveBus(bootloaderOf index: Int, reason: String) {
+        let (caterina, name, serial) = state.withLock { s in
+            defer { s.slots[index].caterina = nil }
+            return (s.slots[index].caterina, "\(Self.bus)-\(s.slots[index].port)", s.slots[index].serial)
+        }
+        guard let caterina else { return }
+        caterina.unplug()
+        let after = caterina.state
+        state.withLock { s in
+            s.slots[index].flash = after.flash
+            s.slots[index].bootsIntoBootloader = after.applicationChanged
+        }
+        var entry = EmulationLog.Entry(event: "unplug", board: name, serial: serial)
+        entry.node = caterina.placement.node
+        entry.reason = reason
+        log.record(entry)
+    }
+
+    private func bootloaderEvent(_ event: CaterinaEmulation.Event, port: Int) {
+        queue.async { [self] in
+            guard let i = index(port: port), !state.withLock({ $0.closed }), state.withLock({ $0.slots[i].caterina != nil }) else { return }
+            let (name, serial) = state.withLock { s in ("\(Self.bus)-\(port)", s.slots[i].serial) }
+            switch event {
+            case .exited:
+                let written = state.withLock { $0.slots[i].caterina?.state.applicationWritten ?? false }
+                leaveBus(bootloaderOf: i, reason: "left the bootloader (E)")
+                // Caterina starts an application only where there is one (word 0 programmed).
+                let blank = state.withLock { s in s.slots[i].flash.map { $0.bytes[0] == 0xFF && $0.bytes[1] == 0xFF } ?? true }
+                do throws(EmulationError) {
+                    if blank {
+                        report("no application at 0x0000: the board stays in its bootloader", board: name, serial: serial)
+                        _ = try enterBootloader(i)
+                    } else {
+                        if written { state.withLock { $0.slots[i].flashed = true } }
+                        _ = try plug(i)
+                    }
+                } catch { report(error.description, board: name, serial: serial) }
+            case .fault(let fault):
+                var e = EmulationLog.Entry(event: "fault", board: name, serial: serial)
+                e.reason = fault.description
+                log.record(e)
+                if fault.kind == .unplug {
+                    leaveBus(bootloaderOf: i, reason: "unplugged (\(fault))")
+                    state.withLock { $0.slots[i].bootsIntoBootloader = true }
+                }
+            }
+        }
+    }
+
+    /// The flash a board's bootloader finds the first time: its bootloader section
+    /// aside, the image the backing runs.
+    private func initialFlash() throws(EmulationError) -> FlashMemory {
+        var flash = FlashMemory(part: .atmega32u4)
+        let image: String?
+        switch firmware {
+        case .elf(let artifacts, _): image = artifacts.firmware
+        case .core: image = try? CarriedFirmware.locate(build: false)
+        case .noise: image = nil
+        }
+        if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
+        return flash
+    }
+
     // MARK: what the boards report
 
     private func boardEvent(_ event: BoardEvent, port: Int) {
@@ -372,13 +539,20 @@ public final class BridgeEmulation: Sendable {
             e.bytes = Hex.encode(bytes)
             log.record(e)
         case .left(let reason):
+            // The firmware's bootloader jump: off the bus, and its Caterina on the port.
             queue.async { [self] in
-                guard let i = index(port: port) else { return }
+                guard let i = index(port: port), !state.withLock({ $0.closed || $0.slots[i].caterina != nil }) else { return }
                 removeFromBus(i, reason: reason)
+                powerOff(i)
+                do throws(EmulationError) { _ = try enterBootloader(i) } catch { report(error.description, board: name, serial: serial) }
             }
         case .returned(let reason):
             queue.async { [self] in
-                guard let i = index(port: port), !state.withLock({ $0.closed }) else { return }
+                // Not from a board already powered off for its bootloader (the ELF's jump
+                // lands in the harness's boot stub, which restarts the firmware).
+                guard let i = index(port: port), state.withLock({ !$0.closed && $0.slots[i].caterina == nil && $0.slots[i].model != nil }) else {
+                    return
+                }
                 var e = EmulationLog.Entry(event: "reboot", board: name, serial: serial)
                 e.reason = reason
                 log.record(e)

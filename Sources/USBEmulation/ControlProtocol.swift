@@ -10,6 +10,11 @@ import FileAccess
 ///   replug [BOARD]        plug it back in: after unplug it boots afresh, after detach it
 ///                         enumerates again as it is
 ///   add [--serial S]      a new board on the next port
+///   fault [BOARD] unplug|silence|corrupt ADDRESS
+///                         the board's Caterina bootloader acts out a failure once, at the
+///                         first flash block written over ADDRESS (0x1000 or 4096): it loses
+///                         power, the block's answer never comes, or one bit of it is stored
+///                         wrong; armed now, it fires in the bootloader (now or next time)
 ///   help
 ///
 /// BOARD is a bus-port name ("1-2") or a serial number.
@@ -19,10 +24,12 @@ public enum ControlCommand: Sendable, Equatable {
     case detach(String?)
     case replug(String?)
     case add(serial: String?)
+    case fault(String?, CaterinaFault)
     case help
 
     public static let usage = [
-        "list", "unplug [BOARD]", "detach [BOARD]", "replug [BOARD]", "add [--serial S]", "help",
+        "list", "unplug [BOARD]", "detach [BOARD]", "replug [BOARD]", "add [--serial S]",
+        "fault [BOARD] unplug|silence|corrupt ADDRESS", "help",
         "BOARD: a bus-port name (1-2) or a serial number; the first board when left out",
     ]
 
@@ -40,6 +47,17 @@ public enum ControlCommand: Sendable, Equatable {
         case "replug": self = .replug(try one("replug"))
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
+        case "fault" where words.count == 3 || words.count == 4:
+            let kindWord = words[words.count - 2]
+            let addressWord = words[words.count - 1]
+            guard let kind = CaterinaFault.Kind(rawValue: kindWord) else {
+                throw .controlSocket("fault: \(TerminalText.echo(kindWord)) is not unplug, silence or corrupt")
+            }
+            let address = addressWord.lowercased().hasPrefix("0x") ? Int(addressWord.dropFirst(2), radix: 16) : Int(addressWord)
+            guard let address, address >= 0, address < 0x8000 else {
+                throw .controlSocket("fault: \(TerminalText.echo(addressWord)) is not a flash address (0 to 0x7FFF, decimal or 0x hex)")
+            }
+            self = .fault(words.count == 4 ? words[1] : nil, CaterinaFault(kind, at: address))
         default:
             throw .controlSocket("unknown command \"\(TerminalText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
         }
@@ -57,6 +75,7 @@ extension BridgeEmulation {
             case .detach(let board): return ["ok detached \(try detach(board))"]
             case .replug(let board): return ["ok plugged \(try replug(board))"]
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
+            case .fault(let board, let fault): return ["ok armed \(fault) on \(try arm(fault, board).busPort)"]
             }
         } catch {
             return ["error \(TerminalText.safe(error.description))"]

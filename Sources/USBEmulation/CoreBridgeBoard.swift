@@ -22,8 +22,9 @@ import Synchronization
 /// At protocol 1.0 a `LegacyProtocolFilter` sits between the USB side and the core,
 /// and the device descriptor carries firmware 0.1's bcdDevice.
 ///
-/// The port's bootloader jump (ENTER_BOOTLOADER) detaches the board; as under simavr,
-/// where there is no bootloader to stay in, it comes back as a freshly booted board.
+/// The port's bootloader jump (ENTER_BOOTLOADER) detaches the board and stops the
+/// core: the emulation puts the board's Caterina bootloader on its port, and a fresh
+/// core boots when the bootloader is left.
 final class CoreBridgeBoard: USBDeviceModel {
     /// Longest time between two advances of the board (µs) while the host polls bulk
     /// IN or bytes wait for it.
@@ -155,9 +156,9 @@ final class CoreBridgeBoard: USBDeviceModel {
     // MARK: the board's thread
 
     private func run() {
-        var board = SimulatedBoard(configuration: boardConfiguration)
+        let board = SimulatedBoard(configuration: boardConfiguration)
         var filter = legacy ? LegacyProtocolFilter() : nil
-        var origin = RealTimeExecutor.monotonicMicroseconds()
+        let origin = RealTimeExecutor.monotonicMicroseconds()
         defer { finished.signal() }
         while true {
             let taken = state.withLock { s -> [Inbound]? in
@@ -201,17 +202,12 @@ final class CoreBridgeBoard: USBDeviceModel {
             }
             report(board, origin: origin, filter: &filter)
             if board.bootloaderEntries > 0 {
+                // The jump: the board leaves the bus and its bootloader takes the port
+                // (`BridgeEmulation` plugs the emulated Caterina there and powers this
+                // model off); the core runs no more.
                 flushBeforeDetach()
                 events(.left(reason: "bootloader"))
-                state.withLock { s in
-                    s.usb.reset()
-                    s.bulkIn.reset()
-                }
-                board = SimulatedBoard(configuration: boardConfiguration)
-                filter = legacy ? LegacyProtocolFilter() : nil
-                origin = RealTimeExecutor.monotonicMicroseconds()
-                events(.returned(reason: "bootloader"))
-                continue
+                return
             }
             let hostActive = deliver()
             wakeup.wait(microseconds: hostActive ? Self.tickMicroseconds : Self.idleTickMicroseconds)

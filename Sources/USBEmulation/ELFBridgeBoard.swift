@@ -67,10 +67,25 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
     }
 
+    /// `application`: the application section a bootloader wrote (flash from 0x0000),
+    /// booted instead of the ELF's own image (`sim-harness --application`).
     init(
-        artifacts: SimavrBridgeDevice.Artifacts, load: Load, serial: String, name: String,
+        artifacts: SimavrBridgeDevice.Artifacts, load: Load, serial: String, name: String, application: [UInt8]? = nil,
         events: @escaping @Sendable (BoardEvent) -> Void
     ) throws(EmulationError) {
+        // The harness reads the file before it says "ready"; it goes when this returns.
+        var applicationFile: String?
+        defer { if let applicationFile { unlink(applicationFile) } }
+        if let application {
+            var template = Array((FileManager.default.temporaryDirectory.path + "/hapbridge-application-XXXXXX").utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw .harness("cannot make a file for the flashed application: \(String(cString: strerror(errno)))") }
+            let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            applicationFile = path
+            let written = application.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == application.count else { throw .harness("cannot write the flashed application to \(path)") }
+        }
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw .harness("socketpair failed: \(String(cString: strerror(errno)))")
@@ -78,7 +93,7 @@ final class ELFBridgeBoard: USBDeviceModel {
         // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
         let spawned = ChildProcess.spawn(
             [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)]
-                + HarnessChip.harnessArguments,
+                + HarnessChip.harnessArguments + (applicationFile.map { ["--application", $0] } ?? []),
             stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {

@@ -33,18 +33,35 @@ extension EmulatedBoards {
             #expect(run.record("hello-reply")["protocol"] != nil)
         }
 
-        @Test("ENTER_BOOTLOADER: the ACK reaches the host, the board leaves the bus and comes back rebooted", arguments: Emulate.backings)
+        @Test(
+            "ENTER_BOOTLOADER: the ACK reaches the host, the board leaves the bus, its Caterina takes the port, and when avrdude leaves it (E) the firmware comes back and answers HELLO",
+            .enabled(if: ChildProcessPath.find("avrdude") != nil, "avrdude"), arguments: Emulate.backings)
         func bootloaderJump(_ backing: Emulate.Backing) throws {
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("emulate-boot-\(UUID().uuidString).jsonl").path
             defer { try? FileManager.default.removeItem(atPath: log) }
-            let run = try Emulate.bridge(backing, ["--log", log], [Emulate.probe, "bootloader"])
+            // The probe follows the board (left, then arrived again); meanwhile the
+            // bootloader is awaited on the control socket (bounded) and left by avrdude,
+            // whose avr109 programmer ends every session with E.
+            let h = Emulate.hapbridge
+            let script = """
+                \(Emulate.probe) bootloader & probe=$!
+                tries=0
+                until \(h) emulate control list | grep -q 'bootloader=caterina'; do
+                    tries=$((tries + 1)); [ $tries -lt 2000 ] || { echo "no bootloader"; exit 9; }
+                done
+                \(h) emulate control list
+                avrdude -q -q -c avr109 -p atmega32u4 -P /dev/ttyACM0 -n || exit 8
+                wait $probe
+                """
+            let run = try Emulate.bridge(backing, ["--log", log], ["sh", "-c", script])
             #expect(run.status == 0, "\(run)")
             // PROTOCOL.md: ENTER_BOOTLOADER is acknowledged before the board leaves.
             #expect(run.record("ack")["type"] == "0x08")
+            #expect(run.output.contains("1-1 serial=0001 plugged node=/dev/ttyACM0 bootloader=caterina"), "\(run)")
             #expect(run.records("hotplug").map { $0["event"] } == ["left", "arrived"])
             #expect(run.records("hello-reply").count == 2)
-            let events = try EmulationLog.entries(atPath: log).map(\.event).filter { ["plug", "unplug", "reboot"].contains($0) }
-            #expect(events.prefix(4) == ["plug", "unplug", "reboot", "plug"])
+            let events = try EmulationLog.entries(atPath: log).map(\.event).filter { ["plug", "unplug", "reboot", "bootloader"].contains($0) }
+            #expect(events.prefix(5) == ["plug", "unplug", "bootloader", "unplug", "plug"], "\(events)")
         }
 
         @Test("hapbridge emulate control lists, adds and unplugs boards; a bad command fails with the list of commands")

@@ -31,6 +31,15 @@ public struct CaterinaBootloader: Sendable {
     public private(set) var writesRefused = 0
     /// Commands answered, by letter (for the emulation's summary and tests).
     public private(set) var commandCount = 0
+    /// The application section was erased or written since the board last left the
+    /// bootloader with 'E': a write that did not finish leaves it so.
+    public private(set) var applicationChanged = false
+    /// The application section was erased or written in this session, 'E' or not.
+    public private(set) var applicationWritten = false
+    /// A failure to act out at the next block write that covers its address (once).
+    public var fault: CaterinaFault?
+    /// The fault that fired, for the emulation to act on (`takeTripped`).
+    public private(set) var tripped: CaterinaFault?
     private var pending: [UInt8] = []
 
     public static let identifier = Array("CATERIN".utf8)
@@ -51,7 +60,8 @@ public struct CaterinaBootloader: Sendable {
         pending += bytes
         var out: [UInt8] = []
         var start = 0
-        while start < pending.count, let used = step(pending[start...], into: &out) {
+        // Nothing after an unplug is heard.
+        while start < pending.count, tripped?.kind != .unplug, let used = step(pending[start...], into: &out) {
             start += used
         }
         pending.removeFirst(start)
@@ -85,8 +95,11 @@ public struct CaterinaBootloader: Sendable {
             return 2
         case UInt8(ascii: "E"):
             exited = true
+            applicationChanged = false
             out.append(0x0D)
         case UInt8(ascii: "e"):
+            applicationChanged = true
+            applicationWritten = true
             var page = 0
             while page < flash.part.bootloaderStart {
                 do { try flash.erasePage(at: page) } catch { writesRefused += 1 }
@@ -107,12 +120,31 @@ public struct CaterinaBootloader: Sendable {
             guard needs(4) else { commandCount -= 1; return nil }
             let size = Int(b[1]) << 8 | Int(b[2])
             guard needs(4 + size) else { commandCount -= 1; return nil }
-            let data = Array(input.dropFirst(4).prefix(size))
+            var data = Array(input.dropFirst(4).prefix(size))
+            if b[3] == UInt8(ascii: "F"), let f = fault, (address..<(address + size)).contains(f.address) {
+                fault = nil
+                tripped = f
+                switch f.kind {
+                case .unplug:
+                    return 4 + size  // the power went before the page was written
+                case .silence:
+                    _ = writeBlock(memory: b[3], data: data)  // written, but the answer is lost
+                    return 4 + size
+                case .corrupt:
+                    data[f.address - address] ^= 0x01  // stored with one bit wrong
+                }
+            }
             out.append(writeBlock(memory: b[3], data: data))
             return 4 + size
         default: out.append(UInt8(ascii: "?"))
         }
         return 1
+    }
+
+    /// The fault that fired since the last call, if any.
+    public mutating func takeTripped() -> CaterinaFault? {
+        defer { tripped = tripped?.kind == .unplug ? tripped : nil }
+        return tripped
     }
 
     private mutating func readBlock(memory: UInt8, size: Int) -> [UInt8] {
@@ -134,6 +166,8 @@ public struct CaterinaBootloader: Sendable {
     private mutating func writeBlock(memory: UInt8, data: [UInt8]) -> UInt8 {
         switch memory {
         case UInt8(ascii: "F"):
+            applicationChanged = true
+            applicationWritten = true
             // One page erase, the page buffer filled from the address (the latches wrap
             // inside the page, as SPM's do), one page write.
             let pageBytes = flash.part.pageBytes
@@ -156,4 +190,27 @@ public struct CaterinaBootloader: Sendable {
             return UInt8(ascii: "?")
         }
     }
+}
+
+/// A failure the emulated Caterina acts out once, at the first flash block write
+/// ('B' … 'F') that covers `address`: how `flash` is tried against an interrupted
+/// write (`hapbridge emulate control fault …`).
+public struct CaterinaFault: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The board loses power as the block arrives: it is not written and the
+        /// board leaves the bus.
+        case unplug
+        /// The block is written but its answer never comes (the host times out).
+        case silence
+        /// The block is stored with one bit of the byte at `address` flipped (the
+        /// read-back differs).
+        case corrupt
+    }
+    public var kind: Kind
+    public var address: Int
+    public init(_ kind: Kind, at address: Int) {
+        self.kind = kind
+        self.address = address
+    }
+    public var description: String { "\(kind.rawValue) at 0x" + String(address, radix: 16, uppercase: true) }
 }

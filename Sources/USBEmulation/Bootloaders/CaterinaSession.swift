@@ -1,6 +1,7 @@
 import FirmwareImage
 import Foundation
 import Glibc
+import Synchronization
 
 /// `hapbridge emulate caterina -- COMMAND`: a board waiting in Caterina at
 /// /dev/ttyACM0 for the whole of COMMAND's run. Re-executes under umockdev's preload
@@ -13,9 +14,13 @@ public enum CaterinaSession {
         public var flash: FlashMemory
         public var identity: CaterinaEmulation.Identity
         public var command: [String]
-        public init(flash: FlashMemory, identity: CaterinaEmulation.Identity = .leonardo, command: [String]) {
+        /// The board runs a sketch first (`SketchEmulation` on ttyACM0) and enters its
+        /// bootloader (ttyACM1, the same USB port) on the 1200-baud touch.
+        public var sketch: Bool
+        public init(flash: FlashMemory, identity: CaterinaEmulation.Identity = .leonardo, sketch: Bool = false, command: [String]) {
             self.flash = flash
             self.identity = identity
+            self.sketch = sketch
             self.command = command
         }
     }
@@ -31,8 +36,34 @@ public enum CaterinaSession {
         try Preload.ensureLoaded()
         let testbed = try Testbed()
         defer { testbed.close() }
-        let board = try CaterinaEmulation(testbed: testbed, identity: options.identity, flash: options.flash)
-        defer { board.close() }
+        let board: Mutex<CaterinaEmulation?> = Mutex(nil)
+        let failure = Mutex<EmulationError?>(nil)
+        var sketch: SketchEmulation?
+        if options.sketch {
+            // The touch: the sketch's device leaves, Caterina comes up on the same port with
+            // a new address and a new tty (the old one may still be held open).
+            let plugged = Mutex<SketchEmulation?>(nil)
+            let made = try SketchEmulation(testbed: testbed, placement: .init(), addsRootHub: true) {
+                DispatchQueue.global().async {
+                    plugged.withLock { $0 }?.unplug()
+                    do throws(EmulationError) {
+                        let caterina = try CaterinaEmulation(
+                            testbed: testbed, identity: options.identity, flash: options.flash,
+                            placement: .init(address: 3, tty: "ttyACM1"), addsRootHub: false)
+                        board.withLock { $0 = caterina }
+                    } catch { failure.withLock { $0 = error } }
+                }
+            }
+            plugged.withLock { $0 = made }
+            sketch = made
+        } else {
+            let caterina = try CaterinaEmulation(testbed: testbed, identity: options.identity, flash: options.flash)
+            board.withLock { $0 = caterina }
+        }
+        defer {
+            sketch?.unplug()
+            board.withLock { $0 }?.close()
+        }
         let status: Int32
         switch ChildProcess.spawn(options.command) {
         case .success(let child): status = child.wait()
@@ -40,8 +71,13 @@ public enum CaterinaSession {
             FileHandle.standardError.write(Data("hapbridge emulate: \(failure.message)\n".utf8))
             return failure.status
         }
-        board.close()
-        FileHandle.standardError.write(Data((summary(board.state) + "\n").utf8))
+        if let error = failure.withLock({ $0 }) { FileHandle.standardError.write(Data("hapbridge emulate: \(error.description)\n".utf8)) }
+        guard let caterina = board.withLock({ $0 }) else {
+            FileHandle.standardError.write(Data("hapbridge emulate: caterina: the sketch was never reset into the bootloader (no 1200-baud touch)\n".utf8))
+            return status
+        }
+        caterina.close()
+        FileHandle.standardError.write(Data((summary(caterina.state) + "\n").utf8))
         return status
     }
 }

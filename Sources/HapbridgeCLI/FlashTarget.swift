@@ -1,0 +1,172 @@
+import BridgeLink
+import DeviceInterface
+import Devices
+import Flashing
+import Foundation
+import USBBridge
+
+/// The bootloader `flash` programs, and how it got there: found waiting already
+/// (`--port`, `--device`, the only one on USB), reset into by the 1200-baud touch
+/// (`--port` on a sketch's tty), or entered from running hapbridge firmware through
+/// its board link (ENTER_BOOTLOADER), in which case the firmware is awaited on the
+/// same port after the flash (`awaitFirmware`).
+struct FlashTarget {
+    var programmer: any BootloaderProgrammer
+    /// Its tty or USB port, for messages and the report.
+    var location: String
+    /// The USB port the board is on, when known.
+    var port: USBPort?
+    /// How the board reached its bootloader: "waiting" (it was there), "1200-baud
+    /// touch", "enter-bootloader" (from hapbridge firmware).
+    var entry: String
+    /// The firmware version the board ran before, when it ran hapbridge firmware.
+    var previousFirmware: String?
+
+    /// How long the bootloader has to appear after the reset: a real board's Caterina
+    /// enumerates within about a second; the emulated ELF board's jump takes longer.
+    static let bootloaderTimeout: Duration = .seconds(10)
+    /// How long the firmware has to enumerate and answer HELLO after the bootloader
+    /// left (the emulated ELF board boots its harness first).
+    static let firmwareTimeout: Duration = .seconds(30)
+
+    static var caterinaIDs: [(vendorID: UInt16, productID: UInt16)] {
+        USBKnownIdentity.identities(of: .caterinaBootloader).map { ($0.vendorID, $0.productID) }
+    }
+
+    /// The bootloader to program: --port (Caterina, or a sketch's tty: the 1200-baud
+    /// touch), --device (whatever is at that USB address: a bootloader, or hapbridge
+    /// firmware sent into its bootloader), else the only bootloader or the only bridge
+    /// board on USB.
+    static func choose(port: String?, device: String?, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
+        if let port { return try ttyTarget(port) }
+        if let device {
+            guard case .usb(let selector)? = try? DeviceAddress(parsing: device) else { throw FlashError(.noBootloader, "--device \(device) is not a USB address") }
+            let here = catalog.usbDevices().filter { d in
+                switch selector {
+                case .any: true
+                case .port(let bus, let ports): d.port.bus == bus && d.port.ports == ports
+                case .serial(let s): d.serialNumber == s
+                }
+            }
+            if here.isEmpty {
+                let all = catalog.usbDevices()
+                let seen = all.isEmpty ? "nothing on USB" : "on USB: " + all.map { "usb:\($0.port.path) \($0.kind.rawValue)" }.joined(separator: ", ")
+                throw FlashError(
+                    .noBootloader,
+                    "nothing to flash at \(device): no hapbridge board, no Caterina and no Atmel DFU bootloader there (\(seen)); `hapbridge list` shows the addresses")
+            }
+            if let board = here.first(where: { $0.kind == .bridgeFirmware })?.bridgeBoard {
+                return try await fromFirmware(board, catalog: catalog)
+            }
+            if case .port(let bus, let ports) = selector,
+                let tty = CaterinaPort.find(identities: caterinaIDs, port: DeviceAddress.portPath(bus: bus, ports: ports)).first
+            {
+                return FlashTarget(
+                    programmer: try CaterinaProgrammer(port: tty), location: tty, port: USBPort(bus: bus, ports: ports), entry: "waiting")
+            }
+            let dfu = try AtmelDFUProgrammer(selector: selector)
+            return FlashTarget(programmer: dfu, location: dfu.location, port: nil, entry: "waiting")
+        }
+        let ttys = CaterinaPort.find(identities: caterinaIDs)
+        let dfus = AtmelDFUProgrammer.locations()
+        let boards = catalog.usbBoards()
+        switch (ttys.count, dfus.count, boards.count) {
+        case (1, 0, _): return FlashTarget(programmer: try CaterinaProgrammer(port: ttys[0]), location: ttys[0], port: nil, entry: "waiting")
+        case (0, 1, _):
+            let dfu = try AtmelDFUProgrammer(selector: .any)
+            return FlashTarget(programmer: dfu, location: dfu.location, port: nil, entry: "waiting")
+        case (0, 0, 1): return try await fromFirmware(boards[0], catalog: catalog)
+        case (0, 0, 0):
+            throw FlashError(
+                .noBootloader,
+                "no bootloader and no hapbridge board found on USB (Caterina 2341:0036, 2341:0037, 1B4F:9205; Atmel DFU 03EB:2FF4): "
+                    + CaterinaPort.manualReset + ", or give --port/--device")
+        case (0, 0, _):
+            throw FlashError(
+                .noBootloader, "\(boards.count) hapbridge boards (\(boards.map { "usb:" + $0.portPath }.joined(separator: ", "))): choose one with --device")
+        default:
+            throw FlashError(.noBootloader, "several bootloaders (\((ttys + dfus.map { "usb:" + $0 }).joined(separator: ", "))): choose one with --port or --device")
+        }
+    }
+
+    /// --port: a Caterina tty is programmed as it is; the tty of any other USB device
+    /// (a sketch) gets the 1200-baud touch and its Caterina is awaited on the same
+    /// USB port (or as a new tty when sysfs does not say the port).
+    static func ttyTarget(_ tty: String) throws(FlashError) -> FlashTarget {
+        let owner = CaterinaPort.usbDevice(ofTTY: tty)
+        let isBootloader = owner.map { o in caterinaIDs.contains { $0.vendorID == o.vendorID && $0.productID == o.productID } } ?? true
+        if isBootloader { return FlashTarget(programmer: try CaterinaProgrammer(port: tty), location: tty, port: nil, entry: "waiting") }
+        let before = CaterinaPort.find(identities: caterinaIDs)
+        try CaterinaPort.touch1200(tty)
+        guard let found = CaterinaPort.waitForBootloader(identities: caterinaIDs, port: owner?.port, before: before, timeout: bootloaderTimeout) else {
+            throw FlashError(
+                .noBootloader,
+                "\(tty) got the 1200-baud reset but no Caterina bootloader appeared\(owner.map { " on usb:\($0.port)" } ?? "") within \(bootloaderTimeout) "
+                    + "(the sketch may not listen for it): " + CaterinaPort.manualReset)
+        }
+        return FlashTarget(programmer: try CaterinaProgrammer(port: found), location: found, port: nil, entry: "1200-baud touch")
+    }
+
+    /// A board running hapbridge firmware: HELLO, ENTER_BOOTLOADER through its link,
+    /// then its bootloader on the same port (another device number), its tty for
+    /// Caterina.
+    static func fromFirmware(_ board: USBBridgeBoard, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
+        guard let usb = catalog.usb else { throw FlashError(.noBootloader, catalog.usbUnavailable ?? "USB unavailable") }
+        let opened: OpenedDevice
+        do { opened = try catalog.open(board) } catch {
+            throw FlashError(.noBootloader, "cannot open the hapbridge board at usb:\(board.portPath) to send it into its bootloader: \(error)")
+        }
+        let link = opened.link()
+        let version: String
+        do {
+            version = try await link.open().firmwareVersion
+            _ = try await link.enterBootloader()
+        } catch {
+            link.close()
+            throw FlashError(.noBootloader, "the hapbridge board at usb:\(board.portPath) did not take ENTER_BOOTLOADER (\(error)): " + CaterinaPort.manualReset)
+        }
+        link.close()
+        let found: USBDiscoveredDevice
+        do {
+            found = try await USBDiscovery.waitForDevice(
+                onPort: board.port, kinds: [.caterinaBootloader, .atmelDFUBootloader], replacing: board.deviceAddress, timeout: bootloaderTimeout, in: usb)
+        } catch {
+            throw FlashError(
+                .noBootloader, "the board at usb:\(board.portPath) left for its bootloader, but \(error.description): " + CaterinaPort.manualReset)
+        }
+        if found.kind == .atmelDFUBootloader {
+            let dfu = try AtmelDFUProgrammer(selector: .port(bus: board.port.bus, ports: board.port.ports), context: usb)
+            return FlashTarget(programmer: dfu, location: dfu.location, port: board.port, entry: "enter-bootloader", previousFirmware: version)
+        }
+        // The tty comes with the device; sysfs may show it a moment after.
+        guard let tty = CaterinaPort.waitForBootloader(identities: caterinaIDs, port: board.port.path, before: [], timeout: .seconds(3)) else {
+            throw FlashError(.noBootloader, "Caterina enumerated on usb:\(board.portPath) but no tty of it appeared (is cdc_acm loaded?)")
+        }
+        return FlashTarget(
+            programmer: try CaterinaProgrammer(port: tty), location: tty, port: board.port, entry: "enter-bootloader", previousFirmware: version)
+    }
+
+    /// After the bootloader left: the hapbridge firmware on `port` (enumerated, HELLO
+    /// answered); its version.
+    static func awaitFirmware(on port: USBPort, catalog: DeviceCatalog) async throws(FlashError) -> String {
+        guard let usb = catalog.usb else { throw FlashError(.applicationDidNotStart, catalog.usbUnavailable ?? "USB unavailable") }
+        let found: USBDiscoveredDevice
+        do { found = try await USBDiscovery.waitForDevice(onPort: port, kinds: [.bridgeFirmware], timeout: firmwareTimeout, in: usb) } catch {
+            throw FlashError(
+                .applicationDidNotStart,
+                "the flash is verified, but no hapbridge firmware came back on usb:\(port.path): \(error.description); unplug the board and plug it back in")
+        }
+        guard let board = found.bridgeBoard else {
+            throw FlashError(.applicationDidNotStart, "the device on usb:\(port.path) is not a hapbridge board")
+        }
+        let opened: OpenedDevice
+        do { opened = try catalog.open(board) } catch {
+            throw FlashError(.applicationDidNotStart, "the hapbridge firmware came back on usb:\(port.path) but cannot be opened: \(error)")
+        }
+        let link = opened.link()
+        defer { link.close() }
+        do { return try await link.open().firmwareVersion } catch {
+            throw FlashError(.applicationDidNotStart, "the hapbridge firmware came back on usb:\(port.path) but did not answer HELLO: \(error)")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Testing
+import USBEmulation
+
+/// `emulate control fault [BOARD] KIND ADDRESS`: what it takes and what it refuses.
+@Suite("control: fault")
+struct FaultCommandTests {
+    @Test("fault takes a kind and an address in hex or decimal, with or without a BOARD")
+    func parses() throws {
+        #expect(try ControlCommand(parsing: "fault unplug 0x1000") == .fault(nil, CaterinaFault(.unplug, at: 0x1000)))
+        #expect(try ControlCommand(parsing: "fault 1-2 corrupt 4096") == .fault("1-2", CaterinaFault(.corrupt, at: 4096)))
+        #expect(try ControlCommand(parsing: "fault SER-9 silence 0X7fff") == .fault("SER-9", CaterinaFault(.silence, at: 0x7FFF)))
+    }
+
+    @Test("fault refuses another kind, an address off the 32 KiB flash or not a number, and a missing address, each saying which")
+    func refuses() {
+        #expect { _ = try ControlCommand(parsing: "fault bogus 12") } throws: { "\($0)".contains("bogus is not unplug, silence or corrupt") }
+        #expect { _ = try ControlCommand(parsing: "fault unplug 0x8000") } throws: { "\($0)".contains("0x8000 is not a flash address") }
+        #expect { _ = try ControlCommand(parsing: "fault unplug twelve") } throws: { "\($0)".contains("twelve is not a flash address") }
+        #expect { _ = try ControlCommand(parsing: "fault unplug") } throws: { "\($0)".contains("unknown command") }
+    }
+}
