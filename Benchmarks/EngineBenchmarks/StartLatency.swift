@@ -2,28 +2,35 @@ import BridgeLink
 import Foundation
 import HapticEngine
 import Haptics
+import RealTime
 import SimulatedBoard
 import SimulatedBridgeDevice
 
 /// Wall-clock time of `player.start()` (immediate) until it returns, on a
 /// virtual-time board behind an in-process link: the host's own path to the board,
 /// by which time the stamped RTP frame is in the firmware's queue.
-func hostPathLatency(count: Int) async throws -> Stats {
+func hostPathLatency(count: Int) async throws -> (returned: Stats, handedOver: Stats) {
     let device = SimulatedBridgeDevice(board: try benchmarkBoard(), link: .init(latencyMicroseconds: 0))
-    let engine = HapticEngine(link: BridgeLink(transport: device), actuator: try actuatorProfile(), options: .init(driving: .manual))
+    let sendTimes = SendTimes(device)
+    let engine = HapticEngine(link: BridgeLink(transport: sendTimes), actuator: try actuatorProfile(), options: .init(driving: .manual))
     try await engine.start()
     let player = try await engine.makePlayer(with: HapticPattern(events: [.continuous(at: 0, duration: 0.01, intensity: 1, sharpness: 0.5)]))
     let clock = ContinuousClock()
     var out: [Double] = []
+    var handed: [Double] = []
     for _ in 0..<count {
         let t0 = clock.now
+        let mark = RealTimeExecutor.monotonicMicroseconds()
         try await player.start()
         out.append(microseconds(clock.now - t0))
+        // The first transfer after the call: the start's own frame (nothing else is due).
+        let first = await engine.withDevice { (($0 as? SendTimes)?.sends.first { $0.hostMicroseconds >= mark })?.hostMicroseconds }
+        handed.append(first.map { Double($0) - Double(mark) } ?? .infinity)
         try await engine.advance(bySeconds: 0.03)
-        await engine.withDevice { ($0 as! SimulatedBridgeDevice).board.clearI2CLog() }
+        await engine.withDevice { (($0 as? SendTimes)?.inner as? SimulatedBridgeDevice)?.board.clearI2CLog() }
     }
     await engine.stop()
-    return Stats(samples: out)
+    return (Stats(samples: out), Stats(samples: handed))
 }
 
 /// `start(atTime: now)` until the first RTP_INPUT write at the chip, on the

@@ -83,7 +83,9 @@ func run() async throws {
     if CommandLine.arguments.contains("--start-latency-only") {
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
         await wakeBaselines()
-        print(try await hostPathLatency(count: quick ? 200 : 2000).line("start latency, host path (start() returns)"))
+        let hostPath = try await hostPathLatency(count: quick ? 200 : 2000)
+        print(hostPath.returned.line("start latency, host path (start() returns)"))
+        print(hostPath.handedOver.line("  start() → its frame handed to the link (the engine's part)"))
         print(try await realTimeStartLatency(count: quick ? 200 : 1000, margin: nil)
             .line("start latency to 1st I2C write, real time, \(defaultMargin) µs margin"))
         return
@@ -92,7 +94,9 @@ func run() async throws {
         print("== engine on the simulated board (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
         await wakeBaselines()
-        print(try await hostPathLatency(count: quick ? 200 : 2000).line("start latency, host path (start() returns)"))
+        let hostPath = try await hostPathLatency(count: quick ? 200 : 2000)
+        print(hostPath.returned.line("start latency, host path (start() returns)"))
+        print(hostPath.handedOver.line("  start() → its frame handed to the link (the engine's part)"))
         let start = try await realTimeStartLatency(count: quick ? 200 : 1000, margin: nil)
         print(start.line("start latency to 1st I2C write, real time, \(defaultMargin) µs margin"))
         printGoal("start latency < 100 µs at p99", value: start.percentile(99), limit: 100)
