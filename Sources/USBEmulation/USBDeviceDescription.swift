@@ -54,6 +54,14 @@ public struct USBDeviceDescription: Sendable, Equatable {
     public var productID: UInt16 { le16(device, 10) }
     public var bcdDevice: UInt16 { le16(device, 12) }
 
+    /// The bus speed its descriptors imply, Mb/s (sysfs `speed`): a bulk endpoint of 512
+    /// bytes exists only at high speed (USB 2.0 §5.8.3: full-speed bulk is at most 64),
+    /// so an FT232H is 480 and an ATmega32U4 or a bootloader 12.
+    public var speedMbps: Int {
+        let bulk = configurations.flatMap { $0.interfaces.flatMap(\.endpoints) }.filter { $0.transferType == 2 }
+        return bulk.contains { $0.maxPacketSize == 512 } ? 480 : 12
+    }
+
     /// Checks the descriptors' own lengths and types; strings are already decoded.
     public init(
         device: [UInt8], configurations: [[UInt8]], manufacturer: String?, product: String?, serial: String?

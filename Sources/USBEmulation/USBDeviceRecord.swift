@@ -100,7 +100,7 @@ public struct USBDeviceRecord: Sendable, Equatable {
             "A: maxchild=0",
             "A: quirks=0x0",
             "A: removable=removable",
-            "A: speed=12",
+            "A: speed=\(d.speedMbps)",
             // One lane each way below USB 3.2 (lsusb -t reads them).
             "A: rx_lanes=1",
             "A: tx_lanes=1",
@@ -138,7 +138,7 @@ public struct USBDeviceRecord: Sendable, Equatable {
                     "A: modalias=\(modalias)",
                     "A: supports_autosuspend=1",
                 ].map { Self.sysfsText([$0])[0] }.joined(separator: "\n")
-                    + Self.sysfsText(i.endpoints.flatMap { Self.endpointAttributes($0, highSpeed: false) }).map { "\n" + $0 }.joined())
+                    + Self.sysfsText(i.endpoints.flatMap { Self.endpointAttributes($0, highSpeed: d.speedMbps == 480) }).map { "\n" + $0 }.joined())
         }
         return paragraphs.joined(separator: "\n\n") + "\n"
     }

@@ -18,6 +18,12 @@ struct FT232HDescriptorTests {
         #expect(text.components(separatedBy: "wMaxPacketSize     0x0200").count == 3, "both bulk endpoints 512 bytes: \(run)")
     }
 
+    @Test("lsusb -t shows it at high speed (480M): its 512-byte bulk endpoints exist only there (USB 2.0 §5.8.3)")
+    func highSpeed() throws {
+        let run = try EmulatedFT232H.run([], ["/usr/bin/lsusb", "-t"])
+        #expect(run.status == 0 && run.output.contains("Port 1: Dev 2, If 0, Class=, Driver=, 480M"), "\(run)")
+    }
+
     @Test("a --serial that --device ftdi:SERIAL could not name is a usage error (status 2) and nothing starts")
     func serialRule() throws {
         let run = try EmulatedFT232H.run(["--serial", "a b"], ["/bin/true"])
