@@ -260,16 +260,35 @@ extension EmulateCommand {
         @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
         var dump: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Fail the first block programmed over ADDRESS: unplug (not written, the board leaves the bus and is plugged back in 0.3 s later, in its bootloader), silence (written, never answered: the host times out) or corrupt (one bit flipped: the read-back differs). For rehearsing an interrupted flash.",
+                valueName: "KIND@ADDRESS"))
+        var fault: String?
+
+        var parsedFault: CaterinaFault? {
+            get throws {
+                guard let fault else { return nil }
+                let parts = fault.split(separator: "@", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ValidationError("--fault \(fault): KIND@ADDRESS, e.g. corrupt@0x1000") }
+                switch CaterinaFault.parse(kind: parts[0], address: parts[1]) {
+                case .success(let f): return f
+                case .failure(let why): throw ValidationError("--fault: \(why)")
+                }
+            }
+        }
+
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
         var command: [String] = []
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the program to run after --, e.g. `hapbridge emulate dfu -- dfu-programmer atmega32u4 get`") }
+            _ = try parsedFault
         }
 
         func run() throws {
             let status: Int32
-            do { status = try DFUEmulation.run(.init(command: command, dumpPath: dump)) } catch {
+            do { status = try DFUEmulation.run(.init(command: command, dumpPath: dump, fault: try? parsedFault)) } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
                 throw ExitCode(EmulationSession.setUpFailedStatus)
             }

@@ -48,16 +48,10 @@ public enum ControlCommand: Sendable, Equatable {
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
         case "fault" where words.count == 3 || words.count == 4:
-            let kindWord = words[words.count - 2]
-            let addressWord = words[words.count - 1]
-            guard let kind = CaterinaFault.Kind(rawValue: kindWord) else {
-                throw .controlSocket("fault: \(TerminalText.echo(kindWord)) is not unplug, silence or corrupt")
+            switch CaterinaFault.parse(kind: words[words.count - 2], address: words[words.count - 1]) {
+            case .success(let fault): self = .fault(words.count == 4 ? words[1] : nil, fault)
+            case .failure(let why): throw .controlSocket("fault: \(why)")
             }
-            let address = addressWord.lowercased().hasPrefix("0x") ? Int(addressWord.dropFirst(2), radix: 16) : Int(addressWord)
-            guard let address, address >= 0, address < 0x8000 else {
-                throw .controlSocket("fault: \(TerminalText.echo(addressWord)) is not a flash address (0 to 0x7FFF, decimal or 0x hex)")
-            }
-            self = .fault(words.count == 4 ? words[1] : nil, CaterinaFault(kind, at: address))
         default:
             throw .controlSocket("unknown command \"\(TerminalText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
         }

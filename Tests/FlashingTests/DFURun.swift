@@ -49,11 +49,11 @@ enum DFURun {
 
     /// `hapbridge emulate dfu --dump FILE -- sh -c SCRIPT`, in a fresh directory (the
     /// script's working directory, for files it writes).
-    static func emulate(_ script: String, in directory: URL) throws -> Result {
+    static func emulate(_ script: String, in directory: URL, options: [String] = []) throws -> Result {
         let dump = directory.appendingPathComponent("flash.bin").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: hapbridge)
-        process.arguments = ["emulate", "dfu", "--dump", dump, "--", "sh", "-c", script]
+        process.arguments = ["emulate", "dfu", "--dump", dump] + options + ["--", "sh", "-c", script]
         process.currentDirectoryURL = directory
         let out = Pipe()
         let err = Pipe()

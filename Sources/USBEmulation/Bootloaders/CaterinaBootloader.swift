@@ -1,3 +1,4 @@
+import FileAccess
 import FirmwareImage
 
 /// Caterina, the bootloader of the Leonardo, Micro and Pro Micro, as a byte-in,
@@ -213,4 +214,20 @@ public struct CaterinaFault: Sendable, Equatable, CustomStringConvertible {
         self.address = address
     }
     public var description: String { "\(kind.rawValue) at 0x" + String(address, radix: 16, uppercase: true) }
+
+    /// `KIND ADDRESS` words (`unplug 0x1000`): nil with the reason when they are not one.
+    public static func parse(kind kindWord: String, address addressWord: String) -> Result<CaterinaFault, ParseError> {
+        guard let kind = Kind(rawValue: kindWord) else {
+            return .failure(ParseError(description: "\(TerminalText.echo(kindWord)) is not unplug, silence or corrupt"))
+        }
+        let address = addressWord.lowercased().hasPrefix("0x") ? Int(addressWord.dropFirst(2), radix: 16) : Int(addressWord)
+        guard let address, address >= 0, address < 0x8000 else {
+            return .failure(ParseError(description: "\(TerminalText.echo(addressWord)) is not a flash address (0 to 0x7FFF, decimal or 0x hex)"))
+        }
+        return .success(CaterinaFault(kind, at: address))
+    }
+
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
 }

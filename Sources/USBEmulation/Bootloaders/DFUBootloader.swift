@@ -49,6 +49,10 @@ public final class DFUBootloader: USBDeviceModel {
         var secured = true
         var running = true
         var counters = Counters()
+        /// Armed: the first program command over its address fails this way (the same
+        /// three failures as Caterina's: unplug, silence, corrupt); fires once.
+        var fault: CaterinaFault?
+        var tripped: CaterinaFault?
     }
 
     enum Upload {
@@ -106,6 +110,21 @@ public final class DFUBootloader: USBDeviceModel {
     public var flash: FlashMemory { state.withLock { $0.flash } }
     public var counters: Counters { state.withLock { $0.counters } }
 
+    /// Arms a failure for the first block programmed over `fault.address`.
+    public func arm(_ fault: CaterinaFault) { state.withLock { $0.fault = fault } }
+
+    /// Power comes back (a replug after `unplug`): the bootloader starts again from
+    /// reset, in its security mode, over the flash as it was left.
+    public func powerOn() {
+        state.withLock { s in
+            let flash = s.flash, counters = s.counters
+            var usb = s.usb
+            usb.reset()
+            s = State(usb: usb, flash: flash)
+            s.counters = counters
+        }
+    }
+
     public func connect(to host: any USBHostPort) {}
 
     public func busReset(completion: @escaping @Sendable () -> Void) {
@@ -114,14 +133,28 @@ public final class DFUBootloader: USBDeviceModel {
     }
 
     public func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
-        let (result, leave) = state.withLock { s -> (USBPipeResult, String?) in
-            guard s.running else { return (.gone, nil) }
+        let (result, leave, tripped) = state.withLock { s -> (USBPipeResult, String?, CaterinaFault?) in
+            guard s.running else { return (.gone, nil, nil) }
             // DFU requests are class requests to interface 0.
-            guard setup.kind == 1 else { return (s.usb.handle(setup, data: data), nil) }
+            guard setup.kind == 1 else { return (s.usb.handle(setup, data: data), nil, nil) }
             guard setup.recipient == 1, setup.index == UInt16(AtmelDFU.interface), s.usb.isConfigured,
                 let request = AtmelDFU.Request(rawValue: setup.request)
-            else { return (.stall, nil) }
-            return Self.handle(request, setup, data, &s)
+            else { return (.stall, nil, nil) }
+            let (result, leave) = Self.handle(request, setup, data, &s)
+            defer { s.tripped = nil }
+            return (result, leave, s.tripped)
+        }
+        switch tripped?.kind {
+        case .unplug?:
+            // Power lost as the block arrived: nothing written, the device gone.
+            state.withLock { $0.running = false }
+            completion(.gone)
+            leaving("was unplugged")
+            return
+        case .silence?:
+            return  // written, but the status stage never comes: the host times out
+        default:
+            break
         }
         completion(result)
         if let leave {
@@ -235,7 +268,17 @@ public final class DFUBootloader: USBDeviceModel {
             let count = end - start + 1
             guard count > 0, c.count >= AtmelDFU.programHeaderLength + count else { return .errNotDone }
             guard !s.secured else { return .errWrite }
-            return program(start: start, Array(c[AtmelDFU.programHeaderLength..<(AtmelDFU.programHeaderLength + count)]), &s)
+            var data = Array(c[AtmelDFU.programHeaderLength..<(AtmelDFU.programHeaderLength + count)])
+            if let f = s.fault, (start...end).contains(f.address) {
+                s.fault = nil
+                s.tripped = f
+                switch f.kind {
+                case .unplug: return .ok  // nothing written: the caller takes the device off the bus
+                case .silence: break
+                case .corrupt: data[f.address - start] ^= 0x01
+                }
+            }
+            return program(start: start, data, &s)
         case (0x03, let kind?) where c.count >= 6 && (kind == 0x00 || kind == 0x01):
             let start = address(2)
             let end = address(4)

@@ -24,10 +24,14 @@ public enum DFUEmulation {
         public var command: [String]
         /// Where to write the flash when COMMAND has ended (nil: nowhere).
         public var dumpPath: String?
+        /// A failure at the first block programmed over its address (`--fault`); after
+        /// `unplug` the board is plugged back in, in its bootloader, a moment later.
+        public var fault: CaterinaFault?
 
-        public init(command: [String], dumpPath: String? = nil) {
+        public init(command: [String], dumpPath: String? = nil, fault: CaterinaFault? = nil) {
             self.command = command
             self.dumpPath = dumpPath
+            self.fault = fault
         }
     }
 
@@ -38,6 +42,8 @@ public enum DFUEmulation {
     /// The longest the device stays on the bus after it left the bootloader while a
     /// client still holds it open (see `run`).
     static let disconnectNoticedMicroseconds: UInt64 = 200_000
+    /// How long an unplugged board stays off the bus before it is plugged back in.
+    static let replugDelayMicroseconds: UInt32 = 300_000
 
     public static func run(_ options: Options) throws(EmulationError) -> Int32 {
         try Preload.ensureLoaded()
@@ -46,6 +52,8 @@ public enum DFUEmulation {
         let onBus = Mutex<(record: USBDeviceRecord, handler: USBDevFSHandler)?>(nil)
         let left = Mutex<String?>(nil)
         let queue = DispatchQueue(label: "hapbridge.emulate.dfu")
+        // Set once the bootloader exists: puts it on the bus at the next address.
+        let replug = Mutex<(@Sendable () -> Void)?>(nil)
         let bootloader = try DFUBootloader(flash: FlashMemory(part: .atmega32u4)) { why in
             left.withLock { $0 = why }
             // Off the bus once the client has closed the device, or after
@@ -60,22 +68,40 @@ public enum DFUEmulation {
                     usleep(1000)
                 }
                 remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed)
+                // Unplugged mid-write: the user plugs it back in; with the application
+                // only partly written it comes up in its bootloader.
+                if why == "was unplugged" {
+                    usleep(replugDelayMicroseconds)
+                    replug.withLock { $0 }?()
+                }
             }
         }
-        let (description, configuration) = try KernelEnumeration.enumerate(bootloader, address: address, board: "\(bus)-\(port)")
-        let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
-        let handler = USBDevFSHandler(
-            device: bootloader, description: description, address: address, configuration: configuration,
-            configurationChanged: { value in
-                testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
-            })
-        bootloader.connect(to: handler)
+        if let fault = options.fault { bootloader.arm(fault) }
         try testbed.add(record: USBRootHubRecord(bus: bus).text)
-        let ioctl = handler.makeIoctlHandler()
-        defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
-        try testbed.attach(ioctl, to: record.node)
-        try testbed.add(record: record.text)
-        onBus.withLock { $0 = (record, handler) }
+        let nextAddress = Mutex(address)
+        @Sendable func plug() throws(EmulationError) {
+            let address = nextAddress.withLock { a in defer { a += 1 }; return a }
+            let (description, configuration) = try KernelEnumeration.enumerate(bootloader, address: address, board: "\(bus)-\(port)")
+            let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
+            let handler = USBDevFSHandler(
+                device: bootloader, description: description, address: address, configuration: configuration,
+                configurationChanged: { value in
+                    testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
+                })
+            bootloader.connect(to: handler)
+            let ioctl = handler.makeIoctlHandler()
+            defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
+            try testbed.attach(ioctl, to: record.node)
+            try testbed.add(record: record.text)
+            onBus.withLock { $0 = (record, handler) }
+        }
+        try plug()
+        replug.withLock {
+            $0 = {
+                bootloader.powerOn()
+                do { try plug() } catch { report("dfu: could not plug the board back in: \(error)") }
+            }
+        }
 
         let status = runCommand(options.command)
         queue.sync { remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed) }
