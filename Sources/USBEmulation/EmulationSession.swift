@@ -64,7 +64,12 @@ public enum EmulationSession {
         if options.denyAccess, let node = emulation.list().first?.node, testbed.canWrite(node: node) {
             command = try withoutDACOverride(command)
         }
-        let status = runCommand(command, emulation: emulation)
+        let report: @Sendable ([String]) -> Void = { lines in
+            FileHandle.standardError.write(Data(lines.map { "hapbridge emulate: \($0)\n" }.joined().utf8))
+        }
+        let status = ChildProcess.runRelayingSignals(
+            command, hotplug: { signal in report(emulation.execute(signal == SIGUSR1 ? "unplug" : "replug")) },
+            report: { report([$0]) })
         try log.finish()  // a log that could not be written fails the run (125), whatever COMMAND's status
         return status
     }
@@ -79,37 +84,5 @@ public enum EmulationSession {
         }
         let dropped = "-dac_override,-dac_read_search"
         return [setpriv, "--inh-caps=\(dropped)", "--bounding-set=\(dropped)", "--"] + command
-    }
-
-    private static func runCommand(_ command: [String], emulation: BridgeEmulation) -> Int32 {
-        // COMMAND once it runs; until then, what it is to be sent when it does.
-        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
-        let report: @Sendable ([String]) -> Void = { lines in
-            FileHandle.standardError.write(Data(lines.map { "hapbridge emulate: \($0)\n" }.joined().utf8))
-        }
-        // In place before COMMAND exists: it may signal at once.
-        let signals = SignalRelay(ChildProcess.emulationSignals) { signal in
-            switch signal {
-            case SIGUSR1: report(emulation.execute("unplug"))
-            case SIGUSR2: report(emulation.execute("replug"))
-            case SIGTERM, SIGHUP:
-                child.withLock { c in
-                    if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
-                }
-            default: break  // SIGINT: COMMAND gets it from the terminal as we do
-            }
-        }
-        defer { signals.stop() }
-        switch ChildProcess.spawn(command) {
-        case .success(let c):
-            child.withLock { state in
-                state.process = c
-                state.pending.forEach(c.send)
-            }
-            return c.wait()
-        case .failure(let f):
-            report([f.message])
-            return f.status
-        }
     }
 }

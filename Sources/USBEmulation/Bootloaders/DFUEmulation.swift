@@ -103,7 +103,7 @@ public enum DFUEmulation {
             }
         }
 
-        let status = runCommand(options.command)
+        let status = ChildProcess.runRelayingSignals(options.command, report: report)
         queue.sync { remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed) }
         bootloader.powerOff()
 
@@ -134,28 +134,5 @@ public enum DFUEmulation {
 
     private static func report(_ line: String) {
         FileHandle.standardError.write(Data("hapbridge emulate: \(line)\n".utf8))
-    }
-
-    /// COMMAND with SIGTERM and SIGHUP passed on to it (SIGINT reaches it from the terminal).
-    private static func runCommand(_ command: [String]) -> Int32 {
-        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
-        let signals = SignalRelay([SIGTERM, SIGHUP, SIGINT]) { signal in
-            guard signal != SIGINT else { return }
-            child.withLock { c in
-                if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
-            }
-        }
-        defer { signals.stop() }
-        switch ChildProcess.spawn(command) {
-        case .success(let c):
-            child.withLock { state in
-                state.process = c
-                state.pending.forEach(c.send)
-            }
-            return c.wait()
-        case .failure(let f):
-            report(f.message)
-            return f.status
-        }
     }
 }

@@ -52,7 +52,7 @@ public enum FT232HEmulation {
         let socket = Socket(testbed: testbed, serial: options.serial, wiring: .init(actuator: options.actuator, chipPresent: options.chipPresent))
         try socket.plug()
 
-        let status = runCommand(options.command, socket: socket)
+        let status = ChildProcess.runRelayingSignals(options.command, hotplug: { socket.signal($0) }, report: report)
         socket.close()
 
         let log = socket.drainLog()
@@ -183,30 +183,5 @@ public enum FT232HEmulation {
 
     private static func report(_ line: String) {
         FileHandle.standardError.write(Data("hapbridge emulate: \(line)\n".utf8))
-    }
-
-    /// COMMAND with SIGTERM and SIGHUP passed on to it (SIGINT reaches it from the
-    /// terminal); SIGUSR1 / SIGUSR2 unplug / replug the FT232H.
-    private static func runCommand(_ command: [String], socket: Socket) -> Int32 {
-        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
-        let signals = SignalRelay([SIGTERM, SIGHUP, SIGINT, SIGUSR1, SIGUSR2]) { signal in
-            if signal == SIGUSR1 || signal == SIGUSR2 { return socket.signal(signal) }
-            guard signal != SIGINT else { return }
-            child.withLock { c in
-                if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
-            }
-        }
-        defer { signals.stop() }
-        switch ChildProcess.spawn(command) {
-        case .success(let c):
-            child.withLock { state in
-                state.process = c
-                state.pending.forEach(c.send)
-            }
-            return c.wait()
-        case .failure(let f):
-            report(f.message)
-            return f.status
-        }
     }
 }
