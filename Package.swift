@@ -253,7 +253,7 @@ let package = Package(
             swiftSettings: strict),
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
         // Examples/hil through the built executable (JSON record, JUnit XML).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess"], swiftSettings: strict),
+        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

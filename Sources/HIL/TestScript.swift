@@ -19,6 +19,15 @@ public struct Limit: Sendable, Equatable {
     public var marginal: Double?
 
     public static let keys = ["figure", "name", "unit", "low", "high", "marginal"]
+
+    public init(name: String, figure: Figure, unit: MeasurementUnit, low: Double?, high: Double?, marginal: Double?) {
+        self.name = name
+        self.figure = figure
+        self.unit = unit
+        self.low = low
+        self.high = high
+        self.marginal = marginal
+    }
 }
 
 /// One step: what it does, its own timeout, the limits on what it measures.
