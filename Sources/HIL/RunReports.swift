@@ -63,10 +63,11 @@ public enum RunReports {
     }
 
     /// JUnit XML as the common schema (Jenkins' / Ant's junit.xsd) has it: one
-    /// <testsuite> per script, one <testcase> per test; the measurements of its last
-    /// attempt as <properties> (name, value with unit, limits, verdict); FAIL as
-    /// <failure> and ERROR as <error> with the measured value in the message; SKIP as
-    /// <skipped>; every attempt in <system-out>.
+    /// <testsuite> per script, one <testcase> per test. That schema gives properties to
+    /// a suite only, so each test's measurements (of its last attempt) are the suite's
+    /// properties named "test › measurement" (value with unit, limits, verdict); FAIL
+    /// is <failure> and ERROR <error> with the measured value in the message; SKIP is
+    /// <skipped>; every attempt, with its measurements, in the test's <system-out>.
     public static func junit(_ r: RunRecord) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let time = { (s: Double) in String(format: "%.3f", s) }
@@ -84,18 +85,15 @@ public enum RunReports {
             for d in r.devices {
                 out += "      <property name=\"device.\(xml(d.name))\" value=\"\(xml(d.address)) serial \(xml(d.serialNumber ?? "?")) firmware \(xml(d.firmwareVersion ?? "?"))\"/>\n"
             }
+            // The measurements, as "test › name": junit.xsd has properties on a suite only.
+            for t in s.tests {
+                for m in t.attempts.last?.steps.flatMap(\.measurements) ?? [] {
+                    out += "      <property name=\"\(xml("\(t.name) › \(m.limit.name)"))\" value=\"\(xml(measuredText(m)))\"/>\n"
+                }
+            }
             out += "    </properties>\n"
             for t in s.tests {
                 out += "    <testcase name=\"\(xml(t.name))\" classname=\"\(xml(s.name))\" time=\"\(time(t.seconds))\">\n"
-                let measured = t.attempts.last?.steps.flatMap(\.measurements) ?? []
-                if !measured.isEmpty {
-                    out += "      <properties>\n"
-                    for m in measured {
-                        let v = m.value.map { "\(m.limit.unit.format($0)) \(m.limit.unit.rawValue)" } ?? "not measured"
-                        out += "        <property name=\"\(xml(m.limit.name))\" value=\"\(xml("\(v) [\(m.limit.text)] \(m.verdict.rawValue)"))\"/>\n"
-                    }
-                    out += "      </properties>\n"
-                }
                 let message = xml(t.message ?? t.verdict.rawValue)
                 switch t.verdict {
                 case .fail: out += "      <failure message=\"\(message)\" type=\"FAIL\">\(message)</failure>\n"
@@ -105,7 +103,10 @@ public enum RunReports {
                 }
                 let log = t.attempts.map { a in
                     "attempt \(a.number) (\(a.reason.rawValue)): \(a.verdict.rawValue)\n"
-                        + a.steps.map { "  step \($0.index + 1) \($0.label): \($0.verdict.rawValue)\($0.message.map { " — \($0)" } ?? "")" }.joined(separator: "\n")
+                        + a.steps.map { step in
+                            "  step \(step.index + 1) \(step.label): \(step.verdict.rawValue)\(step.message.map { " — \($0)" } ?? "")"
+                                + step.measurements.map { "\n    \($0.limit.name) = \(measuredText($0))" }.joined()
+                        }.joined(separator: "\n")
                 }.joined(separator: "\n")
                 if !log.isEmpty { out += "      <system-out>\(xml(log))</system-out>\n" }
                 out += "    </testcase>\n"
@@ -115,6 +116,12 @@ public enum RunReports {
         }
         out += "</testsuites>\n"
         return out
+    }
+
+    /// "10.910 ms [x ≤ 20 ms] PASS".
+    static func measuredText(_ m: MeasuredResult) -> String {
+        let v = m.value.map { "\(m.limit.unit.format($0)) \(m.limit.unit.rawValue)" } ?? "not measured (\(m.note ?? "?"))"
+        return "\(v) [\(m.limit.text)] \(m.verdict.rawValue)"
     }
 
     /// ISO 8601 without a zone, as junit.xsd's timestamp wants.

@@ -90,13 +90,33 @@ struct RunExampleTests {
         let tight = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "rise time too tight" })
         let failure = try #require(tight.elements(forName: "failure").first)
         #expect(failure.attribute(forName: "message")?.stringValue?.contains("rise time = 10.") == true)
-        let props = tight.elements(forName: "properties").first?.elements(forName: "property") ?? []
-        #expect(props.contains { $0.attribute(forName: "name")?.stringValue == "rise time" && $0.attribute(forName: "value")?.stringValue?.contains("ms") == true })
+        let props = s.elements(forName: "properties").first?.elements(forName: "property") ?? []
+        #expect(
+            props.contains {
+                $0.attribute(forName: "name")?.stringValue == "rise time too tight › rise time"
+                    && $0.attribute(forName: "value")?.stringValue?.hasSuffix("ms [x ≤ 1 ms] FAIL") == true
+            })
+        #expect(props.contains { $0.attribute(forName: "name")?.stringValue == "device.dut" && $0.attribute(forName: "value")?.stringValue?.contains("serial SIMULATED") == true })
         let vanished = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "device vanishes" })
         #expect(!vanished.elements(forName: "error").isEmpty)
         let skipped = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "needs an accelerometer" })
         #expect(!skipped.elements(forName: "skipped").isEmpty)
         #expect(o.plots.count == 3, "one SVG per play and measure step of the last attempts: \(o.plots)")
+    }
+
+    @Test("The JUnit XML validates against the common JUnit schema's structure (xmllint, where libxml2-utils is installed)")
+    func junitAgainstXSD() throws {
+        let probe = try runProcess("/usr/bin/env", ["sh", "-c", "command -v xmllint"])
+        guard probe.status == 0 else {
+            print("note: xmllint is not installed (scripts/apt-packages.txt installs libxml2-utils): only the structural checks ran")
+            return
+        }
+        let dir = try temporaryDirectory()
+        try JUnitSchema.xsd.write(toFile: "\(dir)/junit.xsd", atomically: true, encoding: .utf8)
+        let run = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--junit", "\(dir)/run.xml", "--lock-dir", dir])
+        #expect(run.status == 9)
+        let lint = try runProcess("/usr/bin/env", ["xmllint", "--noout", "--schema", "\(dir)/junit.xsd", "\(dir)/run.xml"])
+        #expect(lint.status == 0, "\(lint.stderr)")
     }
 
     @Test("A bench held by a live run is refused with exit 10 and who holds it; an expired lock is taken over")
