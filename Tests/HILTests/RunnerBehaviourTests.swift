@@ -87,6 +87,25 @@ struct RunnerBehaviourTests {
         #expect(o.tests[1]["verdict"] as? String == "PASS")
     }
 
+    @Test("Past the run's --timeout the step under way is an ERROR and the tests after it are not run")
+    func runTimeout() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: long
+                    steps:
+                      - calibrate: {runs: 500}
+                  - name: never
+                    steps:
+                      - diagnose:
+                """, extra: ["--timeout", "0.05"])
+        #expect(o.run.status == 9)
+        #expect((o.tests[0]["message"] as? String)?.contains("(the run 0.05 s limit)") == true, "\(o.tests[0])")
+        #expect((o.tests[1]["message"] as? String)?.hasPrefix("not run: the run's timeout (0.05 s) passed") == true, "\(o.tests[1])")
+        #expect((o.record["aborted"] as? String)?.contains("timeout") == true)
+    }
+
     @Test("A value inside a limit's marginal band is MARGINAL, and the run still exits 0")
     func marginal() throws {
         let o = try run(
