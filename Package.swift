@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // YAML for the HIL bench files and test scripts (issue 21.1): node marks give the
+        // line of every key, so a script's error names file, line and key.
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // The strict JSON reader and writer every input file goes through (patterns and
@@ -159,6 +162,16 @@ let package = Package(
         // Bench measurements as pure functions over an acceleration trace and the stamped drive
         // (peak, RMS, rise, stop, lag, f0, calibration spread), each a named value with its unit.
         .target(name: "Measurements", dependencies: ["Bench", "DeviceInterface", "DRV2605", "Actuators", "HapticCompilation"], swiftSettings: strict),
+        // Hardware-in-the-loop runs: the bench file and test scripts (YAML, strict keys, line
+        // numbers in errors), limits and verdicts, the runner (timeouts, retries, repeats,
+        // a vanished device, the bench lock) and its reports (JSON record, JUnit XML).
+        .target(
+            name: "HIL",
+            dependencies: [
+                "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "DRV2605", "FileAccess", "JSON", "Plot",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
         // and the bench, and adds the feedback generators named as UIKit names them.
         .target(
@@ -171,7 +184,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -255,6 +268,9 @@ let package = Package(
                 "SimulatedBridgeDevice",
             ],
             swiftSettings: strict),
+        // The bench file and script formats, limits and verdicts, and `hapbridge run` on
+        // Examples/hil through the built executable (JSON record, JUnit XML).
+        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

@@ -22,6 +22,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             ROMCommand.self,
             EmulateCommand.self,
             FlashCommand.self,
+            RunCommand.self,
         ])
 
     public init() {}

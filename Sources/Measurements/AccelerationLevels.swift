@@ -10,25 +10,25 @@ public enum AccelerationLevels {
 
     /// Largest |a| in the window: what a datasheet's "peak" (zero-to-peak) acceleration
     /// is compared against.
-    public static func peakG(_ samples: [AccelerationSample], in window: ClosedRange<UInt64>? = nil) throws(MeasurementError) -> Measurement {
+    public static func peakG(_ samples: [AccelerationSample], in window: ClosedRange<UInt64>? = nil) throws(MeasurementError) -> BenchMeasurement {
         let s = Self.samples(samples, in: window)
         guard !s.isEmpty else { throw .noAcceleration(measurement: "peak acceleration") }
-        return Measurement(name: "peak acceleration", unit: .g, value: s.map { abs($0.g) }.max() ?? 0)
+        return BenchMeasurement(name: "peak acceleration", unit: .g, value: s.map { abs($0.g) }.max() ?? 0)
     }
 
     /// Root mean square of a over the window, each sample weighted by the time to the
     /// next (sample rates vary between a sensor's FIFO reads). A sine of amplitude A over
     /// whole cycles gives A/√2.
-    public static func rmsG(_ samples: [AccelerationSample], in window: ClosedRange<UInt64>? = nil) throws(MeasurementError) -> Measurement {
+    public static func rmsG(_ samples: [AccelerationSample], in window: ClosedRange<UInt64>? = nil) throws(MeasurementError) -> BenchMeasurement {
         let s = Self.samples(samples, in: window)
         guard !s.isEmpty else { throw .noAcceleration(measurement: "RMS acceleration") }
-        guard s.count > 1 else { return Measurement(name: "RMS acceleration", unit: .g, value: abs(s[0].g)) }
+        guard s.count > 1 else { return BenchMeasurement(name: "RMS acceleration", unit: .g, value: abs(s[0].g)) }
         var sum = 0.0, span = 0.0
         for i in 0..<(s.count - 1) {
             let dt = Double(s[i + 1].boardMicroseconds) - Double(s[i].boardMicroseconds)
             sum += s[i].g * s[i].g * dt
             span += dt
         }
-        return Measurement(name: "RMS acceleration", unit: .g, value: span > 0 ? (sum / span).squareRoot() : abs(s[0].g))
+        return BenchMeasurement(name: "RMS acceleration", unit: .g, value: span > 0 ? (sum / span).squareRoot() : abs(s[0].g))
     }
 }

@@ -37,14 +37,14 @@ public struct CalibrationRuns: Sendable {
     public var passedResults: [AutoCalibrationResult] { reports.compactMap { $0.passed ? $0.calibration : nil } }
 
     /// Passed runs over runs, %.
-    public var passRatePercent: Measurement {
+    public var passRatePercent: BenchMeasurement {
         let rate = reports.isEmpty ? 0 : Double(passedResults.count) / Double(reports.count) * 100
-        return Measurement(name: "auto-calibration pass rate", unit: .percent, value: rate)
+        return BenchMeasurement(name: "auto-calibration pass rate", unit: .percent, value: rate)
     }
 
     /// Pass rate, then min and max of A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN over the
     /// passed runs (none when no run passed: there is no spread to give).
-    public var measurements: [Measurement] {
+    public var measurements: [BenchMeasurement] {
         var out = [passRatePercent]
         let passed = passedResults
         guard !passed.isEmpty else { return out }
@@ -53,8 +53,8 @@ public struct CalibrationRuns: Sendable {
         ]
         for (register, path) in registers {
             let values = passed.map { Double($0[keyPath: path]) }
-            out.append(Measurement(name: "\(register) min", unit: .registerCode, value: values.min() ?? 0))
-            out.append(Measurement(name: "\(register) max", unit: .registerCode, value: values.max() ?? 0))
+            out.append(BenchMeasurement(name: "\(register) min", unit: .registerCode, value: values.min() ?? 0))
+            out.append(BenchMeasurement(name: "\(register) max", unit: .registerCode, value: values.max() ?? 0))
         }
         return out
     }

@@ -5,15 +5,15 @@ import Bench
 /// step. What cannot be measured (no accelerometer, no drive step, a level never
 /// reached) is kept as the error that says why, beside the figures that could.
 public struct PlayMeasurements: Sendable {
-    public var measurements: [Measurement]
+    public var measurements: [BenchMeasurement]
     public var unmeasured: [MeasurementError]
     /// How many drive steps the play had (the timings are the first's).
     public var driveSteps: Int
 
     public init(trace: PlayTrace) {
-        var measurements: [Measurement] = []
+        var measurements: [BenchMeasurement] = []
         var unmeasured: [MeasurementError] = []
-        func keep(_ body: () throws(MeasurementError) -> Measurement) {
+        func keep(_ body: () throws(MeasurementError) -> BenchMeasurement) {
             do { measurements.append(try body()) } catch { unmeasured.append(error) }
         }
         let samples = trace.samples ?? []

@@ -7,9 +7,9 @@ import DRV2605
 /// to one code (≈ 0.6 % at 175 Hz, code 58).
 public enum Resonance {
     /// f0 from an LRA_PERIOD value (`DRV2605Formulas` holds the datasheet's step).
-    public static func frequencyHz(lraPeriodCode code: UInt8) throws(MeasurementError) -> Measurement {
+    public static func frequencyHz(lraPeriodCode code: UInt8) throws(MeasurementError) -> BenchMeasurement {
         guard let f = DRV2605Formulas.resonanceHz(lraPeriodCode: code) else { throw .noResonance(measurement: "resonance f0") }
-        return Measurement(name: "resonance f0", unit: .hertz, value: f)
+        return BenchMeasurement(name: "resonance f0", unit: .hertz, value: f)
     }
 
     /// Brings the chip up for `profile`, drives the LRA at full scale in RTP for
@@ -20,7 +20,7 @@ public enum Resonance {
     /// LRA_PERIOD then holds is the calibration's reading (0 without one).
     public static func measure<D: HardwareDevice>(
         on device: D, profile: ActuatorProfile, calibrateFirst: Bool = true, driveMicroseconds: UInt64 = 100_000
-    ) async throws(MeasurementError) -> Measurement {
+    ) async throws(MeasurementError) -> BenchMeasurement {
         let name = "resonance f0"
         var driver = DRV2605Driver(bus: device.bus)
         let code: UInt8

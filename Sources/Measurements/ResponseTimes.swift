@@ -25,7 +25,7 @@ public enum ResponseTimes {
     }
 
     /// Rise time 10→90 % of the settled level after the step's start.
-    public static func riseTimeMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> Measurement {
+    public static func riseTimeMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> BenchMeasurement {
         let name = "rise time 10→90 %"
         let envelope = Envelope(samples)
         guard !envelope.isEmpty else { throw .noAcceleration(measurement: name) }
@@ -38,12 +38,12 @@ public enum ResponseTimes {
         guard let t90 = envelope.firstCrossing(high, rising: true, fromMicroseconds: t10) else {
             throw .levelNotReached(measurement: name, levelG: high, afterMilliseconds: t10 / 1000)
         }
-        return Measurement(name: name, unit: .milliseconds, value: (t90 - t10) / 1000)
+        return BenchMeasurement(name: name, unit: .milliseconds, value: (t90 - t10) / 1000)
     }
 
     /// Lag: from the stamp of the command that starts the step to motion onset, the
     /// envelope crossing `onsetFraction` of the settled level.
-    public static func lagMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> Measurement {
+    public static func lagMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> BenchMeasurement {
         let name = "lag (drive stamp → motion onset)"
         let envelope = Envelope(samples)
         guard let settled = settledLevelG(envelope, step: step), settled > 0 else { throw .noAcceleration(measurement: name) }
@@ -51,13 +51,13 @@ public enum ResponseTimes {
         guard let onset = envelope.firstCrossing(onsetFraction * settled, rising: true, fromMicroseconds: start) else {
             throw .levelNotReached(measurement: name, levelG: onsetFraction * settled, afterMilliseconds: start / 1000)
         }
-        return Measurement(name: name, unit: .milliseconds, value: (onset - start) / 1000)
+        return BenchMeasurement(name: name, unit: .milliseconds, value: (onset - start) / 1000)
     }
 
     /// Stop time: from the stamp of the command that brings the drive to 0 to the
     /// envelope falling below 10 % of its level at that stamp (the last half cycle's
     /// peak before it).
-    public static func stopTimeMilliseconds(_ samples: [AccelerationSample], driveEndMicroseconds end: UInt64) throws(MeasurementError) -> Measurement {
+    public static func stopTimeMilliseconds(_ samples: [AccelerationSample], driveEndMicroseconds end: UInt64) throws(MeasurementError) -> BenchMeasurement {
         let name = "stop time (to 10 %)"
         let envelope = Envelope(samples)
         guard !envelope.isEmpty else { throw .noAcceleration(measurement: name) }
@@ -67,15 +67,15 @@ public enum ResponseTimes {
         // across the stop's kink to the next (smaller) peak, which would start the clock
         // from a level up to half a cycle's decay too low.
         let level = envelope.lastPeak(atOrBeforeMicroseconds: t0)?.g ?? envelope.value(atMicroseconds: t0)
-        guard level > 0 else { return Measurement(name: name, unit: .milliseconds, value: 0) }
+        guard level > 0 else { return BenchMeasurement(name: name, unit: .milliseconds, value: 0) }
         guard let t = envelope.firstCrossing(0.1 * level, rising: false, fromMicroseconds: t0) else {
             throw .levelNotReached(measurement: name, levelG: 0.1 * level, afterMilliseconds: t0 / 1000)
         }
-        return Measurement(name: name, unit: .milliseconds, value: (t - t0) / 1000)
+        return BenchMeasurement(name: name, unit: .milliseconds, value: (t - t0) / 1000)
     }
 
     /// Stop time after a step's end; a step whose drive never ends cannot be timed.
-    public static func stopTimeMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> Measurement {
+    public static func stopTimeMilliseconds(_ samples: [AccelerationSample], step: DriveStep) throws(MeasurementError) -> BenchMeasurement {
         guard let end = step.endMicroseconds else { throw .noDriveStep(measurement: "stop time (to 10 %)") }
         return try stopTimeMilliseconds(samples, driveEndMicroseconds: end)
     }

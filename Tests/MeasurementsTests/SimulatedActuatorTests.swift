@@ -149,7 +149,7 @@ struct SimulatedActuatorTests {
         let runs = await CalibrationRuns.run(3, on: bench, profile: p)
         await bench.close()
         let m = Dictionary(uniqueKeysWithValues: runs.measurements.map { ($0.name, $0) })
-        #expect(m["auto-calibration pass rate"] == Measurement(name: "auto-calibration pass rate", unit: .percent, value: 100))
+        #expect(m["auto-calibration pass rate"] == BenchMeasurement(name: "auto-calibration pass rate", unit: .percent, value: 100))
         for (name, code) in [("A_CAL_COMP", once.compensationCode), ("A_CAL_BEMF", once.backEMFCode), ("BEMF_GAIN", once.backEMFGainCode)] {
             #expect(m["\(name) min"]?.value == Double(code) && m["\(name) max"]?.value == Double(code), "\(name)")
             #expect(m["\(name) min"]?.unit == .registerCode)
@@ -175,6 +175,6 @@ struct SimulatedActuatorTests {
         let runs = await CalibrationRuns.run(2, on: bench, profile: try profile())
         await bench.close()
         #expect(runs.reports.count == 2)
-        #expect(runs.measurements == [Measurement(name: "auto-calibration pass rate", unit: .percent, value: 0)])
+        #expect(runs.measurements == [BenchMeasurement(name: "auto-calibration pass rate", unit: .percent, value: 0)])
     }
 }

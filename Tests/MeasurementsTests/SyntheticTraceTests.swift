@@ -157,9 +157,9 @@ struct SyntheticTraceTests {
 
     @Test("A measurement prints as name: value unit, and encodes its unit's symbol")
     func measurementText() throws {
-        let m = Measurement(name: "rise time 10→90 %", unit: .milliseconds, value: 12.3456)
+        let m = BenchMeasurement(name: "rise time 10→90 %", unit: .milliseconds, value: 12.3456)
         #expect(m.description == "rise time 10→90 %: 12.346 ms")
-        let json = String(decoding: try JSONEncoder().encode(Measurement(name: "f0", unit: .hertz, value: 175)), as: UTF8.self)
+        let json = String(decoding: try JSONEncoder().encode(BenchMeasurement(name: "f0", unit: .hertz, value: 175)), as: UTF8.self)
         #expect(json.contains("\"unit\":\"Hz\""))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One figure a bench measured: what it is, its unit and its number. HIL limits and
 /// verdicts are applied to these elsewhere; this module only measures.
-public struct Measurement: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct BenchMeasurement: Sendable, Equatable, Codable, CustomStringConvertible {
     /// What was measured, as a report names it ("rise time 10→90 %").
     public var name: String
     public var unit: MeasurementUnit
@@ -29,7 +29,7 @@ public enum MeasurementUnit: String, Sendable, Codable, CaseIterable {
     /// A register's raw value (0...255).
     case registerCode = "code"
 
-    func format(_ value: Double) -> String {
+    public func format(_ value: Double) -> String {
         switch self {
         case .registerCode: String(format: "%.0f", value)
         case .hertz, .percent: String(format: "%.1f", value)

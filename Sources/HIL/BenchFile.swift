@@ -1,0 +1,92 @@
+import DeviceInterface
+import Devices
+
+/// A bench file: which devices the bench has (by address), what is mounted on each,
+/// the fixture they sit in, and the features it offers that tests can require. The one
+/// place a script learns what hardware it runs on, so the same script runs unchanged on
+/// `sim`, under `emulate bridge` and on a real board.
+public struct BenchFile: Sendable {
+    public struct Device: Sendable {
+        /// What scripts call it (`device: dut`).
+        public var name: String
+        public var address: DeviceAddress
+        /// An actuator profile: a name from Hardware/actuators or a .json path.
+        public var actuator: String
+        /// The simulated board's fault, when `address` is `sim` (to rehearse a bad bench).
+        public var simulatedFault: SimulatedBoardSetup.Fault
+        /// The simulated board's VDD, V.
+        public var simulatedSupplyVolts: Double
+    }
+
+    public struct Fixture: Sendable {
+        public var sledMassGrams: Double?
+        public var mounting: String?
+    }
+
+    /// Names the bench (and its lock: two runs on one bench name cannot overlap).
+    public var name: String
+    public var devices: [Device]
+    public var fixture: Fixture
+    /// Tags a test can require (`requires: [accelerometer]`).
+    public var features: Set<String>
+    /// How long a run's lock holds at most, s (a crashed run's lock expires then).
+    public var lockExpirySeconds: Double
+    public var file: String
+
+    /// The keys each mapping of the format allows; the JSON Schema lists the same ones
+    /// (a test compares them).
+    public static let keys = ["bench", "devices", "fixture", "features", "lock-expiry-seconds"]
+    public static let deviceKeys = ["name", "address", "actuator", "simulate"]
+    public static let simulateKeys = ["fault", "supply"]
+    public static let fixtureKeys = ["sled-mass-grams", "mounting"]
+
+    public static func parse(_ text: String, file: String) throws(ScriptError) -> BenchFile {
+        let root = try YAMLNode.root(text, file: file)
+        let m = try root.mapping(allowed: keys)
+        let name = try m.required("bench").string()
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw m["bench"]!.error("must be letters, digits, '-', '_' or '.' (it names the bench's lock file), not \(YAMLNode.echo(name))")
+        }
+        var devices: [Device] = []
+        let list = try m.required("devices").sequence()
+        guard !list.isEmpty else { throw m["devices"]!.error("must name at least one device") }
+        for item in list {
+            let d = try item.mapping(allowed: deviceKeys)
+            let dname = try d.required("name").string()
+            if devices.contains(where: { $0.name == dname }) { throw d["name"]!.error("device \(YAMLNode.echo(dname)) is named twice") }
+            let addressNode = try d.required("address")
+            let address: DeviceAddress
+            let addressText = try addressNode.string()
+            do { address = try DeviceAddress(parsing: addressText) } catch { throw addressNode.error(error.rule) }
+            var fault = SimulatedBoardSetup.Fault.none
+            var supply = 5.0
+            if let sim = d["simulate"] {
+                guard address == .simulated else { throw sim.error("applies to the simulated board (address: sim) only") }
+                let s = try sim.mapping(allowed: simulateKeys)
+                if let f = s["fault"] { fault = try f.oneOf(SimulatedBoardSetup.Fault.self) }
+                if let v = s["supply"] {
+                    supply = try v.number()
+                    guard (2.5...5.5).contains(supply) else { throw v.error("must be 2.5...5.5 V (the DRV2605's VDD range), not \(supply)") }
+                }
+            }
+            devices.append(
+                Device(
+                    name: dname, address: address, actuator: try d.required("actuator").string(), simulatedFault: fault,
+                    simulatedSupplyVolts: supply))
+        }
+        var fixture = Fixture()
+        if let f = m["fixture"] {
+            let fm = try f.mapping(allowed: fixtureKeys)
+            fixture.sledMassGrams = try fm["sled-mass-grams"]?.positiveNumber()
+            fixture.mounting = try fm["mounting"]?.string()
+        }
+        let features = Set(try m["features"]?.strings() ?? [])
+        let expiry = try m["lock-expiry-seconds"]?.positiveNumber() ?? 3600
+        return BenchFile(name: name, devices: devices, fixture: fixture, features: features, lockExpirySeconds: expiry, file: file)
+    }
+
+    public func device(named name: String?) -> Device? {
+        guard let name else { return devices.first }
+        return devices.first { $0.name == name }
+    }
+}

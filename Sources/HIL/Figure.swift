@@ -1,0 +1,50 @@
+import Measurements
+
+/// The figures a script can put limits on: the id a script names, the step that
+/// measures it, its unit, and the name the Measurements module gives it.
+public enum Figure: String, Sendable, CaseIterable {
+    case peak, rms, rise, lag, stop
+    case passRate = "pass-rate"
+    case calCompMin = "a-cal-comp-min", calCompMax = "a-cal-comp-max"
+    case calBEMFMin = "a-cal-bemf-min", calBEMFMax = "a-cal-bemf-max"
+    case bemfGainMin = "bemf-gain-min", bemfGainMax = "bemf-gain-max"
+    case f0
+
+    /// The step kind that measures it.
+    public var step: StepKind {
+        switch self {
+        case .peak, .rms, .rise, .lag, .stop: .measure
+        case .passRate, .calCompMin, .calCompMax, .calBEMFMin, .calBEMFMax, .bemfGainMin, .bemfGainMax: .calibrate
+        case .f0: .diagnose
+        }
+    }
+
+    /// `BenchMeasurement.name` of the figure as the Measurements module produces it.
+    public var measurementName: String {
+        switch self {
+        case .peak: "peak acceleration"
+        case .rms: "RMS acceleration"
+        case .rise: "rise time 10→90 %"
+        case .lag: "lag (drive stamp → motion onset)"
+        case .stop: "stop time (to 10 %)"
+        case .passRate: "auto-calibration pass rate"
+        case .calCompMin: "A_CAL_COMP min"
+        case .calCompMax: "A_CAL_COMP max"
+        case .calBEMFMin: "A_CAL_BEMF min"
+        case .calBEMFMax: "A_CAL_BEMF max"
+        case .bemfGainMin: "BEMF_GAIN min"
+        case .bemfGainMax: "BEMF_GAIN max"
+        case .f0: "resonance f0"
+        }
+    }
+
+    public var unit: MeasurementUnit {
+        switch self {
+        case .peak, .rms: .g
+        case .rise, .lag, .stop: .milliseconds
+        case .passRate: .percent
+        case .calCompMin, .calCompMax, .calBEMFMin, .calBEMFMax, .bemfGainMin, .bemfGainMax: .registerCode
+        case .f0: .hertz
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Actuators
+import Bench
+import DRV2605
+import Devices
+import Foundation
+import Measurements
+
+/// Runs test scripts on a bench: a health check of every device first, then each test
+/// in order with its attempts (retries after ERROR, repeats after FAIL, each recorded),
+/// each step under its own, its test's and the run's timeouts. A device that vanishes
+/// mid-test makes the test an ERROR after a bounded wait for it to come back, and the
+/// next test goes on.
+public struct HILRunner: Sendable {
+    public struct Options: Sendable {
+        /// The whole run's wall-clock limit, s.
+        public var runTimeoutSeconds: Double = 3600
+        /// How long a vanished device is waited for, s.
+        public var vanishWaitSeconds: Double = 10
+        /// One line per step and per test, as they happen.
+        public var progress: @Sendable (String) -> Void = { _ in }
+        public init() {}
+    }
+
+    public let bench: BenchFile
+    public let scripts: [TestScript]
+    public let options: Options
+    let catalog: DeviceCatalog
+
+    public init(bench: BenchFile, scripts: [TestScript], options: Options = Options(), catalog: DeviceCatalog = DeviceCatalog()) {
+        self.bench = bench
+        self.scripts = scripts
+        self.options = options
+        self.catalog = catalog
+    }
+
+    /// The actuator profile a bench device names (a path relative to the bench file).
+    public static func profile(for device: BenchFile.Device, bench: BenchFile) throws(ScriptError) -> ActuatorProfile {
+        let arg = device.actuator
+        let isPath = arg.contains("/") || arg.hasSuffix(".json")
+        let located = isPath && !arg.hasPrefix("/") ? "\((bench.file as NSString).deletingLastPathComponent)/\(arg)" : arg
+        do { return try ActuatorProfileLoader.locate(located).profile } catch {
+            throw ScriptError(file: bench.file, line: nil, key: "devices.\(device.name).actuator", rule: "\(error)")
+        }
+    }
+
+    public func run() async throws(ScriptError) -> RunRecord {
+        let start = ContinuousClock.now
+        let deadline = start + .seconds(options.runTimeoutSeconds)
+        var slots: [String: DeviceSlot] = [:]
+        for d in bench.devices { slots[d.name] = DeviceSlot(spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog) }
+        var record = RunRecord(bench: bench, devices: [], tests: [], aborted: nil, seconds: 0)
+        for d in bench.devices {
+            guard let slot = slots[d.name] else { continue }
+            let h = await health(slot)
+            let status = h.problem.map { "ERROR: \($0)" } ?? "OK, " + Self.identityText(h)
+            options.progress("health \(d.name) (\(d.address)): \(status)")
+            record.devices.append(h)
+        }
+        if let bad = record.devices.first(where: { $0.problem != nil }) {
+            record.aborted = "health check failed on \(bad.name) (\(bad.address)): \(bad.problem ?? "")"
+        }
+        let total = scripts.reduce(0) { $0 + $1.tests.count }
+        var index = 0
+        for script in scripts {
+            for test in script.tests {
+                index += 1
+                let tag = "[\(index)/\(total)] \(script.suite) › \(test.name)"
+                let device = bench.device(named: test.device)?.name ?? "?"
+                if let why = record.aborted {
+                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .error, message: "not run: \(why)", attempts: []))
+                    options.progress("\(tag): ERROR (not run)")
+                    continue
+                }
+                let missing = test.requires.filter { !bench.features.contains($0) }
+                if !missing.isEmpty {
+                    let why = "needs \(missing.joined(separator: ", ")), which the bench \(bench.name) lacks"
+                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .skipped, message: why, attempts: []))
+                    options.progress("\(tag): SKIP (\(why))")
+                    continue
+                }
+                guard let slot = slots[device] else { continue }  // the script was checked against the bench
+                let result = await runTest(test, script: script, slot: slot, tag: tag, runDeadline: deadline)
+                record.tests.append(result)
+                options.progress("\(tag): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "") (\(result.attempts.count) attempt(s))")
+                if ContinuousClock.now >= deadline, record.aborted == nil {
+                    record.aborted = "the run's timeout (\(Limit.format(options.runTimeoutSeconds)) s) passed"
+                }
+            }
+        }
+        record.seconds = DeviceSlot.seconds(ContinuousClock.now - start)
+        return record
+    }
+
+    /// HELLO (identity: serial, firmware), the chip's ID and the supply it reads.
+    func health(_ slot: DeviceSlot) async -> DeviceHealth {
+        var h = DeviceHealth(name: slot.spec.name, address: slot.spec.address.description, actuator: slot.profile.id)
+        let bench: BridgeBench
+        do { bench = try await StepExecution.openBench(slot) } catch {
+            h.problem = Self.text(error)
+            return h
+        }
+        h.serialNumber = bench.identity.serialNumber
+        h.firmwareVersion = bench.identity.firmwareVersion
+        h.protocolVersion = bench.identity.protocolVersion
+        var driver = DRV2605Driver(bus: bench.bus)
+        do {
+            h.chip = "\(try await driver.detect())"
+            try await driver.reset()
+            try await driver.setStandby(false)
+            let v = try await driver.supplyVoltage()
+            h.supplyVolts = v
+            try await driver.setStandby(true)
+        } catch {
+            h.problem = "\(error)"
+        }
+        await bench.close()
+        return h
+    }
+
+    func runTest(_ test: TestCase, script: TestScript, slot: DeviceSlot, tag: String, runDeadline: ContinuousClock.Instant) async -> TestResult {
+        var attempts: [Attempt] = []
+        var retries = test.retries, repeats = test.repeats
+        var reason = Attempt.Reason.first
+        while true {
+            let a = await attempt(test, number: attempts.count + 1, reason: reason, script: script, slot: slot, tag: tag, runDeadline: runDeadline)
+            attempts.append(a)
+            guard ContinuousClock.now < runDeadline else { break }
+            if a.verdict == .error, retries > 0 {
+                retries -= 1
+                reason = .retryAfterError
+            } else if a.verdict == .fail, repeats > 0 {
+                repeats -= 1
+                reason = .repeatAfterFail
+            } else {
+                break
+            }
+            options.progress("\(tag): \(a.verdict.rawValue), \(reason.rawValue) (attempt \(attempts.count + 1))")
+        }
+        let last = attempts.last
+        return TestResult(
+            suite: script.suite, file: script.file, name: test.name, device: slot.spec.name, verdict: last?.verdict ?? .error,
+            message: last?.message, attempts: attempts)
+    }
+
+    func attempt(
+        _ test: TestCase, number: Int, reason: Attempt.Reason, script: TestScript, slot: DeviceSlot, tag: String, runDeadline: ContinuousClock.Instant
+    ) async -> Attempt {
+        let start = ContinuousClock.now
+        let testDeadline = start + .seconds(test.timeoutSeconds)
+        slot.unplugged = false  // each attempt starts on a bench as set up
+        var steps: [StepResult] = []
+        let directory = (script.file as NSString).deletingLastPathComponent
+        for (i, step) in test.steps.enumerated() {
+            let label = Self.label(step)
+            let stepStart = ContinuousClock.now
+            // The tightest of the step's, the test's and the run's limits.
+            var limit = (seconds: DeviceSlot.seconds(testDeadline - stepStart), whose: "test \(Limit.format(test.timeoutSeconds)) s")
+            if let s = step.timeoutSeconds, s < limit.seconds { limit = (s, "step \(Limit.format(s)) s") }
+            let runLeft = DeviceSlot.seconds(runDeadline - stepStart)
+            if runLeft < limit.seconds { limit = (runLeft, "run \(Limit.format(options.runTimeoutSeconds)) s") }
+            var result = StepResult(index: i, kind: step.kind, label: label, verdict: .pass, message: nil, measurements: [], figures: [], seconds: 0, trace: nil)
+            do throws(StepProblem) {
+                guard limit.seconds > 0 else { throw StepProblem.timedOut(seconds: 0, whose: limit.whose) }
+                let outcome = try await withTimeout(limit.seconds, whose: limit.whose) { () throws(StepProblem) in
+                    try await StepExecution.run(step, on: slot, scriptDirectory: directory)
+                }
+                result.verdict = outcome.verdict
+                result.message = outcome.message
+                result.figures = outcome.figures
+                result.trace = outcome.trace
+                for l in step.limits {
+                    if let f = outcome.figures.first(where: { $0.name == l.figure.measurementName }) {
+                        let v = l.verdict(f.value)
+                        result.measurements.append(MeasuredResult(limit: l, value: f.value, verdict: v, note: nil))
+                        if v == .fail, result.message == nil {
+                            result.message = "\(l.name) = \(f.unit.format(f.value)) \(f.unit.rawValue), outside \(l.text)"
+                        }
+                        result.verdict = max(result.verdict, v)
+                    } else {
+                        let why = outcome.unmeasured.first { $0.hasPrefix(l.figure.measurementName) } ?? outcome.unmeasured.first ?? "the step did not measure it"
+                        result.measurements.append(MeasuredResult(limit: l, value: nil, verdict: .error, note: why))
+                        result.verdict = .error
+                        if result.message == nil { result.message = "\(l.name) not measured: \(why)" }
+                    }
+                }
+            } catch {
+                result.verdict = .error
+                result.message = Self.text(error)
+                result.measurements = step.limits.map { MeasuredResult(limit: $0, value: nil, verdict: .error, note: "the step did not finish") }
+                // A device that is gone is said as such, after a bounded wait for it.
+                if !slot.isPresent {
+                    if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
+                        result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
+                    } else {
+                        result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
+                    }
+                }
+            }
+            result.seconds = DeviceSlot.seconds(ContinuousClock.now - stepStart)
+            steps.append(result)
+            options.progress("\(tag) #\(number) step \(i + 1) \(label): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "")")
+            if result.verdict == .error { break }  // nothing after it can be trusted
+        }
+        let verdict = steps.map(\.verdict).filter { $0 != .skipped }.max() ?? .pass
+        let message = steps.first { $0.verdict == verdict && $0.message != nil }.map { "step \($0.index + 1) \($0.label): \($0.message ?? "")" }
+        return Attempt(number: number, reason: reason, verdict: verdict, message: verdict == .pass ? nil : message, steps: steps, seconds: DeviceSlot.seconds(ContinuousClock.now - start))
+    }
+
+    static func identityText(_ h: DeviceHealth) -> String {
+        let supply = h.supplyVolts.map { String(format: "%.2f V", $0) } ?? "?"
+        return "serial \(h.serialNumber ?? "?"), firmware \(h.firmwareVersion ?? "?"), chip \(h.chip ?? "?"), VBAT \(supply)"
+    }
+
+    static func label(_ step: Step) -> String {
+        switch step.action {
+        case .calibrate(let runs): runs == 1 ? "calibrate" : "calibrate ×\(runs)"
+        case .diagnose: "diagnose"
+        case .play(let p): "play \(p)"
+        case .measure(let p): "measure \(p)"
+        case .wait(let ms): "wait \(Limit.format(ms)) ms"
+        case .flash(let image): "flash \(image)"
+        case .unplug: "unplug"
+        case .replug: "replug"
+        }
+    }
+
+    static func text(_ problem: StepProblem) -> String {
+        switch problem {
+        case .timedOut(let s, let whose): "timed out after \(String(format: "%.3f", s)) s (the \(whose) limit)"
+        case .error(let line): line
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Actuators
+import Bench
+import DRV2605
+import Devices
+import FileAccess
+import Foundation
+import Haptics
+import Measurements
+
+/// One step on one device: what it measured and whether its own procedure passed, or
+/// the problem that kept it from a verdict. Limits are applied by the runner.
+struct StepOutcome: Sendable {
+    /// FAIL when the procedure itself reported one; PASS otherwise; SKIP with a reason.
+    var verdict: Verdict = .pass
+    var message: String?
+    var figures: [BenchMeasurement] = []
+    /// Figures that could not be measured, with why.
+    var unmeasured: [String] = []
+    var trace: PlayTrace?
+}
+
+enum StepExecution {
+    /// Recorded past a measured pattern's end, so the ring-down is measured whole (as
+    /// `hapbridge measure` does).
+    static let tailSeconds = 0.2
+    static let maxPatternBytes = 16 << 20
+
+    static func run(_ step: Step, on slot: DeviceSlot, scriptDirectory: String) async throws(StepProblem) -> StepOutcome {
+        switch step.action {
+        case .calibrate(let runs):
+            let bench = try await openBench(slot)
+            let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile)
+            await bench.close()
+            if let line = result.reports.flatMap(\.lines).first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
+            var o = StepOutcome(figures: result.measurements)
+            let failed = result.reports.filter { !$0.passed }.count
+            if failed > 0, step.limits.isEmpty {
+                o.verdict = .fail
+                o.message = "auto-calibration failed \(failed) of \(runs) run(s): " + (result.reports.first { !$0.passed }?.lines.last ?? "")
+            }
+            return o
+        case .diagnose:
+            let bench = try await openBench(slot)
+            let report = await BenchProcedures.diagnose(on: bench, profile: slot.profile)
+            var o = StepOutcome()
+            if report.passed, slot.profile.kind == .lra, step.limits.contains(where: { $0.figure == .f0 }) {
+                do { o.figures.append(try await Resonance.measure(on: bench, profile: slot.profile)) } catch { o.unmeasured.append(error.description) }
+            }
+            await bench.close()
+            if let line = report.lines.first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
+            if !report.passed {
+                o.verdict = .fail
+                o.message = report.lines.last { $0.contains("FAIL") } ?? report.lines.last
+            }
+            return o
+        case .play(let spec), .measure(let spec):
+            let pattern = try loadPattern(spec, relativeTo: scriptDirectory)
+            let measuring = step.kind == .measure
+            let opened = try slot.open()
+            var options = PlaySession.Options(keepsCommands: true)
+            // A stored calibration is the user's machine's state: a script's result must
+            // not depend on it (a `calibrate` step measures, it does not store).
+            options.usesStoredCalibration = false
+            let session = PlaySession(opened: opened, actuator: slot.profile, options: options)
+            do { try await session.start(pattern) } catch { throw .error("\(spec): \(error)") }
+            let result: PlayResult
+            do {
+                while try await !session.step().isFinished { try Task.checkCancellation() }
+                if measuring {
+                    for _ in 0..<Int((tailSeconds / options.stepSeconds).rounded(.up)) {
+                        try Task.checkCancellation()
+                        _ = try await session.step()
+                    }
+                }
+                result = try await session.finish()
+            } catch is CancellationError {
+                session.stop(reason: "timed out")
+                _ = try? await session.finish()
+                throw .error("cancelled")
+            } catch {
+                throw .error("\(error)")
+            }
+            var o = StepOutcome(trace: result.trace)
+            if result.endedEarly || result.stopReason != nil {
+                o.verdict = .fail
+                o.message = "stopped before the pattern's end: \(result.stopReason ?? "the engine stopped")"
+            }
+            if measuring {
+                let m = PlayMeasurements(trace: result.trace)
+                o.figures = m.measurements
+                o.unmeasured = m.unmeasured.map(\.description)
+            }
+            return o
+        case .wait(let ms):
+            // The simulated board runs in virtual time and only while a step has it
+            // open: a pause between steps changes nothing there, so it is not waited.
+            if !slot.isSimulated { try? await Task.sleep(for: .milliseconds(ms)) }
+            return StepOutcome()
+        case .flash:
+            return StepOutcome(
+                verdict: .skipped,
+                message: slot.isSimulated
+                    ? "the simulated board has no bootloader to flash"
+                    : "flashing from a script is not wired to `hapbridge flash` yet: flash by hand before the run")
+        case .unplug, .replug:
+            guard slot.isSimulated else {
+                return StepOutcome(
+                    verdict: .skipped, message: "\(slot.spec.address) cannot be \(step.kind.rawValue)ged from the host (no switchable USB port on this bench)")
+            }
+            slot.unplugged = step.action == .unplug
+            return StepOutcome()
+        }
+    }
+
+    static func openBench(_ slot: DeviceSlot) async throws(StepProblem) -> BridgeBench {
+        let opened = try slot.open()
+        do { return try await BridgeBench(opened) } catch { throw .error("\(slot.spec.name): \(error)") }
+    }
+
+    /// A pattern file (relative to the script's directory) or a built-in haptic's name.
+    static func loadPattern(_ spec: String, relativeTo directory: String) throws(StepProblem) -> HapticPattern {
+        let path = spec.hasPrefix("/") ? spec : "\(directory)/\(spec)"
+        let bytes: [UInt8]
+        do { bytes = try FileReader.read(FilePath(path), limit: maxPatternBytes) } catch {
+            if error.problem == .noSuchFile {
+                if let builtIn = SystemHapticLibrary.named(spec) { return builtIn.pattern }
+                throw .error("no pattern file \(path) and no built-in haptic named \(spec) (see `hapbridge library`)")
+            }
+            throw .error("\(error)")
+        }
+        do { return try PatternFormat.detect(fileName: path, bytes: bytes).read(bytes).pattern } catch { throw .error("\(path): \(error)") }
+    }
+}

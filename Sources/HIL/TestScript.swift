@@ -1,0 +1,179 @@
+import Measurements
+
+/// What one step of a test does.
+public enum StepKind: String, Sendable, CaseIterable {
+    case calibrate, diagnose, play, measure, wait, flash, unplug, replug
+}
+
+/// One measurement's limits: the figure, the unit the script expects (checked against
+/// the figure's, so a limit in the wrong unit is caught before the run), low and/or
+/// high, and a marginal band inside them.
+public struct Limit: Sendable, Equatable {
+    public var name: String
+    public var figure: Figure
+    public var unit: MeasurementUnit
+    public var low: Double?
+    public var high: Double?
+    /// A value within this distance of a limit, still inside it, is MARGINAL (a pass
+    /// that says the part is close to failing). In the figure's unit.
+    public var marginal: Double?
+
+    public static let keys = ["figure", "name", "unit", "low", "high", "marginal"]
+
+    public init(name: String, figure: Figure, unit: MeasurementUnit, low: Double?, high: Double?, marginal: Double?) {
+        self.name = name
+        self.figure = figure
+        self.unit = unit
+        self.low = low
+        self.high = high
+        self.marginal = marginal
+    }
+}
+
+/// One step: what it does, its own timeout, the limits on what it measures.
+public struct Step: Sendable {
+    public enum Action: Sendable, Equatable {
+        /// Auto-calibration `runs` times (pass rate and register spread).
+        case calibrate(runs: Int)
+        /// Identity, supply, open/short diagnostic, faults; f0 on an LRA.
+        case diagnose
+        /// A pattern file or a built-in haptic name, played to its end.
+        case play(String)
+        /// The same, with point 4's measurements of what the actuator did.
+        case measure(String)
+        case wait(milliseconds: Double)
+        case flash(image: String)
+        case unplug
+        case replug
+    }
+
+    public var action: Action
+    public var kind: StepKind
+    /// Wall-clock limit, s (nil: the test's).
+    public var timeoutSeconds: Double?
+    public var limits: [Limit]
+    public var line: Int?
+
+    public static let keys = StepKind.allCases.map(\.rawValue) + ["timeout", "limits"]
+}
+
+/// One test of a script: the steps, the features it needs, the device it runs on, and
+/// how it is tried again (retries on ERROR, repeats on FAIL — kept apart: an error says
+/// nothing about the part, a FAIL may be noise worth measuring again).
+public struct TestCase: Sendable {
+    public var name: String
+    public var device: String?
+    public var requires: [String]
+    public var timeoutSeconds: Double
+    /// Attempts after an ERROR (the device or the run went wrong).
+    public var retries: Int
+    /// Attempts after a FAIL (a measurement out of limits).
+    public var repeats: Int
+    public var steps: [Step]
+    public var line: Int?
+
+    public static let keys = ["name", "device", "requires", "timeout", "retries", "repeats", "steps"]
+}
+
+/// A test script: a suite of tests from one YAML file.
+public struct TestScript: Sendable {
+    public var suite: String
+    public var tests: [TestCase]
+    public var file: String
+
+    public static let keys = ["suite", "tests"]
+
+    /// Per-test default timeout, s.
+    public static let defaultTestTimeoutSeconds = 120.0
+
+    public static func parse(_ text: String, file: String, bench: BenchFile? = nil) throws(ScriptError) -> TestScript {
+        let root = try YAMLNode.root(text, file: file)
+        let m = try root.mapping(allowed: keys)
+        let suite = try m.required("suite").string()
+        var tests: [TestCase] = []
+        let list = try m.required("tests").sequence()
+        guard !list.isEmpty else { throw m["tests"]!.error("must hold at least one test") }
+        for item in list {
+            let t = try item.mapping(allowed: TestCase.keys)
+            let name = try t.required("name").string()
+            if tests.contains(where: { $0.name == name }) { throw t["name"]!.error("test \(YAMLNode.echo(name)) is named twice") }
+            let device = try t["device"]?.string()
+            if let device, let bench, bench.device(named: device) == nil {
+                throw t["device"]!.error("the bench \(bench.file) has no device \(YAMLNode.echo(device)) (it has \(bench.devices.map(\.name).joined(separator: ", ")))")
+            }
+            var steps: [Step] = []
+            let stepList = try t.required("steps").sequence()
+            guard !stepList.isEmpty else { throw t["steps"]!.error("must hold at least one step") }
+            for s in stepList { steps.append(try parseStep(s)) }
+            tests.append(
+                TestCase(
+                    name: name, device: device, requires: try t["requires"]?.strings() ?? [],
+                    timeoutSeconds: try t["timeout"]?.positiveNumber() ?? defaultTestTimeoutSeconds,
+                    retries: try t["retries"]?.count(in: 0...10) ?? 0, repeats: try t["repeats"]?.count(in: 0...10) ?? 0,
+                    steps: steps, line: item.line))
+        }
+        return TestScript(suite: suite, tests: tests, file: file)
+    }
+
+    static func parseStep(_ node: YAMLNode) throws(ScriptError) -> Step {
+        let m = try node.mapping(allowed: Step.keys)
+        let actions = StepKind.allCases.filter { m[$0.rawValue] != nil }
+        guard actions.count == 1, let kind = actions.first, let value = m[kind.rawValue] else {
+            throw node.error(
+                actions.isEmpty
+                    ? "a step needs one of \(StepKind.allCases.map(\.rawValue).joined(separator: ", "))"
+                    : "a step does one thing, not \(actions.map(\.rawValue).joined(separator: " and "))")
+        }
+        let action: Step.Action
+        switch kind {
+        case .calibrate:
+            if isEmpty(value) { action = .calibrate(runs: 1) } else {
+                let c = try value.mapping(allowed: ["runs"])
+                action = .calibrate(runs: try c["runs"]?.count(in: 1...1000) ?? 1)
+            }
+        case .diagnose, .unplug, .replug:
+            guard isEmpty(value) else { throw value.error("takes no value (write `- \(kind.rawValue):`)") }
+            action = kind == .diagnose ? .diagnose : kind == .unplug ? .unplug : .replug
+        case .play, .measure:
+            let pattern = try value.string()
+            guard !pattern.isEmpty else { throw value.error("must name a pattern file or a built-in haptic") }
+            action = kind == .play ? .play(pattern) : .measure(pattern)
+        case .wait:
+            let ms = try value.number()
+            guard (0...3_600_000).contains(ms) else { throw value.error("must be 0...3600000 ms, not \(ms)") }
+            action = .wait(milliseconds: ms)
+        case .flash:
+            action = .flash(image: try value.string())
+        }
+        var limits: [Limit] = []
+        if let l = m["limits"] {
+            for item in try l.sequence() {
+                let lm = try item.mapping(allowed: Limit.keys)
+                let figure = try lm.required("figure").oneOf(Figure.self)
+                guard figure.step == kind else {
+                    throw lm["figure"]!.error("\(figure.rawValue) is measured by a \(figure.step.rawValue) step, not by \(kind.rawValue)")
+                }
+                let unitNode = try lm.required("unit")
+                let unit = try unitNode.oneOf(MeasurementUnit.self)
+                guard unit == figure.unit else { throw unitNode.error("\(figure.rawValue) is in \(figure.unit.rawValue), not \(unit.rawValue)") }
+                let low = try lm["low"]?.number(), high = try lm["high"]?.number()
+                guard low != nil || high != nil else { throw item.error("a limit needs low, high or both") }
+                if let low, let high, low > high { throw lm["low"]!.error("low \(low) is above high \(high)") }
+                let marginal = try lm["marginal"]?.number()
+                if let marginal, marginal < 0 { throw lm["marginal"]!.error("must be 0 or more, not \(marginal)") }
+                limits.append(
+                    Limit(name: try lm["name"]?.string() ?? figure.measurementName, figure: figure, unit: unit, low: low, high: high, marginal: marginal))
+            }
+        }
+        return Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.positiveNumber(), limits: limits, line: node.line)
+    }
+
+    /// `- diagnose:` (null) or `- diagnose: {}`.
+    static func isEmpty(_ node: YAMLNode) -> Bool {
+        switch node.node {
+        case .scalar(let s): s.string.isEmpty || s.string == "~" || s.string == "null"
+        case .mapping(let m): m.isEmpty
+        default: false
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import HIL
+
+/// `hapbridge run BENCH TEST…`: scripted hardware-in-the-loop tests (HIL library) with
+/// live progress on standard error, a JSON record, JUnit XML and a plot per measuring step.
+public struct RunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run HIL test scripts (YAML) on a bench file's devices: measurements against limits, a JSON record, JUnit XML.",
+        discussion: """
+            BENCH names the devices by address (sim, usb:SERIAL, usb:BUS-PORT), the actuator on each, the fixture \
+            and feature tags; each TEST is a suite of tests, each a list of steps (calibrate, diagnose, play, measure, \
+            wait, flash, unplug, replug) with limits on what they measure. Formats: Examples/hil/*.schema.json. \
+            Every device gets a health check first (HELLO: serial and firmware; the chip's ID; VBAT). A test needing a \
+            feature the bench lacks is skipped with the reason. A step runs under the tightest of its own `timeout`, \
+            its test's and --timeout; `retries` tries a test again after an ERROR, `repeats` after a FAIL, and every \
+            attempt is recorded. A device that vanishes mid-test makes the test an ERROR after a wait of at most \
+            --vanish-wait seconds for it to come back; the next test goes on. The bench is locked for the run \
+            ($HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge, else /tmp/hapbridge-locks; BENCH.lock, expiring \
+            after the bench's lock-expiry-seconds). \
+            Exit status: \(Status.summary)
+            """)
+
+    /// `run`'s statuses beside the CLI's common ones (0, 1, 2).
+    enum Status: Int32 {
+        case allPassed = 0
+        /// A bench file or script cannot be used (file:line: key: rule): nothing ran.
+        case badScript = 2
+        /// At least one test FAILed (a measurement out of limits, a procedure's FAIL), none ERRORed.
+        case failed = 8
+        /// At least one test ERRORed (a device vanished, a step timed out or could not run), or the run was cut short.
+        case error = 9
+        /// The bench is locked by another run.
+        case benchBusy = 10
+
+        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 1 any other failure (an output file)."
+    }
+
+    @Argument(help: "The bench file (YAML).")
+    public var bench: String
+
+    @Argument(help: "Test scripts (YAML), run in order.")
+    public var tests: [String]
+
+    @Option(help: "Write the run's record as JSON to this file (- for standard output).")
+    public var json: String?
+
+    @Option(help: "Write JUnit XML to this file (- for standard output).")
+    public var junit: String?
+
+    @Option(help: ArgumentHelp("Write an SVG plot of each play and measure step into this directory.", valueName: "DIR"))
+    public var plots: String?
+
+    @Option(help: "The whole run's time limit, s.")
+    public var timeout: Double = 3600
+
+    @Option(name: .customLong("vanish-wait"), help: "How long a device that vanished mid-test is waited for, s.")
+    public var vanishWait: Double = 10
+
+    @Option(name: .customLong("lock-dir"), help: "Where the bench's lock file goes (default: see above).")
+    public var lockDirectory: String?
+
+    public init() {}
+
+    public func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds above 0, not \(timeout)") }
+        guard vanishWait >= 0, vanishWait.isFinite else { throw ValidationError("--vanish-wait must be 0 or more seconds, not \(vanishWait)") }
+        if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
+    }
+
+    /// The most a bench file or script may hold.
+    static let maxScriptBytes = 1 << 20
+
+    static func readText(_ path: String) throws -> String {
+        let bytes: [UInt8]
+        do { bytes = try InputFile.read(path, limit: maxScriptBytes) } catch {
+            try Console.err("Error: \(TerminalText.safe(path)): \(error)")
+            throw ExitCode(Status.badScript.rawValue)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            try Console.err("Error: \(TerminalText.safe(path)): not UTF-8 text")
+            throw ExitCode(Status.badScript.rawValue)
+        }
+        return text
+    }
+
+    public func run() async throws {
+        let jsonFile = try json.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JSON record") }
+        let junitFile = try junit.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JUnit XML") }
+        let benchFile: BenchFile
+        var scripts: [TestScript] = []
+        do {
+            benchFile = try BenchFile.parse(try Self.readText(bench), file: bench)
+            for t in tests { scripts.append(try TestScript.parse(try Self.readText(t), file: t, bench: benchFile)) }
+            for d in benchFile.devices { _ = try HILRunner.profile(for: d, bench: benchFile) }
+        } catch let e as ScriptError {
+            try Console.err("Error: \(TerminalText.safe(e.description))")
+            throw ExitCode(Status.badScript.rawValue)
+        }
+        let lock: BenchLock
+        do {
+            lock = try BenchLock.acquire(
+                bench: benchFile.name, directory: lockDirectory ?? BenchLock.defaultDirectory(), expirySeconds: benchFile.lockExpirySeconds)
+        } catch {
+            try Console.err("Error: \(TerminalText.safe("\(error)"))")
+            throw ExitCode(Status.benchBusy.rawValue)
+        }
+        var options = HILRunner.Options()
+        options.runTimeoutSeconds = timeout
+        options.vanishWaitSeconds = vanishWait
+        options.progress = { line in try? Console.err(TerminalText.safe(line)) }
+        let record: RunRecord
+        do { record = try await HILRunner(bench: benchFile, scripts: scripts, options: options).run() } catch {
+            lock.release()
+            try Console.err("Error: \(TerminalText.safe(error.description))")
+            throw ExitCode(Status.badScript.rawValue)
+        }
+        lock.release()
+        try Console.err(
+            "\(record.tests.count) tests: \(record.count(.pass)) passed, \(record.count(.marginal)) marginal, \(record.count(.fail)) failed, "
+                + "\(record.count(.error)) errors, \(record.count(.skipped)) skipped" + (record.aborted.map { "; run cut short: \($0)" } ?? ""))
+        try jsonFile?.write(RunReports.json(record))
+        try junitFile?.write(RunReports.junit(record))
+        if let plots { try writePlots(record, into: plots) }
+        switch record.verdict {
+        case .error: throw ExitCode(Status.error.rawValue)
+        case .fail: throw ExitCode(Status.failed.rawValue)
+        case .pass, .marginal, .skipped: return
+        }
+    }
+
+    /// One SVG per play or measure step of each test's last attempt, named
+    /// `NN-test-step.svg` (the test's index in the run, the step's index).
+    func writePlots(_ record: RunRecord, into directory: String) throws {
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw CLIError("--plots \(TerminalText.echo(directory)): \(error.localizedDescription)")
+        }
+        for (i, t) in record.tests.enumerated() {
+            for s in t.attempts.last?.steps ?? [] {
+                guard let trace = s.trace else { continue }
+                let slug = String(t.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
+                let file = String(format: "%@/%02d-%@-step%d.svg", directory, i + 1, slug, s.index + 1)
+                let plot = trace.plot(title: "\(t.suite) › \(t.name): \(s.label)", subtitle: "\(s.verdict.rawValue) on \(t.device)")
+                try OutputFile(file, purpose: "plot").write(plot.svg())
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import FoundationXML
+import Testing
+
+/// `hapbridge run` on Examples/hil through the built executable: the exit status, the
+/// JSON record and the JUnit XML it writes.
+@Suite("hapbridge run on Examples/hil")
+struct RunExampleTests {
+    static let bench = Repo.path("Examples/hil/bench-sim.yaml")
+    static let suite = Repo.path("Examples/hil/suite.yaml")
+
+    struct Outputs {
+        var run: ProcessRun
+        var record: [String: Any]
+        var junit: XMLDocument
+        var junitText: String
+        var plots: [String]
+    }
+
+    func runExamples() throws -> Outputs {
+        let dir = try temporaryDirectory()
+        let run = try runProcess(
+            Repo.hapbridge,
+            ["run", Self.bench, Self.suite, "--json", "\(dir)/run.json", "--junit", "\(dir)/run.xml", "--plots", "\(dir)/plots", "--lock-dir", "\(dir)/locks"])
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/run.json")))
+        let text = try String(contentsOfFile: "\(dir)/run.xml", encoding: .utf8)
+        let plots = (try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/plots")) ?? []
+        return Outputs(run: run, record: try #require(json as? [String: Any]), junit: try XMLDocument(xmlString: text), junitText: text, plots: plots)
+    }
+
+    func tests(_ record: [String: Any]) -> [String: [String: Any]] {
+        Dictionary(((record["tests"] as? [[String: Any]]) ?? []).map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    @Test("The suite's verdicts: passes, one FAIL, one ERROR, one SKIP; exit 9 (an ERROR outranks a FAIL)")
+    func verdicts() throws {
+        let o = try runExamples()
+        #expect(o.run.status == 9, "\(o.run.stderr)")
+        let t = tests(o.record)
+        #expect(t["bring-up"]?["verdict"] as? String == "PASS")
+        #expect(t["calibration pass rate"]?["verdict"] as? String == "PASS")
+        #expect(t["response of a heavy impact"]?["verdict"] as? String == "PASS")
+        #expect(t["rise time too tight"]?["verdict"] as? String == "FAIL")
+        #expect(t["device vanishes"]?["verdict"] as? String == "ERROR")
+        #expect(t["needs an accelerometer"]?["verdict"] as? String == "SKIP")
+        #expect((t["needs an accelerometer"]?["message"] as? String)?.contains("lis3dh") == true)
+        #expect((t["device vanishes"]?["message"] as? String)?.contains("vanished mid-test") == true)
+        #expect(o.run.stderr.contains("health dut (sim): OK") && o.run.stderr.contains("[4/6] hil-example › rise time too tight"))
+    }
+
+    @Test("The JSON record holds the bench, device serial and firmware, every measurement with unit, limits and verdict, and every attempt")
+    func record() throws {
+        let o = try runExamples()
+        #expect(o.record["schema"] as? String == "hapbridge-hil-run/1")
+        #expect((o.record["bench"] as? [String: Any])?["name"] as? String == "sim-bench")
+        let device = try #require((o.record["devices"] as? [[String: Any]])?.first)
+        #expect(device["serialNumber"] as? String == "SIMULATED" && device["firmwareVersion"] is String && device["chip"] as? String == "DRV2605L")
+        let supply = try #require(device["supplyVolts"] as? Double)
+        #expect(abs(supply - 5) < 0.1)
+        let t = tests(o.record)
+        // Repeat on FAIL: both attempts recorded, the second says why it ran.
+        let tight = try #require(t["rise time too tight"]?["attempts"] as? [[String: Any]])
+        #expect(tight.count == 2 && tight[1]["reason"] as? String == "repeat after FAIL")
+        let m = try #require(((tight[0]["steps"] as? [[String: Any]])?.first?["measurements"] as? [[String: Any]])?.first)
+        #expect(m["unit"] as? String == "ms" && m["high"] as? Double == 1 && m["verdict"] as? String == "FAIL")
+        let rise = try #require(m["value"] as? Double)
+        #expect(rise > 5 && rise < 20)  // the C10-100's rise, worked out in MeasurementsTests
+        // The f0 measured on bring-up is the profile's 175 Hz within one LRA_PERIOD code.
+        let bring = try #require(t["bring-up"]?["attempts"] as? [[String: Any]])
+        let f0 = try #require(((bring[0]["steps"] as? [[String: Any]])?.first?["measurements"] as? [[String: Any]])?.first?["value"] as? Double)
+        #expect(abs(f0 - 175) < 3)
+    }
+
+    @Test("The JUnit XML is well-formed with junit.xsd's required attributes, measurements as properties and the value in the failure message")
+    func junit() throws {
+        let o = try runExamples()
+        let root = try #require(o.junit.rootElement())
+        #expect(root.name == "testsuites")
+        let suites = root.elements(forName: "testsuite")
+        #expect(suites.count == 1)
+        let s = try #require(suites.first)
+        for a in ["name", "tests", "failures", "errors", "skipped", "time", "timestamp", "hostname", "id", "package"] {
+            #expect(s.attribute(forName: a) != nil, "testsuite lacks \(a)")
+        }
+        #expect(s.attribute(forName: "tests")?.stringValue == "6" && s.attribute(forName: "failures")?.stringValue == "1")
+        #expect(s.attribute(forName: "errors")?.stringValue == "1" && s.attribute(forName: "skipped")?.stringValue == "1")
+        let cases = s.elements(forName: "testcase")
+        #expect(cases.count == 6)
+        for c in cases { for a in ["name", "classname", "time"] { #expect(c.attribute(forName: a) != nil) } }
+        let tight = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "rise time too tight" })
+        let failure = try #require(tight.elements(forName: "failure").first)
+        #expect(failure.attribute(forName: "message")?.stringValue?.contains("rise time = 10.") == true)
+        let props = s.elements(forName: "properties").first?.elements(forName: "property") ?? []
+        #expect(
+            props.contains {
+                $0.attribute(forName: "name")?.stringValue == "rise time too tight › rise time"
+                    && $0.attribute(forName: "value")?.stringValue?.hasSuffix("ms [x ≤ 1 ms] FAIL") == true
+            })
+        #expect(props.contains { $0.attribute(forName: "name")?.stringValue == "device.dut" && $0.attribute(forName: "value")?.stringValue?.contains("serial SIMULATED") == true })
+        let vanished = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "device vanishes" })
+        #expect(!vanished.elements(forName: "error").isEmpty)
+        let skipped = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "needs an accelerometer" })
+        #expect(!skipped.elements(forName: "skipped").isEmpty)
+        #expect(o.plots.count == 3, "one SVG per play and measure step of the last attempts: \(o.plots)")
+    }
+
+    @Test("The JUnit XML validates against the common JUnit schema's structure (xmllint, where libxml2-utils is installed)")
+    func junitAgainstXSD() throws {
+        let probe = try runProcess("/usr/bin/env", ["sh", "-c", "command -v xmllint"])
+        guard probe.status == 0 else {
+            print("note: xmllint is not installed (scripts/apt-packages.txt installs libxml2-utils): only the structural checks ran")
+            return
+        }
+        let dir = try temporaryDirectory()
+        try JUnitSchema.xsd.write(toFile: "\(dir)/junit.xsd", atomically: true, encoding: .utf8)
+        let run = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--junit", "\(dir)/run.xml", "--lock-dir", dir])
+        #expect(run.status == 9)
+        let lint = try runProcess("/usr/bin/env", ["xmllint", "--noout", "--schema", "\(dir)/junit.xsd", "\(dir)/run.xml"])
+        #expect(lint.status == 0, "\(lint.stderr)")
+    }
+
+    @Test("A bench held by a live run is refused with exit 10 and who holds it; an expired lock is taken over")
+    func benchLock() throws {
+        let dir = try temporaryDirectory()
+        let lock = "\(dir)/sim-bench.lock"
+        let host = ProcessInfo.processInfo.hostName
+        let far = Int(Date().timeIntervalSince1970) + 600
+        try "pid \(getpid())\nhost \(host)\nexpires \(far)\n".write(toFile: lock, atomically: true, encoding: .utf8)
+        let busy = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--lock-dir", dir])
+        #expect(busy.status == 10 && busy.stderr.contains("sim-bench is in use") && busy.stderr.contains("process \(getpid())"))
+        try "pid \(getpid())\nhost \(host)\nexpires \(far - 1200)\n".write(toFile: lock, atomically: true, encoding: .utf8)
+        let taken = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--lock-dir", dir])
+        #expect(taken.status == 9)
+        #expect(!FileManager.default.fileExists(atPath: lock), "the run releases its lock")
+    }
+
+    @Test("A script error stops the run before anything ran: exit 2 and file:line: key")
+    func scriptError() throws {
+        let dir = try temporaryDirectory()
+        try "suite: s\ntests:\n  - name: a\n    steps:\n      - measure: ios.impact.heavy\n        limits:\n          - {figure: rise, unit: Hz, high: 3}\n"
+            .write(toFile: "\(dir)/bad.yaml", atomically: true, encoding: .utf8)
+        let r = try runProcess(Repo.hapbridge, ["run", Self.bench, "\(dir)/bad.yaml", "--lock-dir", dir])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("bad.yaml:7: tests[0].steps[0].limits[0].unit: rise is in ms, not Hz"), "\(r.stderr)")
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// `hapbridge run`'s rules on small scripts of their own, through the built executable
+/// on the simulated board (virtual time: nothing here waits for hardware).
+@Suite("hapbridge run: timeouts, retries, repeats, health check")
+struct RunnerBehaviourTests {
+    struct Outcome {
+        var run: ProcessRun
+        var record: [String: Any]
+        var tests: [[String: Any]] { record["tests"] as? [[String: Any]] ?? [] }
+    }
+
+    func run(bench: String = "Examples/hil/bench-sim.yaml", benchText: String? = nil, script: String, extra: [String] = []) throws -> Outcome {
+        let dir = try temporaryDirectory()
+        var benchPath = Repo.path(bench)
+        if let benchText {
+            benchPath = "\(dir)/bench.yaml"
+            try benchText.write(toFile: benchPath, atomically: true, encoding: .utf8)
+        }
+        try script.write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
+        let r = try runProcess(Repo.hapbridge, ["run", benchPath, "\(dir)/t.yaml", "--json", "\(dir)/r.json", "--lock-dir", dir] + extra)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/r.json")))
+        return Outcome(run: r, record: try #require(json as? [String: Any], "\(r.stderr)"))
+    }
+
+    func attempts(_ t: [String: Any]) -> [[String: Any]] { t["attempts"] as? [[String: Any]] ?? [] }
+
+    @Test("An ERROR is retried `retries` times, every attempt recorded with its reason; a FAIL is not retried")
+    func retries() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: vanishing
+                    retries: 2
+                    repeats: 3
+                    steps:
+                      - unplug:
+                      - play: ios.impact.light
+                  - name: failing
+                    retries: 2
+                    steps:
+                      - measure: ios.impact.heavy
+                        limits: [{figure: rise, unit: ms, high: 1}]
+                """)
+        #expect(o.run.status == 9)
+        let a = attempts(o.tests[0])
+        #expect(a.map { $0["reason"] as? String } == ["first", "retry after ERROR", "retry after ERROR"])
+        #expect(a.allSatisfy { $0["verdict"] as? String == "ERROR" })
+        #expect(attempts(o.tests[1]).count == 1 && o.tests[1]["verdict"] as? String == "FAIL")
+    }
+
+    @Test("A FAIL is repeated `repeats` times; FAIL without ERROR exits 8")
+    func repeats() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: failing
+                    repeats: 2
+                    steps:
+                      - measure: ios.impact.heavy
+                        limits: [{figure: rise, unit: ms, high: 1}]
+                """)
+        #expect(o.run.status == 8)
+        #expect(attempts(o.tests[0]).map { $0["reason"] as? String } == ["first", "repeat after FAIL", "repeat after FAIL"])
+    }
+
+    @Test("A step past its own timeout is an ERROR that says which limit it hit; the next test goes on")
+    func stepTimeout() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: slow
+                    steps:
+                      - calibrate: {runs: 200}
+                        timeout: 0.001
+                  - name: after
+                    steps:
+                      - diagnose:
+                """)
+        #expect(o.run.status == 9)
+        #expect(o.tests[0]["verdict"] as? String == "ERROR")
+        #expect((o.tests[0]["message"] as? String)?.contains("timed out after 0.001 s (the step 0.001 s limit)") == true, "\(o.tests[0])")
+        #expect(o.tests[1]["verdict"] as? String == "PASS")
+    }
+
+    @Test("Past the run's --timeout the step under way is an ERROR and the tests after it are not run")
+    func runTimeout() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: long
+                    steps:
+                      - calibrate: {runs: 500}
+                  - name: never
+                    steps:
+                      - diagnose:
+                """, extra: ["--timeout", "0.05"])
+        #expect(o.run.status == 9)
+        #expect((o.tests[0]["message"] as? String)?.contains("(the run 0.05 s limit)") == true, "\(o.tests[0])")
+        #expect((o.tests[1]["message"] as? String)?.hasPrefix("not run: the run's timeout (0.05 s) passed") == true, "\(o.tests[1])")
+        #expect((o.record["aborted"] as? String)?.contains("timeout") == true)
+    }
+
+    @Test("A value inside a limit's marginal band is MARGINAL, and the run still exits 0")
+    func marginal() throws {
+        let o = try run(
+            script: """
+                suite: s
+                tests:
+                  - name: close to the limit
+                    steps:
+                      - measure: ios.impact.heavy
+                        limits: [{figure: rise, unit: ms, high: 11.5, marginal: 1}]
+                """)
+        #expect(o.run.status == 0, "\(o.run.stderr)")
+        #expect(o.tests[0]["verdict"] as? String == "MARGINAL")
+    }
+
+    @Test("A device that fails the health check stops the run before any test: every test ERROR, not run, exit 9")
+    func healthCheck() throws {
+        let o = try run(
+            benchText: """
+                bench: broken
+                devices:
+                  - name: dut
+                    address: sim
+                    actuator: pmd-c10-100
+                    simulate: {fault: absent}
+                """,
+            script: "suite: s\ntests:\n  - name: a\n    steps:\n      - diagnose:\n")
+        #expect(o.run.status == 9)
+        #expect(o.record["aborted"] as? String != nil && (o.record["aborted"] as? String)?.contains("health check failed on dut") == true)
+        #expect(o.tests[0]["verdict"] as? String == "ERROR" && attempts(o.tests[0]).isEmpty)
+        let device = (o.record["devices"] as? [[String: Any]])?.first
+        #expect(device?["healthy"] as? Bool == false && device?["serialNumber"] as? String == "SIMULATED")
+    }
+}

@@ -1,0 +1,83 @@
+import HIL
+import Testing
+
+@Suite("HIL bench file and script formats")
+struct ScriptFormatTests {
+    let bench = """
+        bench: b1
+        devices:
+          - {name: dut, address: sim, actuator: pmd-c10-100}
+        features: [sled]
+        """
+
+    func benchFile() throws -> BenchFile { try BenchFile.parse(bench, file: "bench.yaml") }
+
+    func scriptError(_ text: String) throws -> ScriptError {
+        let b = try benchFile()
+        do {
+            _ = try TestScript.parse(text, file: "t.yaml", bench: b)
+        } catch {
+            return error
+        }
+        Issue.record("no error for:\n\(text)")
+        return ScriptError(file: "", line: nil, key: "", rule: "")
+    }
+
+    @Test("A bench file gives its devices by address, the fixture and the features")
+    func benchParses() throws {
+        let b = try BenchFile.parse(
+            bench + "\nfixture: {sled-mass-grams: 100, mounting: glued}\nlock-expiry-seconds: 60\n", file: "bench.yaml")
+        #expect(b.name == "b1" && b.devices.map(\.name) == ["dut"] && b.devices[0].address == .simulated)
+        #expect(b.fixture.sledMassGrams == 100 && b.fixture.mounting == "glued" && b.features == ["sled"] && b.lockExpirySeconds == 60)
+    }
+
+    @Test("An unknown key is an error naming the file, the line and the key")
+    func unknownKey() throws {
+        let e = try scriptError("suite: s\ntests:\n  - name: a\n    timout: 3\n    steps:\n      - diagnose:\n")
+        #expect(e.file == "t.yaml" && e.line == 4 && e.key == "tests[0].timout")
+        #expect(e.description.hasPrefix("t.yaml:4: tests[0].timout: unknown key"))
+    }
+
+    @Test("A limit in the wrong unit, on the wrong step, or without low/high is refused at its line")
+    func limitRules() throws {
+        let wrongUnit = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - measure: ios.impact.heavy\n        limits:\n          - {figure: rise, unit: g, high: 3}\n")
+        #expect(wrongUnit.line == 7 && wrongUnit.key.hasSuffix("limits[0].unit") && wrongUnit.rule.contains("rise is in ms"))
+        let wrongStep = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - diagnose:\n        limits:\n          - {figure: rise, unit: ms, high: 3}\n")
+        #expect(wrongStep.line == 7 && wrongStep.rule.contains("measured by a measure step"))
+        let noBound = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - measure: x\n        limits:\n          - {figure: rise, unit: ms}\n")
+        #expect(noBound.line == 7 && noBound.rule.contains("low, high or both"))
+    }
+
+    @Test("A missing key, a step doing two things, a device the bench lacks and bad YAML are each one line")
+    func otherErrors() throws {
+        let missing = try scriptError("suite: s\ntests:\n  - name: a\n")
+        #expect(missing.line == 3 && missing.rule == "missing key steps")
+        let two = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - {diagnose: , wait: 3}\n")
+        #expect(two.line == 5 && two.rule.contains("not diagnose and wait"))
+        let device = try scriptError("suite: s\ntests:\n  - name: a\n    device: other\n    steps:\n      - diagnose:\n")
+        #expect(device.line == 4 && device.key == "tests[0].device" && device.rule.contains("no device \"other\""))
+        let yaml = try scriptError("suite: s\ntests: [\n")
+        #expect(yaml.line != nil && yaml.rule.hasPrefix("not valid YAML"))
+        let dup = try scriptError("suite: s\nsuite: t\ntests: []\n")
+        #expect(dup.line == 2 && dup.rule == "given twice")
+    }
+
+    @Test("A bench device address that does not parse names its line and the address rule")
+    func badAddress() throws {
+        do {
+            _ = try BenchFile.parse("bench: b\ndevices:\n  - name: d\n    address: \"usb:\"\n    actuator: x\n", file: "b.yaml")
+            Issue.record("no error")
+        } catch {
+            #expect(error.line == 4 && error.key == "devices[0].address" && error.rule.contains("serial number"), "\(error)")
+        }
+    }
+
+    @Test("Limits: outside is FAIL, within the marginal band inside a limit is MARGINAL")
+    func verdicts() {
+        let l = Limit(name: "rise", figure: .rise, unit: .milliseconds, low: 5, high: 20, marginal: 2)
+        #expect(l.verdict(4.9) == .fail && l.verdict(20.1) == .fail)
+        #expect(l.verdict(5.5) == .marginal && l.verdict(19) == .marginal)
+        #expect(l.verdict(10) == .pass)
+        #expect(Verdict.error > .fail && Verdict.fail > .skipped && Verdict.marginal > .pass)
+    }
+}
