@@ -72,9 +72,14 @@ struct FlashFromFirmwareTests {
         let firmware = Emulate.packageRoot + "/Firmware"
         let copy = dir + "/Firmware"
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-        for item in ["Makefile", "core", "ports", "protocol"] {
-            try FileManager.default.copyItem(atPath: firmware + "/" + item, toPath: copy + "/" + item)
-        }
+        // cp, not FileManager.copyItem: that keeps each file's group, which an ordinary
+        // user may not set (EPERM on a checkout whose group is not the user's).
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["-R"] + ["Makefile", "core", "ports", "protocol"].map { firmware + "/" + $0 } + [copy + "/"]
+        try cp.run()
+        cp.waitUntilExit()
+        try #require(cp.terminationStatus == 0, "cp -R of Firmware/ into \(copy) failed")
         let header = copy + "/protocol/include/hapbridge/firmware_version.h"
         let text = try String(contentsOfFile: header, encoding: .utf8)
         let changed = text.replacingOccurrences(of: "#define HB_FW_VERSION_MINOR 2u", with: "#define HB_FW_VERSION_MINOR \(minor)u")

@@ -31,7 +31,11 @@ struct NeverBrickTests {
     func unplugMidWrite() throws {
         let (run, first, lines) = try interrupted("unplug 0x1000", between: "\(Emulate.hapbridge) emulate control list; \(Emulate.hapbridge) emulate control replug")
         #expect(first?["error"] as? String == "interrupted", "\(run)")
-        #expect((first?["message"] as? String)?.contains("hung up") == true, "\(run)")
+        // The emulation hangs the tty up as cdc_acm does (TIOCVHANGUP needs CAP_SYS_ADMIN);
+        // run without it (CI as an ordinary user) the client meets silence: the timeout.
+        let hungUp = (first?["message"] as? String)?.contains("hung up") == true
+        let timedOut = (first?["message"] as? String)?.contains("no answer to the block write") == true
+        #expect(hungUp || (geteuid() != 0 && timedOut), "\(run)")
         #expect(lines.contains("status=8"), "\(run)")
         #expect(lines.contains("1-1 serial=0001 unplugged"), "\(run)")
         #expect(lines.contains { $0.contains("bootloader=caterina") }, "it comes back in its bootloader: \(run)")
