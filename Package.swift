@@ -274,13 +274,13 @@ let package = Package(
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
-            name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605"],
+            name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport"],
             swiftSettings: strict),
         // Image loading and checks, the flash memory model, the flash plan (no device).
-        .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation"], swiftSettings: strict),
+        .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "TestSupport"], swiftSettings: strict),
         // The FT232H path through libftdi and pyftdi against `hapbridge emulate ft232h`
         // (ftdi-probe and python3 as COMMAND), and the MPSSE clock's arithmetic.
-        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
+        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model", "TestSupport"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),

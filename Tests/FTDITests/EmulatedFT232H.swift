@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs `hapbridge emulate ft232h` as a user would: the built CLI, a real COMMAND (the
 /// ftdi-probe, python3 with pyftdi), its output and exit status. The only clock is a
@@ -41,25 +42,11 @@ enum EmulatedFT232H {
 
     /// `hapbridge emulate ft232h OPTIONS -- COMMAND`.
     static func run(_ options: [String] = [], _ command: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: hapbridge)
-        process.arguments = ["emulate", "ft232h"] + options + ["--"] + command
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        let outData = Drain(out.fileHandleForReading)
-        let errData = Drain(err.fileHandleForReading)
-        if ended.wait(timeout: .now() + hangGuardSeconds) == .timedOut {
-            process.terminate()
-            Issue.record("hung for \(Int(hangGuardSeconds)) s: \(command.joined(separator: " "))")
-            ended.wait()
-        }
-        return Run(status: process.terminationStatus, output: outData.text(), errors: errData.text())
+        let r = try BoundedProcess.run(
+            hapbridge, ["emulate", "ft232h"] + options + ["--"] + command,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, hangGuardSeconds: hangGuardSeconds)
+        if r.hung { Issue.record("hung for \(Int(hangGuardSeconds)) s: \(command.joined(separator: " "))") }
+        return Run(status: r.status, output: r.output, errors: r.errors)
     }
 
     /// `ftdi-probe ARGS` under the emulation.
@@ -73,20 +60,3 @@ enum EmulatedFT232H {
     }
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class Drain: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
-    }
-}

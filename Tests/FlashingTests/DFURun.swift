@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs `hapbridge emulate dfu` as a user would: the built CLI (beside this test
 /// bundle), a real COMMAND (dfu-programmer, the dfu-flash-probe, a shell), its output,
@@ -51,26 +52,12 @@ enum DFURun {
     /// script's working directory, for files it writes).
     static func emulate(_ script: String, in directory: URL, options: [String] = []) throws -> Result {
         let dump = directory.appendingPathComponent("flash.bin").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: hapbridge)
-        process.arguments = ["emulate", "dfu", "--dump", dump] + options + ["--", "sh", "-c", script]
-        process.currentDirectoryURL = directory
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        let outData = DFUDrain(out.fileHandleForReading)
-        let errData = DFUDrain(err.fileHandleForReading)
-        if ended.wait(timeout: .now() + hangGuardSeconds) == .timedOut {
-            process.terminate()
-            Issue.record("hung for \(Int(hangGuardSeconds)) s: \(script)")
-            ended.wait()
-        }
+        let r = try BoundedProcess.run(
+            hapbridge, ["emulate", "dfu", "--dump", dump] + options + ["--", "sh", "-c", script], directory: directory,
+            hangGuardSeconds: hangGuardSeconds)
+        if r.hung { Issue.record("hung for \(Int(hangGuardSeconds)) s: \(script)") }
         let flash = (try? Data(contentsOf: URL(fileURLWithPath: dump))).map { [UInt8]($0) } ?? []
-        return Result(status: process.terminationStatus, output: outData.text(), errors: errData.text(), flash: flash)
+        return Result(status: r.status, output: r.output, errors: r.errors, flash: flash)
     }
 
     static func temporaryDirectory() throws -> URL {
@@ -113,20 +100,3 @@ struct DFUTestError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class DFUDrain: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
-    }
-}

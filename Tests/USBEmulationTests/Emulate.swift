@@ -1,6 +1,7 @@
 import Foundation
 import SimavrBridgeDevice
 import Testing
+import TestSupport
 
 /// Runs `hapbridge emulate bridge` as a user would: the built CLI, a real COMMAND
 /// (lsusb, the libusb probe, a shell), its output and exit status. The only clock is
@@ -76,25 +77,9 @@ enum Emulate {
     static let hangGuardSeconds: Double = 120
 
     static func run(_ arguments: [String], hangGuardSeconds guardSeconds: Double = hangGuardSeconds) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        // Drain both pipes while it runs, so a chatty child never blocks on a full pipe.
-        let outData = Drain(out.fileHandleForReading)
-        let errData = Drain(err.fileHandleForReading)
-        if ended.wait(timeout: .now() + guardSeconds) == .timedOut {
-            process.terminate()
-            Issue.record("hung for \(Int(guardSeconds)) s: \(arguments.joined(separator: " "))")
-            ended.wait()
-        }
-        return Run(status: process.terminationStatus, output: outData.text(), errors: errData.text())
+        let r = try BoundedProcess.run(arguments[0], Array(arguments.dropFirst()), hangGuardSeconds: guardSeconds)
+        if r.hung { Issue.record("hung for \(Int(guardSeconds)) s: \(arguments.joined(separator: " "))") }
+        return Run(status: r.status, output: r.output, errors: r.errors)
     }
 
     /// Words of a line; a value in double quotes keeps its spaces (key="a b").
@@ -116,23 +101,6 @@ enum Emulate {
     }
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class Drain: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
-    }
-}
 
 /// Every suite that runs `hapbridge emulate`, one test at a time: a board on the ELF
 /// needs about half a core to keep up with real time, and the machine is shared.
