@@ -285,30 +285,13 @@ public final class BridgeEmulation: Sendable {
         if let existing { model = existing } else { model = try powerOn(port: port, serial: serial, name: name) }
         state.withLock { $0.slots[index].model = model }
         let address = try allocateAddress()
-        let description: USBDeviceDescription
-        let configuration: UInt8
+        let record: USBDeviceRecord
+        let handler: USBDevFSHandler
         do throws(EmulationError) {
-            (description, configuration) = try KernelEnumeration.enumerate(model, address: address, board: name)
+            (record, handler) = try testbed.plug(
+                model, bus: Self.bus, port: port, address: address, board: name,
+                attached: { handler in state.withLock { $0.attached[address] = handler } })
         } catch {
-            powerOff(index)
-            throw error
-        }
-        let record = USBDeviceRecord(bus: Self.bus, port: port, address: Int(address), description: description, configuration: configuration)
-        let testbed = testbed
-        let handler = USBDevFSHandler(
-            device: model, description: description, address: address, configuration: configuration,
-            configurationChanged: { value in
-                testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
-            })
-        model.connect(to: handler)
-        let ioctl = handler.makeIoctlHandler()
-        defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
-        do throws(EmulationError) {
-            try testbed.attach(ioctl, to: record.node)
-            state.withLock { $0.attached[address] = handler }
-            try testbed.add(record: record.text)
-        } catch {
-            handler.disconnect()
             powerOff(index)
             throw error
         }

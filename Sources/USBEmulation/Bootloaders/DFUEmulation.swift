@@ -81,19 +81,8 @@ public enum DFUEmulation {
         let nextAddress = Mutex(address)
         @Sendable func plug() throws(EmulationError) {
             let address = nextAddress.withLock { a in defer { a += 1 }; return a }
-            let (description, configuration) = try KernelEnumeration.enumerate(bootloader, address: address, board: "\(bus)-\(port)")
-            let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
-            let handler = USBDevFSHandler(
-                device: bootloader, description: description, address: address, configuration: configuration,
-                configurationChanged: { value in
-                    testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
-                })
-            bootloader.connect(to: handler)
-            let ioctl = handler.makeIoctlHandler()
-            defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
-            try testbed.attach(ioctl, to: record.node)
-            try testbed.add(record: record.text)
-            onBus.withLock { $0 = (record, handler) }
+            let plugged = try testbed.plug(bootloader, bus: bus, port: port, address: address, board: "\(bus)-\(port)")
+            onBus.withLock { $0 = plugged }
         }
         try plug()
         replug.withLock {

@@ -111,19 +111,7 @@ public enum FT232HEmulation {
                 return s.nextAddress
             }
             let device = try FT232HDevice(serial: serial, wiring: wiring)
-            let (description, configuration) = try KernelEnumeration.enumerate(device, address: address, board: "\(bus)-\(port)")
-            let record = USBDeviceRecord(bus: bus, port: port, address: Int(address), description: description, configuration: configuration)
-            let testbed = testbed
-            let handler = USBDevFSHandler(
-                device: device, description: description, address: address, configuration: configuration,
-                configurationChanged: { value in
-                    testbed.setAttribute(record.syspath, "bConfigurationValue", USBDeviceRecord.configurationAttribute(value))
-                })
-            device.connect(to: handler)
-            let ioctl = handler.makeIoctlHandler()
-            defer { g_object_unref(ioctl) }  // the testbed keeps its own reference
-            try testbed.attach(ioctl, to: record.node)
-            try testbed.add(record: record.text)
+            let (record, handler) = try testbed.plug(device, bus: bus, port: port, address: address, board: "\(bus)-\(port)")
             state.withLock { s in
                 s.plugged = (device, handler, record)
                 s.devices.append(device)
