@@ -266,12 +266,12 @@ extension EmulateCommand {
                 valueName: "KIND@ADDRESS"))
         var fault: String?
 
-        var parsedFault: CaterinaFault? {
+        var parsedFault: BootloaderFault? {
             get throws {
                 guard let fault else { return nil }
                 let parts = fault.split(separator: "@", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("--fault \(fault): KIND@ADDRESS, e.g. corrupt@0x1000") }
-                switch CaterinaFault.parse(kind: parts[0], address: parts[1]) {
+                switch BootloaderFault.parse(kind: parts[0], address: parts[1]) {
                 case .success(let f): return f
                 case .failure(let why): throw ValidationError("--fault: \(why)")
                 }

@@ -97,7 +97,7 @@ public final class BridgeEmulation: Sendable {
         /// with its application half written (`CaterinaBootloader.applicationChanged`).
         var bootsIntoBootloader = false
         /// A failure for its bootloader to act out (`fault`), armed until it fires.
-        var fault: CaterinaFault?
+        var fault: BootloaderFault?
     }
 
     private struct Plugged {
@@ -214,7 +214,7 @@ public final class BridgeEmulation: Sendable {
     /// first flash block written over `fault.address` (now, if the board is in its
     /// bootloader, else the next time it enters it).
     @discardableResult
-    public func arm(_ fault: CaterinaFault, _ selector: String? = nil) throws(EmulationError) -> Board {
+    public func arm(_ fault: BootloaderFault, _ selector: String? = nil) throws(EmulationError) -> Board {
         try onQueue { () throws(EmulationError) -> Board in
             let index = try find(selector)
             state.withLock { s in

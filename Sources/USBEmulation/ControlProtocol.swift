@@ -24,7 +24,7 @@ public enum ControlCommand: Sendable, Equatable {
     case detach(String?)
     case replug(String?)
     case add(serial: String?)
-    case fault(String?, CaterinaFault)
+    case fault(String?, BootloaderFault)
     case help
 
     public static let usage = [
@@ -48,7 +48,7 @@ public enum ControlCommand: Sendable, Equatable {
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
         case "fault" where words.count == 3 || words.count == 4:
-            switch CaterinaFault.parse(kind: words[words.count - 2], address: words[words.count - 1]) {
+            switch BootloaderFault.parse(kind: words[words.count - 2], address: words[words.count - 1]) {
             case .success(let fault): self = .fault(words.count == 4 ? words[1] : nil, fault)
             case .failure(let why): throw .controlSocket("fault: \(why)")
             }

@@ -13,7 +13,7 @@ struct CaterinaFaultTests {
             + [UInt8](repeating: byte, count: 128)
     }
 
-    static func engine(_ fault: CaterinaFault) -> CaterinaBootloader {
+    static func engine(_ fault: BootloaderFault) -> CaterinaBootloader {
         var engine = CaterinaBootloader(flash: FlashMemory(part: .atmega32u4))
         engine.fault = fault
         return engine
@@ -21,10 +21,10 @@ struct CaterinaFaultTests {
 
     @Test("silence: the block over the address is written but its answer never comes; the next block is answered")
     func silence() {
-        var engine = Self.engine(CaterinaFault(.silence, at: 0x0100))
+        var engine = Self.engine(BootloaderFault(.silence, at: 0x0100))
         #expect(engine.receive(Self.block(at: 0x0000, 0x11)) == [0x0D, 0x0D])
         #expect(engine.receive(Self.block(at: 0x0100, 0x22)) == [0x0D], "only the address is answered")
-        #expect(engine.takeTripped() == CaterinaFault(.silence, at: 0x0100))
+        #expect(engine.takeTripped() == BootloaderFault(.silence, at: 0x0100))
         #expect(engine.receive(Self.block(at: 0x0180, 0x33)) == [0x0D, 0x0D])
         #expect(engine.flash.bytes[0x0100] == 0x22 && engine.flash.bytes[0x0180] == 0x33)
         #expect(engine.applicationChanged, "a board left like this comes back in its bootloader")
@@ -32,7 +32,7 @@ struct CaterinaFaultTests {
 
     @Test("corrupt: the byte at the address is stored with its low bit flipped, the block answered as usual; once")
     func corrupt() {
-        var engine = Self.engine(CaterinaFault(.corrupt, at: 0x0102))
+        var engine = Self.engine(BootloaderFault(.corrupt, at: 0x0102))
         #expect(engine.receive(Self.block(at: 0x0100, 0x22)) == [0x0D, 0x0D])
         #expect(engine.flash.bytes[0x0101] == 0x22 && engine.flash.bytes[0x0102] == 0x22 ^ 0x01)
         #expect(engine.receive(Self.block(at: 0x0100, 0x22)) == [0x0D, 0x0D])
@@ -41,7 +41,7 @@ struct CaterinaFaultTests {
 
     @Test("unplug: the block over the address is not written and nothing after it is heard")
     func unplug() {
-        var engine = Self.engine(CaterinaFault(.unplug, at: 0x0000))
+        var engine = Self.engine(BootloaderFault(.unplug, at: 0x0000))
         #expect(engine.receive(Self.block(at: 0x0000, 0x11) + Array("S".utf8)) == [0x0D])
         #expect(engine.takeTripped()?.kind == .unplug)
         #expect(engine.flash.bytes[0x0000] == 0xFF)

@@ -6,9 +6,9 @@ import USBEmulation
 struct FaultCommandTests {
     @Test("fault takes a kind and an address in hex or decimal, with or without a BOARD")
     func parses() throws {
-        #expect(try ControlCommand(parsing: "fault unplug 0x1000") == .fault(nil, CaterinaFault(.unplug, at: 0x1000)))
-        #expect(try ControlCommand(parsing: "fault 1-2 corrupt 4096") == .fault("1-2", CaterinaFault(.corrupt, at: 4096)))
-        #expect(try ControlCommand(parsing: "fault SER-9 silence 0X7fff") == .fault("SER-9", CaterinaFault(.silence, at: 0x7FFF)))
+        #expect(try ControlCommand(parsing: "fault unplug 0x1000") == .fault(nil, BootloaderFault(.unplug, at: 0x1000)))
+        #expect(try ControlCommand(parsing: "fault 1-2 corrupt 4096") == .fault("1-2", BootloaderFault(.corrupt, at: 4096)))
+        #expect(try ControlCommand(parsing: "fault SER-9 silence 0X7fff") == .fault("SER-9", BootloaderFault(.silence, at: 0x7FFF)))
     }
 
     @Test("fault refuses another kind, an address off the 32 KiB flash or not a number, and a missing address, each saying which")

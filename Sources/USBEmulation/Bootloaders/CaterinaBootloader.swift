@@ -38,9 +38,9 @@ public struct CaterinaBootloader: Sendable {
     /// The application section was erased or written in this session, 'E' or not.
     public private(set) var applicationWritten = false
     /// A failure to act out at the next block write that covers its address (once).
-    public var fault: CaterinaFault?
+    public var fault: BootloaderFault?
     /// The fault that fired, for the emulation to act on (`takeTripped`).
-    public private(set) var tripped: CaterinaFault?
+    public private(set) var tripped: BootloaderFault?
     private var pending: [UInt8] = []
 
     public static let identifier = Array("CATERIN".utf8)
@@ -143,7 +143,7 @@ public struct CaterinaBootloader: Sendable {
     }
 
     /// The fault that fired since the last call, if any.
-    public mutating func takeTripped() -> CaterinaFault? {
+    public mutating func takeTripped() -> BootloaderFault? {
         defer { tripped = tripped?.kind == .unplug ? tripped : nil }
         return tripped
     }
@@ -193,10 +193,10 @@ public struct CaterinaBootloader: Sendable {
     }
 }
 
-/// A failure the emulated Caterina acts out once, at the first flash block write
-/// ('B' … 'F') that covers `address`: how `flash` is tried against an interrupted
-/// write (`hapbridge emulate control fault …`).
-public struct CaterinaFault: Sendable, Equatable, CustomStringConvertible {
+/// A failure an emulated bootloader acts out once, at the first block written over
+/// `address` (Caterina's 'B' … 'F', Atmel DFU's program command): how `flash` is tried
+/// against an interrupted write (`hapbridge emulate control fault …`, `emulate dfu --fault`).
+public struct BootloaderFault: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, CaseIterable {
         /// The board loses power as the block arrives: it is not written and the
         /// board leaves the bus.
@@ -216,7 +216,7 @@ public struct CaterinaFault: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue) at 0x" + String(address, radix: 16, uppercase: true) }
 
     /// `KIND ADDRESS` words (`unplug 0x1000`): nil with the reason when they are not one.
-    public static func parse(kind kindWord: String, address addressWord: String) -> Result<CaterinaFault, ParseError> {
+    public static func parse(kind kindWord: String, address addressWord: String) -> Result<BootloaderFault, ParseError> {
         guard let kind = Kind(rawValue: kindWord) else {
             return .failure(ParseError(description: "\(TerminalText.echo(kindWord)) is not unplug, silence or corrupt"))
         }
@@ -224,7 +224,7 @@ public struct CaterinaFault: Sendable, Equatable, CustomStringConvertible {
         guard let address, address >= 0, address < 0x8000 else {
             return .failure(ParseError(description: "\(TerminalText.echo(addressWord)) is not a flash address (0 to 0x7FFF, decimal or 0x hex)"))
         }
-        return .success(CaterinaFault(kind, at: address))
+        return .success(BootloaderFault(kind, at: address))
     }
 
     public struct ParseError: Error, Sendable, CustomStringConvertible {

@@ -48,8 +48,8 @@ public final class CaterinaEmulation: Sendable {
         /// or `exitNoticedMicroseconds` after the answer, as a real board's
         /// re-enumeration reaches the host some milliseconds after its last byte).
         case exited
-        /// A fault (`CaterinaFault`) fired; for `.unplug` the board must leave the bus.
-        case fault(CaterinaFault)
+        /// A fault (`BootloaderFault`) fired; for `.unplug` the board must leave the bus.
+        case fault(BootloaderFault)
     }
 
     public static let node = "/dev/ttyACM0"
@@ -72,7 +72,7 @@ public final class CaterinaEmulation: Sendable {
     /// section included) before the host says anything.
     public init(
         testbed: Testbed, identity: Identity = .leonardo, flash: FlashMemory, placement: Placement = Placement(),
-        fault: CaterinaFault? = nil, addsRootHub: Bool = true, events: @escaping @Sendable (Event) -> Void = { _ in }
+        fault: BootloaderFault? = nil, addsRootHub: Bool = true, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(EmulationError) {
         let record = try Self.deviceRecord(identity, placement: placement)
         // `emulate bridge` has its bus's root hub already.
@@ -104,7 +104,7 @@ public final class CaterinaEmulation: Sendable {
     public var state: CaterinaBootloader { bootloader.withLock { $0 } }
 
     /// Arms a failure to act out at the next block write over its address.
-    public func arm(_ fault: CaterinaFault) {
+    public func arm(_ fault: BootloaderFault) {
         bootloader.withLock { $0.fault = fault }
     }
 

@@ -30,6 +30,8 @@ import Synchronization
 public final class DFUBootloader: USBDeviceModel {
     /// Why the bootloader left the bus ("started the application", "reset").
     public typealias Leaving = @Sendable (String) -> Void
+    /// The reason given when an armed `unplug` fault took it off the bus.
+    public static let unplugged = "was unplugged"
 
     private let state: Mutex<State>
     private let leaving: Leaving
@@ -51,8 +53,8 @@ public final class DFUBootloader: USBDeviceModel {
         var counters = Counters()
         /// Armed: the first program command over its address fails this way (the same
         /// three failures as Caterina's: unplug, silence, corrupt); fires once.
-        var fault: CaterinaFault?
-        var tripped: CaterinaFault?
+        var fault: BootloaderFault?
+        var tripped: BootloaderFault?
     }
 
     enum Upload {
@@ -111,7 +113,7 @@ public final class DFUBootloader: USBDeviceModel {
     public var counters: Counters { state.withLock { $0.counters } }
 
     /// Arms a failure for the first block programmed over `fault.address`.
-    public func arm(_ fault: CaterinaFault) { state.withLock { $0.fault = fault } }
+    public func arm(_ fault: BootloaderFault) { state.withLock { $0.fault = fault } }
 
     /// Power comes back (a replug after `unplug`): the bootloader starts again from
     /// reset, in its security mode, over the flash as it was left.
@@ -133,7 +135,7 @@ public final class DFUBootloader: USBDeviceModel {
     }
 
     public func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
-        let (result, leave, tripped) = state.withLock { s -> (USBPipeResult, String?, CaterinaFault?) in
+        let (result, leave, tripped) = state.withLock { s -> (USBPipeResult, String?, BootloaderFault?) in
             guard s.running else { return (.gone, nil, nil) }
             // DFU requests are class requests to interface 0.
             guard setup.kind == 1 else { return (s.usb.handle(setup, data: data), nil, nil) }
@@ -149,7 +151,7 @@ public final class DFUBootloader: USBDeviceModel {
             // Power lost as the block arrived: nothing written, the device gone.
             state.withLock { $0.running = false }
             completion(.gone)
-            leaving("was unplugged")
+            leaving(Self.unplugged)
             return
         case .silence?:
             return  // written, but the status stage never comes: the host times out

@@ -26,9 +26,9 @@ public enum DFUEmulation {
         public var dumpPath: String?
         /// A failure at the first block programmed over its address (`--fault`); after
         /// `unplug` the board is plugged back in, in its bootloader, a moment later.
-        public var fault: CaterinaFault?
+        public var fault: BootloaderFault?
 
-        public init(command: [String], dumpPath: String? = nil, fault: CaterinaFault? = nil) {
+        public init(command: [String], dumpPath: String? = nil, fault: BootloaderFault? = nil) {
             self.command = command
             self.dumpPath = dumpPath
             self.fault = fault
@@ -70,7 +70,7 @@ public enum DFUEmulation {
                 remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed)
                 // Unplugged mid-write: the user plugs it back in; with the application
                 // only partly written it comes up in its bootloader.
-                if why == "was unplugged" {
+                if why == DFUBootloader.unplugged {
                     usleep(replugDelayMicroseconds)
                     replug.withLock { $0 }?()
                 }
