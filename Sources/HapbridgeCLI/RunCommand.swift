@@ -47,7 +47,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write JUnit XML to this file (- for standard output).")
     public var junit: String?
 
-    @Option(help: ArgumentHelp("Write an SVG plot of each play and measure step into this directory.", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Write an SVG plot of each play, measure and sweep step into this directory.", valueName: "DIR"))
     public var plots: String?
 
     @Option(help: "The whole run's time limit, s.")
