@@ -98,7 +98,18 @@ public final class TestBench: Sendable {
     func skip(lacking missing: [String], sourceLocation: SourceLocation) throws -> Never {
         let reason = "needs \(missing.joined(separator: ", ")), which the bench \(name) lacks"
         session.skip(test: Self.testName, suite: suite, reason: reason)
-        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        #if compiler(>=6.3)
+            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        #else
+            // Swift Testing before 6.3 cannot skip a running test: it ends with the reason.
+            throw Skipped(reason: reason)
+        #endif
+    }
+
+    /// A test ended because the bench lacks a feature (Swift Testing before 6.3).
+    public struct Skipped: Error, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { "skipped: \(reason)" }
     }
 
     /// The running test's name as the record gives it.
@@ -155,7 +166,9 @@ public final class TestBench: Sendable {
         }
         let test = Self.testName
         let result = BenchResult(step: await session.run(step, device: device, test: test, suite: suite))
-        Attachment.record(result.description + "\n", named: "\(result.label).txt")
+        #if compiler(>=6.2)
+            Attachment.record(result.description + "\n", named: "\(result.label).txt")
+        #endif
         if result.verdict == .error { throw StepError(result: result) }
         return result
     }
