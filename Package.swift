@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "hapbridge", targets: ["hapbridge"]),
         // The one library a user's package needs: `import Hapbridge` (see Sources/Hapbridge).
         .library(name: "Hapbridge", targets: ["Hapbridge"]),
+        // HIL tests in a user's own `swift test`: `import HapbridgeTesting` (see
+        // Sources/HapbridgeTesting, Examples/HILPackage).
+        .library(name: "HapbridgeTesting", targets: ["HapbridgeTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -178,6 +181,9 @@ let package = Package(
             name: "Hapbridge",
             dependencies: ["Bench", "Actuators", "BridgeLink", "DeviceInterface", "Devices", "HapticEngine", "Haptics", "SimulatedBridgeDevice"],
             swiftSettings: strict),
+        // A bench fixture for Swift Testing (a trait, a scoped helper) and the HIL steps as
+        // async functions, on the HIL runner's own step code and records.
+        .target(name: "HapbridgeTesting", dependencies: ["HIL", "Measurements"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",

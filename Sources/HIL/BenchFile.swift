@@ -16,11 +16,24 @@ public struct BenchFile: Sendable {
         public var simulatedFault: SimulatedBoardSetup.Fault
         /// The simulated board's VDD, V.
         public var simulatedSupplyVolts: Double
+
+        public init(name: String, address: DeviceAddress, actuator: String, simulatedFault: SimulatedBoardSetup.Fault = .none, simulatedSupplyVolts: Double = 5) {
+            self.name = name
+            self.address = address
+            self.actuator = actuator
+            self.simulatedFault = simulatedFault
+            self.simulatedSupplyVolts = simulatedSupplyVolts
+        }
     }
 
     public struct Fixture: Sendable {
         public var sledMassGrams: Double?
         public var mounting: String?
+
+        public init(sledMassGrams: Double? = nil, mounting: String? = nil) {
+            self.sledMassGrams = sledMassGrams
+            self.mounting = mounting
+        }
     }
 
     /// Names the bench (and its lock: two runs on one bench name cannot overlap).
@@ -39,6 +52,15 @@ public struct BenchFile: Sendable {
     public static let deviceKeys = ["name", "address", "actuator", "simulate"]
     public static let simulateKeys = ["fault", "supply"]
     public static let fixtureKeys = ["sled-mass-grams", "mounting"]
+
+    public init(name: String, devices: [Device], fixture: Fixture = Fixture(), features: Set<String> = [], lockExpirySeconds: Double = 3600, file: String) {
+        self.name = name
+        self.devices = devices
+        self.fixture = fixture
+        self.features = features
+        self.lockExpirySeconds = lockExpirySeconds
+        self.file = file
+    }
 
     public static func parse(_ text: String, file: String) throws(ScriptError) -> BenchFile {
         let root = try YAMLNode.root(text, file: file)

@@ -158,44 +158,7 @@ public struct HILRunner: Sendable {
             if let s = step.timeoutSeconds, s < limit.seconds { limit = (s, "step \(Limit.format(s)) s") }
             let runLeft = DeviceSlot.seconds(runDeadline - stepStart)
             if runLeft < limit.seconds { limit = (runLeft, "run \(Limit.format(options.runTimeoutSeconds)) s") }
-            var result = StepResult(index: i, kind: step.kind, label: label, verdict: .pass, message: nil, measurements: [], figures: [], seconds: 0, trace: nil)
-            do throws(StepProblem) {
-                guard limit.seconds > 0 else { throw StepProblem.timedOut(seconds: 0, whose: limit.whose) }
-                let outcome = try await withTimeout(limit.seconds, whose: limit.whose) { () throws(StepProblem) in
-                    try await StepExecution.run(step, on: slot, scriptDirectory: directory)
-                }
-                result.verdict = outcome.verdict
-                result.message = outcome.message
-                result.figures = outcome.figures
-                result.trace = outcome.trace
-                for l in step.limits {
-                    if let f = outcome.figures.first(where: { $0.name == l.figure.measurementName }) {
-                        let v = l.verdict(f.value)
-                        result.measurements.append(MeasuredResult(limit: l, value: f.value, verdict: v, note: nil))
-                        if v == .fail, result.message == nil {
-                            result.message = "\(l.name) = \(f.unit.format(f.value)) \(f.unit.rawValue), outside \(l.text)"
-                        }
-                        result.verdict = max(result.verdict, v)
-                    } else {
-                        let why = outcome.unmeasured.first { $0.hasPrefix(l.figure.measurementName) } ?? outcome.unmeasured.first ?? "the step did not measure it"
-                        result.measurements.append(MeasuredResult(limit: l, value: nil, verdict: .error, note: why))
-                        result.verdict = .error
-                        if result.message == nil { result.message = "\(l.name) not measured: \(why)" }
-                    }
-                }
-            } catch {
-                result.verdict = .error
-                result.message = Self.text(error)
-                result.measurements = step.limits.map { MeasuredResult(limit: $0, value: nil, verdict: .error, note: "the step did not finish") }
-                // A device that is gone is said as such, after a bounded wait for it.
-                if !slot.isPresent {
-                    if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
-                        result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
-                    } else {
-                        result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
-                    }
-                }
-            }
+            var result = await execute(step, index: i, on: slot, directory: directory, limit: limit)
             result.seconds = DeviceSlot.seconds(ContinuousClock.now - stepStart)
             steps.append(result)
             options.progress("\(tag) #\(number) step \(i + 1) \(label): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "")")
@@ -204,6 +167,53 @@ public struct HILRunner: Sendable {
         let verdict = steps.map(\.verdict).filter { $0 != .skipped }.max() ?? .pass
         let message = steps.first { $0.verdict == verdict && $0.message != nil }.map { "step \($0.index + 1) \($0.label): \($0.message ?? "")" }
         return Attempt(number: number, reason: reason, verdict: verdict, message: verdict == .pass ? nil : message, steps: steps, seconds: DeviceSlot.seconds(ContinuousClock.now - start))
+    }
+
+    /// One step under its time limit, its limits applied to what it measured: a figure
+    /// outside them FAILs (MARGINAL inside the band), one not measured is an ERROR, and
+    /// a device gone missing under it is said as such after a bounded wait for it.
+    func execute(_ step: Step, index i: Int, on slot: DeviceSlot, directory: String, limit: (seconds: Double, whose: String)) async -> StepResult {
+        let label = Self.label(step)
+        var result = StepResult(index: i, kind: step.kind, label: label, verdict: .pass, message: nil, measurements: [], figures: [], seconds: 0, trace: nil)
+        do throws(StepProblem) {
+            guard limit.seconds > 0 else { throw StepProblem.timedOut(seconds: 0, whose: limit.whose) }
+            let outcome = try await withTimeout(limit.seconds, whose: limit.whose) { () throws(StepProblem) in
+                try await StepExecution.run(step, on: slot, scriptDirectory: directory)
+            }
+            result.verdict = outcome.verdict
+            result.message = outcome.message
+            result.figures = outcome.figures
+            result.trace = outcome.trace
+            result.sweep = outcome.sweep
+            for l in step.limits {
+                if let f = outcome.figures.first(where: { $0.name == l.figure.measurementName(in: step.kind) }) {
+                    let v = l.verdict(f.value)
+                    result.measurements.append(MeasuredResult(limit: l, value: f.value, verdict: v, note: nil))
+                    if v == .fail, result.message == nil {
+                        result.message = "\(l.name) = \(f.unit.format(f.value))\(f.unit.suffix), outside \(l.text)"
+                    }
+                    result.verdict = max(result.verdict, v)
+                } else {
+                    let why = outcome.unmeasured.first { $0.hasPrefix(l.figure.measurementName(in: step.kind)) } ?? outcome.unmeasured.first ?? "the step did not measure it"
+                    result.measurements.append(MeasuredResult(limit: l, value: nil, verdict: .error, note: why))
+                    result.verdict = .error
+                    if result.message == nil { result.message = "\(l.name) not measured: \(why)" }
+                }
+            }
+        } catch {
+            result.verdict = .error
+            result.message = Self.text(error)
+            result.measurements = step.limits.map { MeasuredResult(limit: $0, value: nil, verdict: .error, note: "the step did not finish") }
+            // A device that is gone is said as such, after a bounded wait for it.
+            if !slot.isPresent {
+                if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
+                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
+                } else {
+                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
+                }
+            }
+        }
+        return result
     }
 
     static func identityText(_ h: DeviceHealth) -> String {
@@ -217,6 +227,8 @@ public struct HILRunner: Sendable {
         case .diagnose: "diagnose"
         case .play(let p): "play \(p)"
         case .measure(let p): "measure \(p)"
+        case .sweep(let o):
+            "sweep" + (o.fromHz != nil || o.toHz != nil ? " \(o.fromHz.map(Limit.format) ?? "…")–\(o.toHz.map(Limit.format) ?? "…") Hz" : "")
         case .wait(let ms): "wait \(Limit.format(ms)) ms"
         case .flash(let image): "flash \(image)"
         case .unplug: "unplug"

@@ -25,6 +25,8 @@ public struct StepResult: Sendable {
     public var seconds: Double
     /// The play's acceleration and drive, for a plot (play and measure steps).
     public var trace: PlayTrace?
+    /// The frequency response, for its plot (sweep steps).
+    public var sweep: FrequencySweep? = nil
 }
 
 /// One attempt at a test: the first, a retry after an ERROR, or a repeat after a FAIL.

@@ -120,7 +120,7 @@ public enum RunReports {
 
     /// "10.910 ms [x ≤ 20 ms] PASS".
     static func measuredText(_ m: MeasuredResult) -> String {
-        let v = m.value.map { "\(m.limit.unit.format($0)) \(m.limit.unit.rawValue)" } ?? "not measured (\(m.note ?? "?"))"
+        let v = m.value.map { "\(m.limit.unit.format($0))\(m.limit.unit.suffix)" } ?? "not measured (\(m.note ?? "?"))"
         return "\(v) [\(m.limit.text)] \(m.verdict.rawValue)"
     }
 

@@ -17,6 +17,8 @@ struct StepOutcome: Sendable {
     /// Figures that could not be measured, with why.
     var unmeasured: [String] = []
     var trace: PlayTrace?
+    /// The frequency response (sweep steps), for its plot.
+    var sweep: FrequencySweep?
 }
 
 enum StepExecution {
@@ -91,6 +93,17 @@ enum StepExecution {
                 o.unmeasured = m.unmeasured.map(\.description)
             }
             return o
+        case .sweep(let options):
+            let bench = try await openBench(slot)
+            let sweep: FrequencySweep
+            do {
+                sweep = try await FrequencySweep.run(on: bench, profile: slot.profile, options: options)
+            } catch {
+                await bench.close()
+                throw .error("sweep: \(error)")
+            }
+            await bench.close()
+            return outcome(of: sweep)
         case .wait(let ms):
             // The simulated board runs in virtual time and only while a step has it
             // open: a pause between steps changes nothing there, so it is not waited.
@@ -110,6 +123,27 @@ enum StepExecution {
             slot.unplugged = step.action == .unplug
             return StepOutcome()
         }
+    }
+
+    /// A sweep's figures: f0 and Q of the fitted resonance, and the bandwidth where
+    /// both −3 dB points lay inside the range; what could not be fitted, with why.
+    static func outcome(of sweep: FrequencySweep) -> StepOutcome {
+        var o = StepOutcome(sweep: sweep)
+        switch sweep.response.resonance {
+        case .success(let fit):
+            o.figures = [
+                BenchMeasurement(name: Figure.f0.measurementName(in: .sweep), unit: .hertz, value: fit.frequencyHz),
+                BenchMeasurement(name: Figure.q.measurementName, unit: .one, value: fit.qualityFactor),
+            ]
+            if let bandwidth = fit.bandwidthHz {
+                o.figures.append(BenchMeasurement(name: Figure.bandwidth.measurementName, unit: .hertz, value: bandwidth))
+            } else {
+                o.unmeasured.append("\(Figure.bandwidth.measurementName): a −3 dB point lies outside the swept range (widen from/to)")
+            }
+        case .failure(let why):
+            o.unmeasured = [Figure.f0, .q, .bandwidth].map { "\($0.measurementName(in: .sweep)): \(why)" }
+        }
+        return o
     }
 
     static func openBench(_ slot: DeviceSlot) async throws(StepProblem) -> BridgeBench {

@@ -2,7 +2,7 @@ import Measurements
 
 /// What one step of a test does.
 public enum StepKind: String, Sendable, CaseIterable {
-    case calibrate, diagnose, play, measure, wait, flash, unplug, replug
+    case calibrate, diagnose, play, measure, sweep, wait, flash, unplug, replug
 }
 
 /// One measurement's limits: the figure, the unit the script expects (checked against
@@ -28,6 +28,12 @@ public struct Limit: Sendable, Equatable {
         self.high = high
         self.marginal = marginal
     }
+
+    /// A limit on `figure` in its own unit, named as the step measuring it names it
+    /// (`Limit(.rise, high: 20, marginal: 2)`): what `import HapbridgeTesting` writes.
+    public init(_ figure: Figure, low: Double? = nil, high: Double? = nil, marginal: Double? = nil, name: String? = nil) {
+        self.init(name: name ?? figure.measurementName, figure: figure, unit: figure.unit, low: low, high: high, marginal: marginal)
+    }
 }
 
 /// One step: what it does, its own timeout, the limits on what it measures.
@@ -41,6 +47,8 @@ public struct Step: Sendable {
         case play(String)
         /// The same, with point 4's measurements of what the actuator did.
         case measure(String)
+        /// The open-loop frequency response of an LRA (f0, Q, the −3 dB bandwidth).
+        case sweep(FrequencySweep.Options)
         case wait(milliseconds: Double)
         case flash(image: String)
         case unplug
@@ -55,6 +63,17 @@ public struct Step: Sendable {
     public var line: Int?
 
     public static let keys = StepKind.allCases.map(\.rawValue) + ["timeout", "limits"]
+    /// `- sweep: {from: Hz, to: Hz, level: fraction, settle: ms, window: ms}`, all optional
+    /// (`hapbridge sweep`'s options and defaults).
+    public static let sweepKeys = ["from", "to", "level", "settle", "window"]
+
+    public init(action: Action, kind: StepKind, timeoutSeconds: Double? = nil, limits: [Limit] = [], line: Int? = nil) {
+        self.action = action
+        self.kind = kind
+        self.timeoutSeconds = timeoutSeconds
+        self.limits = limits
+        self.line = line
+    }
 }
 
 /// One test of a script: the steps, the features it needs, the device it runs on, and
@@ -142,6 +161,8 @@ public struct TestScript: Sendable {
             let ms = try value.number()
             guard (0...3_600_000).contains(ms) else { throw value.error("must be 0...3600000 ms, not \(ms)") }
             action = .wait(milliseconds: ms)
+        case .sweep:
+            action = .sweep(try parseSweep(value))
         case .flash:
             action = .flash(image: try value.string())
         }
@@ -150,8 +171,9 @@ public struct TestScript: Sendable {
             for item in try l.sequence() {
                 let lm = try item.mapping(allowed: Limit.keys)
                 let figure = try lm.required("figure").oneOf(Figure.self)
-                guard figure.step == kind else {
-                    throw lm["figure"]!.error("\(figure.rawValue) is measured by a \(figure.step.rawValue) step, not by \(kind.rawValue)")
+                guard figure.steps.contains(kind) else {
+                    let by = figure.steps.map(\.rawValue).joined(separator: " or ")
+                    throw lm["figure"]!.error("\(figure.rawValue) is measured by a \(by) step, not by \(kind.rawValue)")
                 }
                 let unitNode = try lm.required("unit")
                 let unit = try unitNode.oneOf(MeasurementUnit.self)
@@ -162,10 +184,31 @@ public struct TestScript: Sendable {
                 let marginal = try lm["marginal"]?.number()
                 if let marginal, marginal < 0 { throw lm["marginal"]!.error("must be 0 or more, not \(marginal)") }
                 limits.append(
-                    Limit(name: try lm["name"]?.string() ?? figure.measurementName, figure: figure, unit: unit, low: low, high: high, marginal: marginal))
+                    Limit(name: try lm["name"]?.string() ?? figure.measurementName(in: kind), figure: figure, unit: unit, low: low, high: high, marginal: marginal))
             }
         }
         return Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.positiveNumber(), limits: limits, line: node.line)
+    }
+
+    /// `- sweep:` (the defaults) or its options, checked as `hapbridge sweep` checks them.
+    static func parseSweep(_ value: YAMLNode) throws(ScriptError) -> FrequencySweep.Options {
+        var o = FrequencySweep.Options()
+        guard !isEmpty(value) else { return o }
+        let m = try value.mapping(allowed: Step.sweepKeys)
+        o.fromHz = try m["from"]?.positiveNumber()
+        o.toHz = try m["to"]?.positiveNumber()
+        if let from = o.fromHz, let to = o.toHz, from >= to { throw m["from"]!.error("\(Limit.format(from)) Hz is not below to: \(Limit.format(to)) Hz") }
+        if let l = m["level"] {
+            o.level = try l.number()
+            guard o.level > 0, o.level <= 1 else { throw l.error("a fraction of the rated voltage, above 0 and at most 1, not \(o.level)") }
+        }
+        for (key, keyPath) in [("settle", \FrequencySweep.Options.settleMicroseconds), ("window", \.windowMicroseconds)] {
+            guard let n = m[key] else { continue }
+            let ms = try n.number()
+            guard ms >= 1, ms <= 10_000 else { throw n.error("milliseconds, 1...10000, not \(ms)") }
+            o[keyPath: keyPath] = UInt64((ms * 1000).rounded())
+        }
+        return o
     }
 
     /// `- diagnose:` (null) or `- diagnose: {}`.

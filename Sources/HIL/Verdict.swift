@@ -32,9 +32,9 @@ extension Limit {
     /// "50 ≤ x ≤ 80 ms".
     public var text: String {
         switch (low, high) {
-        case let (l?, h?): "\(Self.format(l)) ≤ x ≤ \(Self.format(h)) \(unit.rawValue)"
-        case let (l?, nil): "x ≥ \(Self.format(l)) \(unit.rawValue)"
-        case let (nil, h?): "x ≤ \(Self.format(h)) \(unit.rawValue)"
+        case let (l?, h?): "\(Self.format(l)) ≤ x ≤ \(Self.format(h))\(unit.suffix)"
+        case let (l?, nil): "x ≥ \(Self.format(l))\(unit.suffix)"
+        case let (nil, h?): "x ≤ \(Self.format(h))\(unit.suffix)"
         case (nil, nil): "no limit"
         }
     }
@@ -42,4 +42,9 @@ extension Limit {
     static func format(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e9 ? String(Int(x)) : String(x)
     }
+}
+
+extension MeasurementUnit {
+    /// " ms" after a number; nothing for a pure number (unit one: "Q = 10.52").
+    public var suffix: String { self == .one ? "" : " \(rawValue)" }
 }

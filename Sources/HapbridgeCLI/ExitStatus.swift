@@ -17,6 +17,17 @@ enum ExitStatus: Int32, CaseIterable {
     /// `play` played to the end but not on time: the board fell behind and refused
     /// commands (QUEUE_FULL); the link sent every one again, some after its stamp.
     case playedLate = 4
+    // 5, 6, 7 and 8: `flash` (`FlashCommand`'s statuses: the image refused, no
+    // bootloader, the read-back differs, the write interrupted). 8 is shared: no one
+    // command exits with both meanings.
+    /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
+    /// none ERRORed.
+    case runFailed = 8
+    /// `run`: a test ERRORed (a device vanished, a step timed out or could not run), or
+    /// the run was cut short (a health check failed, `--timeout`).
+    case runError = 9
+    /// `run`: the bench is locked by another run (`BenchLock`: who holds it is printed).
+    case benchLocked = 10
 
     // 128 + N: `play`, `calibrate`, `diagnose` and `rom` stopped by signal N (SIGINT
     // 130, SIGTERM 143, SIGHUP 129) after stopping the actuator; see `Interruption`.
@@ -24,7 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (the board fell behind and refused commands), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (the board fell behind and refused commands), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIL
+import Plot
 
 /// `hapbridge run BENCH TEST…`: scripted hardware-in-the-loop tests (HIL library) with
 /// live progress on standard error, a JSON record, JUnit XML and a plot per measuring step.
@@ -11,7 +12,7 @@ public struct RunCommand: AsyncParsableCommand {
         discussion: """
             BENCH names the devices by address (sim, usb:SERIAL, usb:BUS-PORT), the actuator on each, the fixture \
             and feature tags; each TEST is a suite of tests, each a list of steps (calibrate, diagnose, play, measure, \
-            wait, flash, unplug, replug) with limits on what they measure. Formats: Examples/hil/*.schema.json. \
+            sweep, wait, flash, unplug, replug) with limits on what they measure. Formats: Examples/hil/*.schema.json. \
             Every device gets a health check first (HELLO: serial and firmware; the chip's ID; VBAT). A test needing a \
             feature the bench lacks is skipped with the reason. A step runs under the tightest of its own `timeout`, \
             its test's and --timeout; `retries` tries a test again after an ERROR, `repeats` after a FAIL, and every \
@@ -22,17 +23,14 @@ public struct RunCommand: AsyncParsableCommand {
             Exit status: \(Status.summary)
             """)
 
-    /// `run`'s statuses beside the CLI's common ones (0, 1, 2).
-    enum Status: Int32 {
-        case allPassed = 0
+    /// `run`'s statuses: the CLI's (`ExitStatus`, where each is documented).
+    enum Status {
+        static let allPassed = ExitStatus.success
         /// A bench file or script cannot be used (file:line: key: rule): nothing ran.
-        case badScript = 2
-        /// At least one test FAILed (a measurement out of limits, a procedure's FAIL), none ERRORed.
-        case failed = 8
-        /// At least one test ERRORed (a device vanished, a step timed out or could not run), or the run was cut short.
-        case error = 9
-        /// The bench is locked by another run.
-        case benchBusy = 10
+        static let badScript = ExitStatus.usage
+        static let failed = ExitStatus.runFailed
+        static let error = ExitStatus.runError
+        static let benchBusy = ExitStatus.benchLocked
 
         static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 1 any other failure (an output file)."
     }
@@ -49,7 +47,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write JUnit XML to this file (- for standard output).")
     public var junit: String?
 
-    @Option(help: ArgumentHelp("Write an SVG plot of each play and measure step into this directory.", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Write an SVG plot of each play, measure and sweep step into this directory.", valueName: "DIR"))
     public var plots: String?
 
     @Option(help: "The whole run's time limit, s.")
@@ -130,18 +128,29 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// One SVG per play or measure step of each test's last attempt, named
-    /// `NN-test-step.svg` (the test's index in the run, the step's index).
+    /// One SVG per play, measure or sweep step of each test's last attempt, named
+    /// `NN-test-stepM.svg` (the test's index in the run, the step's index): the
+    /// acceleration and drive of a play, the magnitude response of a sweep with f0 and
+    /// the −3 dB points marked (as `hapbridge sweep --plot` draws it).
     func writePlots(_ record: RunRecord, into directory: String) throws {
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
             throw CLIError("--plots \(TerminalText.echo(directory)): \(error.localizedDescription)")
         }
         for (i, t) in record.tests.enumerated() {
             for s in t.attempts.last?.steps ?? [] {
-                guard let trace = s.trace else { continue }
+                let title = "\(t.suite) › \(t.name): \(s.label)", subtitle = "\(s.verdict.rawValue) on \(t.device)"
+                let plot: Plot
+                if let trace = s.trace {
+                    plot = trace.plot(title: title, subtitle: subtitle)
+                } else if let sweep = s.sweep, let device = record.bench.device(named: t.device),
+                    let profile = try? HILRunner.profile(for: device, bench: record.bench)
+                {
+                    plot = SweepCommand.plot(sweep, profile: profile, subtitle: "\(title) — \(subtitle)")
+                } else {
+                    continue
+                }
                 let slug = String(t.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
                 let file = String(format: "%@/%02d-%@-step%d.svg", directory, i + 1, slug, s.index + 1)
-                let plot = trace.plot(title: "\(t.suite) › \(t.name): \(s.label)", subtitle: "\(s.verdict.rawValue) on \(t.device)")
                 try OutputFile(file, purpose: "plot").write(plot.svg())
             }
         }

@@ -32,7 +32,7 @@ struct RunExampleTests {
         Dictionary(((record["tests"] as? [[String: Any]]) ?? []).map { ($0["name"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    @Test("The suite's verdicts: passes, one FAIL, one ERROR, one SKIP; exit 9 (an ERROR outranks a FAIL)")
+    @Test("The suite's verdicts: passes (bring-up, calibration, response times, the sweep), one FAIL, one ERROR, one SKIP; exit 9 (an ERROR outranks a FAIL)")
     func verdicts() throws {
         let o = try runExamples()
         #expect(o.run.status == 9, "\(o.run.stderr)")
@@ -40,12 +40,14 @@ struct RunExampleTests {
         #expect(t["bring-up"]?["verdict"] as? String == "PASS")
         #expect(t["calibration pass rate"]?["verdict"] as? String == "PASS")
         #expect(t["response of a heavy impact"]?["verdict"] as? String == "PASS")
+        #expect(t["resonance sweep"]?["verdict"] as? String == "PASS")
         #expect(t["rise time too tight"]?["verdict"] as? String == "FAIL")
         #expect(t["device vanishes"]?["verdict"] as? String == "ERROR")
         #expect(t["needs an accelerometer"]?["verdict"] as? String == "SKIP")
         #expect((t["needs an accelerometer"]?["message"] as? String)?.contains("lis3dh") == true)
         #expect((t["device vanishes"]?["message"] as? String)?.contains("vanished mid-test") == true)
-        #expect(o.run.stderr.contains("health dut (sim): OK") && o.run.stderr.contains("[4/6] hil-example › rise time too tight"))
+        #expect(o.run.stderr.contains("health dut (sim): OK") && o.run.stderr.contains("[5/7] hil-example › rise time too tight"))
+        #expect(o.run.stderr.contains("7 tests: 4 passed, 0 marginal, 1 failed, 1 errors, 1 skipped"), "\(o.run.stderr)")
     }
 
     @Test("The JSON record holds the bench, device serial and firmware, every measurement with unit, limits and verdict, and every attempt")
@@ -69,6 +71,19 @@ struct RunExampleTests {
         let bring = try #require(t["bring-up"]?["attempts"] as? [[String: Any]])
         let f0 = try #require(((bring[0]["steps"] as? [[String: Any]])?.first?["measurements"] as? [[String: Any]])?.first?["value"] as? Double)
         #expect(abs(f0 - 175) < 3)
+        // The sweep: f0 fitted to the open-loop response within 1 % of the profile's
+        // 175 Hz, the loaded Q below the part's 12 (back-EMF damping: SweepCommandTests'
+        // bounds), the bandwidth f0/Q; each with its unit, limits and verdict.
+        let sweep = try #require(((t["resonance sweep"]?["attempts"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
+        #expect(sweep["step"] as? String == "sweep" && sweep["label"] as? String == "sweep 140–215 Hz")
+        let ms = Dictionary(((sweep["measurements"] as? [[String: Any]]) ?? []).map { ($0["figure"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        let sweptF0 = try #require(ms["f0"]?["value"] as? Double), q = try #require(ms["q"]?["value"] as? Double)
+        let bandwidth = try #require(ms["bandwidth"]?["value"] as? Double)
+        #expect(abs(sweptF0 - 175) < 1.75 && q > 10 && q < 12.5, "f0 \(sweptF0) Hz, Q \(q)")
+        #expect(abs(bandwidth - sweptF0 / q) < 0.1 * bandwidth, "bandwidth \(bandwidth) Hz")
+        #expect(ms["f0"]?["name"] as? String == "resonance f0 (sweep fit)" && ms["f0"]?["unit"] as? String == "Hz" && ms["f0"]?["low"] as? Double == 171.5)
+        #expect(ms["q"]?["unit"] as? String == "1" && ms["bandwidth"]?["unit"] as? String == "Hz")
+        #expect(ms.values.allSatisfy { $0["verdict"] as? String == "PASS" }, "\(ms)")
     }
 
     @Test("The JUnit XML is well-formed with junit.xsd's required attributes, measurements as properties and the value in the failure message")
@@ -82,10 +97,10 @@ struct RunExampleTests {
         for a in ["name", "tests", "failures", "errors", "skipped", "time", "timestamp", "hostname", "id", "package"] {
             #expect(s.attribute(forName: a) != nil, "testsuite lacks \(a)")
         }
-        #expect(s.attribute(forName: "tests")?.stringValue == "6" && s.attribute(forName: "failures")?.stringValue == "1")
+        #expect(s.attribute(forName: "tests")?.stringValue == "7" && s.attribute(forName: "failures")?.stringValue == "1")
         #expect(s.attribute(forName: "errors")?.stringValue == "1" && s.attribute(forName: "skipped")?.stringValue == "1")
         let cases = s.elements(forName: "testcase")
-        #expect(cases.count == 6)
+        #expect(cases.count == 7)
         for c in cases { for a in ["name", "classname", "time"] { #expect(c.attribute(forName: a) != nil) } }
         let tight = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "rise time too tight" })
         let failure = try #require(tight.elements(forName: "failure").first)
@@ -96,12 +111,29 @@ struct RunExampleTests {
                 $0.attribute(forName: "name")?.stringValue == "rise time too tight › rise time"
                     && $0.attribute(forName: "value")?.stringValue?.hasSuffix("ms [x ≤ 1 ms] FAIL") == true
             })
+        // The sweep's figures as properties: value with unit, limits, verdict.
+        let sweepProps = Dictionary(
+            props.compactMap { p in p.attribute(forName: "name")?.stringValue.flatMap { $0.hasPrefix("resonance sweep › ") ? ($0, p.attribute(forName: "value")?.stringValue ?? "") : nil } },
+            uniquingKeysWith: { a, _ in a })
+        #expect(sweepProps["resonance sweep › resonance f0 (sweep fit)"]?.hasSuffix(" Hz [171.5 ≤ x ≤ 178.5 Hz] PASS") == true, "\(sweepProps)")
+        #expect(sweepProps["resonance sweep › Q (loaded)"]?.hasSuffix(" [8 ≤ x ≤ 14] PASS") == true, "\(sweepProps)")
+        #expect(sweepProps["resonance sweep › −3 dB bandwidth"]?.hasSuffix(" Hz [12 ≤ x ≤ 22 Hz] PASS") == true, "\(sweepProps)")
         #expect(props.contains { $0.attribute(forName: "name")?.stringValue == "device.dut" && $0.attribute(forName: "value")?.stringValue?.contains("serial SIMULATED") == true })
         let vanished = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "device vanishes" })
         #expect(!vanished.elements(forName: "error").isEmpty)
         let skipped = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "needs an accelerometer" })
         #expect(!skipped.elements(forName: "skipped").isEmpty)
-        #expect(o.plots.count == 3, "one SVG per play and measure step of the last attempts: \(o.plots)")
+        #expect(o.plots.count == 4, "one SVG per play, measure and sweep step of the last attempts: \(o.plots)")
+    }
+
+    @Test("The sweep's plot is the magnitude response with f0 and the −3 dB points marked")
+    func sweepPlot() throws {
+        let dir = try temporaryDirectory()
+        _ = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--plots", "\(dir)/plots", "--lock-dir", dir])
+        let svg = try String(contentsOfFile: "\(dir)/plots/04-resonance-sweep-step1.svg", encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") || svg.contains("<svg"))
+        #expect(svg.contains("hil-example › resonance sweep: sweep 140–215 Hz") && svg.contains("acceleration per drive volt"))
+        #expect(svg.contains("f0 17") && svg.components(separatedBy: "−3 dB 1").count - 1 == 2, "f0 and both −3 dB points marked")
     }
 
     @Test("The JUnit XML validates against the common JUnit schema's structure (xmllint, where libxml2-utils is installed)")

@@ -1,5 +1,6 @@
 import Foundation
 import HIL
+import Measurements
 import Testing
 import Yams
 
@@ -50,10 +51,15 @@ struct SchemaTests {
         #expect(props(testItem) == Set(TestCase.keys))
         let defs = try #require(test["$defs"] as? [String: Any])
         #expect(props(try #require(defs["step"] as? [String: Any])) == Set(Step.keys))
+        let sweep = try #require(((defs["step"] as? [String: Any])?["properties"] as? [String: Any])?["sweep"] as? [String: Any])
+        let sweepOptions = try #require((sweep["anyOf"] as? [[String: Any]])?.first { $0["properties"] != nil })
+        #expect(props(sweepOptions) == Set(Step.sweepKeys))
         let limit = try #require(defs["limit"] as? [String: Any])
         #expect(props(limit) == Set(Limit.keys))
         let figures = ((limit["properties"] as? [String: Any])?["figure"] as? [String: Any])?["enum"] as? [String]
         #expect(figures.map(Set.init) == Set(Figure.allCases.map(\.rawValue)))
+        let units = ((limit["properties"] as? [String: Any])?["unit"] as? [String: Any])?["enum"] as? [String]
+        #expect(units.map(Set.init) == Set(MeasurementUnit.allCases.map(\.rawValue)))
     }
 
     @Test("A real JSON Schema validator (python3-jsonschema) accepts the examples, where it is installed")

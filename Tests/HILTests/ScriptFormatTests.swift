@@ -1,4 +1,5 @@
 import HIL
+import Measurements
 import Testing
 
 @Suite("HIL bench file and script formats")
@@ -60,6 +61,34 @@ struct ScriptFormatTests {
         #expect(yaml.line != nil && yaml.rule.hasPrefix("not valid YAML"))
         let dup = try scriptError("suite: s\nsuite: t\ntests: []\n")
         #expect(dup.line == 2 && dup.rule == "given twice")
+    }
+
+    @Test("A sweep step takes hapbridge sweep's options and limits on f0, q and bandwidth; each rule broken names its line")
+    func sweepStep() throws {
+        let ok = try TestScript.parse(
+            "suite: s\ntests:\n  - name: a\n    steps:\n      - sweep: {from: 140, to: 215, level: 0.5, settle: 100, window: 80}\n        limits:\n          - {figure: f0, unit: Hz, low: 170, high: 180}\n          - {figure: q, unit: \"1\", low: 8}\n          - {figure: bandwidth, unit: Hz, high: 25}\n      - sweep:\n",
+            file: "t.yaml", bench: try benchFile())
+        let steps = ok.tests[0].steps
+        guard case .sweep(let o) = steps[0].action, case .sweep(let defaults) = steps[1].action else {
+            Issue.record("not sweep steps: \(steps.map(\.action))")
+            return
+        }
+        #expect(o.fromHz == 140 && o.toHz == 215 && o.level == 0.5 && o.settleMicroseconds == 100_000 && o.windowMicroseconds == 80_000)
+        #expect(defaults == FrequencySweep.Options())
+        #expect(steps[0].limits.map(\.figure) == [.f0, .q, .bandwidth] && steps[0].limits[0].name == "resonance f0 (sweep fit)")
+        let head = "suite: s\ntests:\n  - name: a\n    steps:\n"
+        let backwards = try scriptError(head + "      - sweep: {from: 200, to: 150}\n")
+        #expect(backwards.line == 5 && backwards.key.hasSuffix("sweep.from") && backwards.rule.contains("not below"), "\(backwards)")
+        let level = try scriptError(head + "      - sweep: {level: 2}\n")
+        #expect(level.line == 5 && level.key.hasSuffix("sweep.level"), "\(level)")
+        let unknown = try scriptError(head + "      - sweep: {form: 140}\n")
+        #expect(unknown.rule.contains("unknown key"), "\(unknown)")
+        let qOnMeasure = try scriptError(head + "      - measure: ios.impact.heavy\n        limits:\n          - {figure: q, unit: \"1\", low: 5}\n")
+        #expect(qOnMeasure.line == 7 && qOnMeasure.rule.contains("q is measured by a sweep step"), "\(qOnMeasure)")
+        let qUnit = try scriptError(head + "      - sweep:\n        limits:\n          - {figure: q, unit: Hz, low: 5}\n")
+        #expect(qUnit.line == 7 && qUnit.rule.contains("q is in 1, not Hz"), "\(qUnit)")
+        let f0OnPlay = try scriptError(head + "      - play: x\n        limits:\n          - {figure: f0, unit: Hz, low: 5}\n")
+        #expect(f0OnPlay.rule.contains("measured by a diagnose or sweep step"), "\(f0OnPlay)")
     }
 
     @Test("A bench device address that does not parse names its line and the address rule")

@@ -6,8 +6,13 @@ import Testing
 /// pattern and play it, and to use the feedback generators. Built as a user builds it
 /// (`swift build`, then its executable run), with SwiftPM's shared package cache (the
 /// same copies of swift-argument-parser and swift-log the root resolved) and a scratch
-/// directory of its own in the temporary directory. Slow: one full build of the
-/// library's graph.
+/// directory in the temporary directory. Slow: one full build of the library's graph.
+///
+/// Examples/HILPackage (ExampleHILPackageTests.swift) builds into the same scratch
+/// directory, one test after the other: its build reuses this one's modules and adds
+/// only HIL, Measurements, Yams and HapbridgeTesting (about 25 s on a 2-core machine)
+/// rather than a second cold build of the graph. Whichever runs first builds the graph.
+@Suite(.serialized)
 struct ExamplePackageTests {
     static let example = Hapbridge.path("Examples/SwiftPackage")
     /// A cold debug build of the library's graph on a loaded 2-core machine.
@@ -16,8 +21,7 @@ struct ExamplePackageTests {
 
     @Test("The example package builds against the checkout with one product and plays on sim: the pattern with 0 late, the generators' haptics sent")
     func examplePackageBuildsAndPlays() throws {
-        let scratch = try Hapbridge.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let scratch = try ExampleScratch.shared()
         let build = try Self.run(
             ["swift", "build", "--package-path", Self.example, "--scratch-path", scratch.path, "--product", "HapbridgeExample"],
             bound: Self.buildBoundSeconds, in: scratch)
@@ -37,6 +41,20 @@ struct ExamplePackageTests {
         #expect(lines.contains("stopped: no, played to the end"), "\(run.output)")
         let feedback = lines.first { $0.hasPrefix("feedback: ") } ?? ""
         #expect(!feedback.isEmpty && !feedback.hasPrefix("feedback: 0 commands"), "\(run.output)")
+    }
+
+    /// The scratch directory the example packages share, made on first use and removed
+    /// when the test process exits.
+    enum ExampleScratch {
+        private static let made: Result<URL, any Error> = {
+            do {
+                let url = try Hapbridge.scratchDirectory()
+                atexit { if case .success(let url) = ExampleScratch.made { try? FileManager.default.removeItem(at: url) } }
+                return .success(url)
+            } catch { return .failure(error) }
+        }()
+
+        static func shared() throws -> URL { try made.get() }
     }
 
     struct Finished {
