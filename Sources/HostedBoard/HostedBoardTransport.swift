@@ -1,0 +1,56 @@
+import DeviceInterface
+
+/// A hosted board as a `FrameTransport`: `BridgeLink` and the engine talk to it as to a
+/// bridge board over USB (HELLO, clock sync, the stamped stream), while the firmware
+/// core runs in this process (`HostedBoard`). Board time is host time, so clock sync
+/// finds an offset of about 0 and no drift.
+///
+/// The link is gone when the adapter fails (the FT232H unplugged): `poll` reports
+/// `.disconnected` once, with `board.failure` saying why, and sends fail. `close` stops
+/// the core and shuts the chip down (standby, EN low); so does dropping the transport.
+public final class HostedBoardTransport: FrameTransport {
+    public let board: HostedBoard
+    public let summary: String
+    private var reportedGone = false
+    private var closed = false
+
+    public init(board: HostedBoard, summary: String) {
+        self.board = board
+        self.summary = summary
+    }
+
+    deinit { close() }
+
+    public var hostMicroseconds: UInt64 { HostedClock.microseconds() }
+    public var isRealTime: Bool { true }
+
+    public func send(_ bytes: [UInt8]) throws(DeviceError) {
+        guard !closed else { throw .disconnected }
+        if let why = board.failure { throw .io("the FT232H went away: \(why)") }
+        board.receive(bytes)
+    }
+
+    public func poll() -> [DeviceEvent] {
+        var events = board.takeFrames().map { DeviceEvent.frame($0.frame, receivedAt: $0.hostMicroseconds) }
+        if board.failure != nil, !reportedGone {
+            reportedGone = true
+            events.append(.disconnected)
+        }
+        return events
+    }
+
+    public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
+        let now = hostMicroseconds
+        if target > now {
+            // Cancellation only cuts the wait short; the core runs on its own threads.
+            try? await Task.sleep(for: .microseconds(Int64(clamping: target - now)))
+        }
+    }
+
+    /// Stops the core's threads and shuts the chip down through the adapter. Idempotent.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        board.stop()
+    }
+}
