@@ -23,8 +23,12 @@ public final class DeviceCatalog: Sendable {
         case unavailable(String)
     }
 
-    public init(logger: Logger = Logger(label: "hapbridge.devices")) {
+    /// The guardian an FT232H opened by `open(_:simulated:)` gets (`openFT232H`); nil: none.
+    public let ft232hGuardian: [String]?
+
+    public init(logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: [String]? = nil) {
         self.logger = logger
+        self.ft232hGuardian = ft232hGuardian
     }
 
     /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
@@ -127,7 +131,7 @@ public final class DeviceCatalog: Sendable {
         case .usb(let board):
             return try open(board)
         case .ft232h(let serial):
-            return try openFT232H(serial: serial)
+            return try openFT232H(serial: serial, guardian: ft232hGuardian)
         }
     }
 
@@ -135,19 +139,25 @@ public final class DeviceCatalog: Sendable {
     /// link a bridge board would give, timed by the host. Its serial (the first FT232H's,
     /// when none is named) is the board's serial in HELLO_REPLY, so calibrations are kept
     /// per FT232H. The notice says once when real-time scheduling was refused.
-    public func openFT232H(serial: String?, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil)
-        throws(DeviceSelectionError) -> OpenedDevice
-    {
+    ///
+    /// `guardian`, when given, is the command of a guardian process (`FT232HGuardian`,
+    /// `hapbridge guard-ft232h SERIAL`) that stops the chip if this process dies
+    /// without closing the device.
+    public func openFT232H(
+        serial: String?, guardian: [String]? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
+    ) throws(DeviceSelectionError) -> OpenedDevice {
         let named = serial ?? usbDevices(kinds: [.ft232h]).first?.serialNumber
+        let watcher = guardian.flatMap { FT232HGuardian(command: $0 + (named.map { [$0] } ?? [])) }
         let port: FT232HHostedI2C
-        do { port = try FT232HHostedI2C(serial: serial) } catch {
+        do { port = try FT232HHostedI2C(serial: named) } catch {
+            watcher?.disarm()
             throw .device(DeviceError.notFound("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
         }
         var config = HostedBoard.Configuration(serial: Self.boardSerial(named))
         configuration?(&config)
         let board = HostedBoard(port: port, configuration: config)
         let summary = "FT232H\(named.map { " \($0)" } ?? "") (firmware core hosted in process, \(port.summary), host-timed: \(board.scheduling.isRealTime ? "real-time" : "normal priority"))"
-        let transport = HostedBoardTransport(board: board, summary: summary)
+        let transport = HostedBoardTransport(board: board, summary: summary, guardian: watcher)
         return OpenedDevice(
             address: .ftdi(serial: serial), summary: summary, notice: board.scheduling.notice, usbBoard: nil, transport: transport,
             hostTiming: board.scheduling)

@@ -11,12 +11,15 @@ import DeviceInterface
 public final class HostedBoardTransport: FrameTransport {
     public let board: HostedBoard
     public let summary: String
+    /// Stops the chip if this process dies without `close` (`FT232HGuardian`).
+    public let guardian: FT232HGuardian?
     private var reportedGone = false
     private var closed = false
 
-    public init(board: HostedBoard, summary: String) {
+    public init(board: HostedBoard, summary: String, guardian: FT232HGuardian? = nil) {
         self.board = board
         self.summary = summary
+        self.guardian = guardian
     }
 
     deinit { close() }
@@ -52,5 +55,6 @@ public final class HostedBoardTransport: FrameTransport {
         guard !closed else { return }
         closed = true
         board.stop()
+        guardian?.disarm()
     }
 }
