@@ -1,4 +1,7 @@
 import DeviceInterface
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A hosted board as a `FrameTransport`: `BridgeLink` and the engine talk to it as to a
 /// bridge board over USB (HELLO, clock sync, the stamped stream), while the firmware
@@ -54,7 +57,25 @@ public final class HostedBoardTransport: FrameTransport {
     public func close() {
         guard !closed else { return }
         closed = true
+        let times = board.drainWriteTimes()
         board.stop()
         guardian?.disarm()
+        if let line = Self.timingLine(times), getenv("HAPBRIDGE_FT232H_TIMING") != nil {
+            _ = ("hapbridge: " + line + "\n").withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        }
+    }
+
+    /// "N stamped writes, actual − stamp p50 … max … µs": the hosted timer's precision
+    /// over `times` (printed at close with HAPBRIDGE_FT232H_TIMING set).
+    public static func timingLine(_ times: [HostedWriteTime]) -> String? {
+        let late = times.compactMap(\.lateNanoseconds).sorted()
+        guard !late.isEmpty else { return nil }
+        func p(_ q: Double) -> String {
+            let v = late[min(late.count - 1, Int((Double(late.count) * q).rounded(.down)))]
+            return "\((Double(v) / 100).rounded() / 10)"
+        }
+        let round = times.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }.sorted()
+        return "\(late.count) stamped writes, actual − stamp (µs): min \(p(0)) p50 \(p(0.5)) p99 \(p(0.99)) max \(p(1)); "
+            + "USB round trip per write (µs): p50 \(Int(round[round.count / 2].rounded()))"
     }
 }
