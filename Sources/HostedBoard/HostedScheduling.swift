@@ -25,7 +25,7 @@ public struct HostedScheduling: Sendable, Equatable, CustomStringConvertible {
     /// Hardware/boards/ft232h.md, "Timing").
     public var precision: String {
         isRealTime
-            ? "writes leave the host within a few µs of their stamps (p99.9 under 30 µs on an idle host)"
+            ? "the timer wakes and spins onto each stamp (wake-up lateness under 30 µs at p99.9 on an idle host); a write then leaves after the program is built"
             : "most writes leave within ~50 µs of their stamps, but on a busy host some leave up to ~4 ms late (a scheduler tick)"
     }
 
