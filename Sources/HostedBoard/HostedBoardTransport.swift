@@ -5,8 +5,8 @@ import Glibc
 
 /// A hosted board as a `FrameTransport`: `BridgeLink` and the engine talk to it as to a
 /// bridge board over USB (HELLO, clock sync, the stamped stream), while the firmware
-/// core runs in this process (`HostedBoard`). Board time is host time, so clock sync
-/// finds an offset of about 0 and no drift.
+/// core runs in this process (`HostedBoard`). Board time is host time truncated to 32
+/// bits, so clock sync finds no drift and an offset that is a whole number of 2^32 µs.
 ///
 /// The link is gone when the adapter fails (the FT232H unplugged): `poll` reports
 /// `.disconnected` once, with `board.failure` saying why, and sends fail. `close` stops
