@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "Devices",
             dependencies: [
-                "DeviceInterface", "BridgeLink", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators",
+                "DeviceInterface", "BridgeLink", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators", "HostedBoard", "FTDIBridge",
                 "DRV2605", "DRV2605Model", "JSON", "FileAccess", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -106,6 +106,12 @@ let package = Package(
         // The DRV2605 straight on an FT232H: an `I2CBus` over MPSSE through libftdi
         // (START/STOP by GPIO, ACK bits checked, batched writes, waits timed by the FT232H).
         .target(name: "FTDIBridge", dependencies: ["LibFTDI", "MPSSE", "DeviceInterface"], swiftSettings: strict),
+        // The firmware core hosted in this process for an adapter with no microcontroller (the
+        // FT232H): CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps
+        // then spins, its I2C on MPSSE; a FrameTransport, so BridgeLink and the engine take it.
+        .target(
+            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime"],
+            swiftSettings: strict),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
@@ -190,7 +196,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
-                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL",
+                "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,7 @@
+import CHapbridgeProtocol
 import DeviceInterface
+import FTDIBridge
+import HostedBoard
 import LibUSB
 import Logging
 import SimulatedBridgeDevice
@@ -20,8 +23,12 @@ public final class DeviceCatalog: Sendable {
         case unavailable(String)
     }
 
-    public init(logger: Logger = Logger(label: "hapbridge.devices")) {
+    /// The guardian an FT232H opened by `open(_:simulated:)` gets (`openFT232H`); nil: none.
+    public let ft232hGuardian: [String]?
+
+    public init(logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: [String]? = nil) {
         self.logger = logger
+        self.ft232hGuardian = ft232hGuardian
     }
 
     /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
@@ -70,12 +77,15 @@ public final class DeviceCatalog: Sendable {
     public enum Choice: Sendable, Equatable {
         case simulated(notice: String?)
         case usb(USBBridgeBoard)
+        /// A DRV2605 on an FT232H's MPSSE I2C (the first FT232H when `serial` is nil),
+        /// played through the firmware core hosted in this process.
+        case ft232h(serial: String?)
     }
 
     public func choose(_ address: DeviceAddress?) throws(DeviceSelectionError) -> Choice {
         switch address {
         case .simulated?: return .simulated(notice: nil)
-        case .ftdi?: throw .unsupported("an FT232H (--device ftdi) is reached by diagnose, calibrate and rom only: for this command use a bridge board (usb) or the simulated board (sim)")
+        case .ftdi(let serial)?: return .ft232h(serial: serial)
         case nil, .usb?: return try Self.choose(address, among: usbBoards(), usbUnavailable: usbUnavailable)
         }
     }
@@ -106,8 +116,8 @@ public final class DeviceCatalog: Sendable {
             // apart by it, and "the first" would drive whichever enumerated first.
             if case .serial = selector, matching.count > 1 { throw .ambiguousAddress(DeviceAddress.usb(selector), matching) }
             return .usb(board)
-        case .ftdi?:
-            throw .unsupported("an FT232H (--device ftdi) is reached by diagnose, calibrate and rom only: for this command use a bridge board (usb) or the simulated board (sim)")
+        case .ftdi(let serial)?:
+            return .ft232h(serial: serial)
         }
     }
 
@@ -120,7 +130,45 @@ public final class DeviceCatalog: Sendable {
             return OpenedDevice(address: .simulated, summary: simulated.summary, notice: notice, usbBoard: nil, transport: device)
         case .usb(let board):
             return try open(board)
+        case .ft232h(let serial):
+            return try openFT232H(serial: serial, guardian: ft232hGuardian)
         }
+    }
+
+    /// Opens an FT232H with the firmware core hosted in this process (`HostedBoard`): the
+    /// link a bridge board would give, timed by the host. Its serial (the first FT232H's,
+    /// when none is named) is the board's serial in HELLO_REPLY, so calibrations are kept
+    /// per FT232H. The notice says once when real-time scheduling was refused.
+    ///
+    /// `guardian`, when given, is the command of a guardian process (`FT232HGuardian`,
+    /// `hapbridge guard-ft232h SERIAL`) that stops the chip if this process dies
+    /// without closing the device.
+    public func openFT232H(
+        serial: String?, guardian: [String]? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
+    ) throws(DeviceSelectionError) -> OpenedDevice {
+        let named = serial ?? usbDevices(kinds: [.ft232h]).first?.serialNumber
+        let watcher = guardian.flatMap { FT232HGuardian(command: $0 + (named.map { [$0] } ?? [])) }
+        let port: FT232HHostedI2C
+        do { port = try FT232HHostedI2C(serial: named) } catch {
+            watcher?.disarm()
+            throw .device(DeviceError.notFound("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
+        }
+        var config = HostedBoard.Configuration(serial: Self.boardSerial(named))
+        configuration?(&config)
+        let board = HostedBoard(port: port, configuration: config)
+        let summary = "FT232H\(named.map { " \($0)" } ?? "") (firmware core hosted in process, \(port.summary), host-timed: \(board.scheduling.isRealTime ? "real-time" : "normal priority"))"
+        let transport = HostedBoardTransport(board: board, summary: summary, guardian: watcher)
+        return OpenedDevice(
+            address: .ftdi(serial: serial), summary: summary, notice: board.scheduling.notice, usbBoard: nil, transport: transport,
+            hostTiming: board.scheduling)
+    }
+
+    /// The bytes of a serial the protocol can carry (1...20 of the characters
+    /// `hb_serial_char_ok` takes); "FT232H" for one it cannot.
+    static func boardSerial(_ serial: String?) -> [UInt8] {
+        let bytes = Array((serial ?? "").utf8)
+        guard (1...Int(HB_SERIAL_MAX_LEN)).contains(bytes.count), bytes.allSatisfy(hb_serial_char_ok) else { return Array("FT232H".utf8) }
+        return bytes
     }
 
     /// Opens a board discovery found, without enumerating again (its listed device).

@@ -1,5 +1,6 @@
 import BridgeLink
 import DeviceInterface
+import HostedBoard
 import USBBridge
 
 /// A device opened at an address, with the capabilities it has: the frame transport
@@ -18,13 +19,20 @@ public struct OpenedDevice: ~Copyable {
     /// The USB board, when it is one (discovery's view: port, serial, bcdDevice).
     public let usbBoard: USBBridgeBoard?
     public let transport: any FrameTransport
+    /// How the host times the writes, where the host does (an FT232H: the hosted core's
+    /// timer thread); nil where a board keeps its own time.
+    public let hostTiming: HostedScheduling?
 
-    init(address: DeviceAddress, summary: String, notice: String?, usbBoard: USBBridgeBoard?, transport: any FrameTransport) {
+    init(
+        address: DeviceAddress, summary: String, notice: String?, usbBoard: USBBridgeBoard?, transport: any FrameTransport,
+        hostTiming: HostedScheduling? = nil
+    ) {
         self.address = address
         self.summary = summary
         self.notice = notice
         self.usbBoard = usbBoard
         self.transport = transport
+        self.hostTiming = hostTiming
     }
 
     /// The board's link, for its one owner from now on (`HapticEngine(link:)` takes it).

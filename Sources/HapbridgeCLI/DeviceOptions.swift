@@ -63,7 +63,8 @@ public struct DeviceOptions: ParsableArguments {
     func open(actuator: ActuatorProfile?, timing: SimulatedTiming = .virtual, link: SimulatedBridgeDevice.Link = .init())
         throws(CLIError) -> OpenedDevice
     {
-        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"))
+        // An FT232H gets a guardian that stops the chip if this process dies (SIGKILL, a crash).
+        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command())
         let setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         let opened: OpenedDevice

@@ -18,6 +18,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             RenderCommand.self,
             LibraryCommand.self,
             CalibrateCommand.self,
+            GuardFT232HCommand.self,
             DiagnoseCommand.self,
             ROMCommand.self,
             EmulateCommand.self,

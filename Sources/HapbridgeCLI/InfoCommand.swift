@@ -5,6 +5,7 @@ import DRV2605
 import DeviceInterface
 import Devices
 import Foundation
+import HostedBoard
 import JSON
 
 /// `hapbridge info [--device ADDR] [--json]`: one board in detail.
@@ -18,7 +19,8 @@ public struct InfoCommand: AsyncParsableCommand {
             "usb" (null for the simulated board: "port", "serial", "bcdDevice"), "firmware", "protocol", \
             "firmwareUpdate" (the version `hapbridge flash` would write when the board's firmware is older, else null), \
             "capabilities" (names), "queueCapacity", "keepAliveMs", "maxDriveMs", "chipID", "chip", "bootloader", \
-            "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids)}.
+            "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids), "hostTiming" (an FT232H, whose writes the host times: "realTime", \
+            "scheduling", "precision"; else null)}.
             """)
 
     @OptionGroup public var device: DeviceOptions
@@ -85,6 +87,9 @@ public struct InfoCommand: AsyncParsableCommand {
                 "registers": values.isEmpty ? .null : .object(values.map { (key: $0.0.datasheetName, value: .number(Double($0.1))) }),
                 "supplyVolts": supply.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
                 "calibrations": .array(calibrations.map { .string($0) }),
+                "hostTiming": opened.hostTiming.map { t in
+                    .fields(["realTime": .bool(t.isRealTime), "scheduling": .string(t.description), "precision": .string(t.precision)])
+                } ?? .null,
             ])
             // A document, not a line: written whole (JSONWriter escapes it), never capped.
             try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
@@ -116,6 +121,14 @@ public struct InfoCommand: AsyncParsableCommand {
         }
         if let registerNote { lines.append("registers: \(registerNote)") }
         lines.append("stored calibrations: " + (calibrations.isEmpty ? "none" : calibrations.joined(separator: ", ")))
+        if let timing = opened.hostTiming {
+            // No board clock: the firmware core runs in this process and the host times each write.
+            lines.append("host timing: \(timing); \(timing.precision)")
+            if !timing.isRealTime {
+                lines.append("to allow real-time scheduling (Hardware/boards/ft232h.md, \"Real-time permission\"):")
+                lines += HostedScheduling.howToGrant.map { "  " + $0 }
+            }
+        }
         try Console.lines(lines, to: .output)
     }
 

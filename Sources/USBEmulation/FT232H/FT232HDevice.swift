@@ -110,6 +110,30 @@ final class FT232HDevice: USBDeviceModel {
         state.withLock { ($0.engine.target.chip.nowMicroseconds, $0.engine.target.chip.accelerationG) }
     }
 
+    /// What the chip is doing now: MODE, RTP_INPUT, the EN pin, and whether the
+    /// actuator is driven (EN high, out of standby, RTP mode with a non-zero amplitude).
+    /// How a test sees whether a host that went away left the chip driving.
+    var chipState: ChipState {
+        state.withLock { s in
+            let chip = s.engine.target.chip
+            return ChipState(mode: chip.peek(.mode), rtp: chip.peek(.rtpInput), enable: chip.enablePin, accelerationG: chip.accelerationG)
+        }
+    }
+
+    struct ChipState: Sendable {
+        var mode: UInt8
+        var rtp: UInt8
+        var enable: Bool
+        var accelerationG: Double
+        /// MODE bit 6 clear, MODE[2:0] = 5 (RTP), a non-zero amplitude, EN high.
+        var drivesRTP: Bool { enable && mode & 0x40 == 0 && mode & 0x07 == 5 && rtp != 0 }
+
+        var description: String {
+            String(format: "chip at the end: MODE 0x%02X, RTP 0x%02X, EN %@: %@", mode, rtp, enable ? "high" : "low",
+                drivesRTP ? "the actuator is still driven" : "the actuator is not driven")
+        }
+    }
+
     // MARK: USBDeviceModel
 
     func connect(to host: any USBHostPort) { state.withLock { $0.host = host } }

@@ -53,6 +53,8 @@ public enum FT232HEmulation {
         try socket.plug()
 
         let status = ChildProcess.runRelayingSignals(options.command, hotplug: { socket.signal($0) }, report: report)
+        // Before the socket powers it off: what COMMAND (and whatever it left behind) left the chip doing.
+        let final = socket.plugged?.chipState
         socket.close()
 
         let log = socket.drainLog()
@@ -68,6 +70,7 @@ public enum FT232HEmulation {
             "ft232h: \(c.vendorRequests) vendor request(s), \(c.bytesOut) byte(s) out, \(c.bytesIn) byte(s) in, \(e.commands) MPSSE command(s), "
                 + "\(e.bad) answered with the bad-command echo, \(e.cycles) clock cycle(s) (\(String(format: "%.3f", chipSeconds)) s chip time), "
                 + "\(log.count) I2C transaction(s)\(plugs)")
+        if let final { report("ft232h: \(final.description)") }
         if let path = options.logPath {
             let text = log.map(jsonLine).joined()
             do { try FileWriter.write(Array(text.utf8), to: FilePath(path)) } catch {
@@ -103,6 +106,8 @@ public enum FT232HEmulation {
         }
 
         var devices: [FT232HDevice] { state.withLock { $0.devices } }
+        /// The FT232H plugged in now, if one is.
+        var plugged: FT232HDevice? { state.withLock { $0.plugged?.device } }
 
         func plug() throws(EmulationError) {
             guard state.withLock({ $0.plugged == nil }) else { throw .boardState("the FT232H is already plugged in") }

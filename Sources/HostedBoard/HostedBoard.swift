@@ -1,0 +1,255 @@
+import FirmwareCore
+import RealTime
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The firmware's portable core hosted in this process, for an adapter with no
+/// microcontroller of its own (the FT232H): the same C sources the bridge board and
+/// `SimulatedBoard` run, with hooks (hooks.h) on the host.
+///
+/// - **Clock**: `now_us` is CLOCK_MONOTONIC (`HostedClock`), so board time is host time.
+/// - **Timer**: `arm_timer` sets a deadline a dedicated thread sleeps to (SCHED_FIFO
+///   where permitted, memory locked, 1 ns timer slack: `HostedScheduling`); the core
+///   arms `spin_us` early and spins the rest (`spin_until`), so each write leaves on
+///   its stamp, not on the wake-up. The thread calls `hb_core_timer_fired` with the
+///   core's lock held, as core.h asks of a threaded port.
+/// - **Main context**: a service thread feeds the host's bytes to `hb_core_receive`
+///   and calls `hb_core_poll` every millisecond; `lock`/`unlock` are a mutex it
+///   shares with the timer thread.
+/// - **I2C**: a `HostedI2CPort` (the FT232H's MPSSE: `FT232HHostedI2C`), blocking.
+/// - **Frames** the core sends are kept for the transport with their host time.
+///
+/// An adapter failure (the FT232H unplugged) ends the board: `failure` says why and the
+/// transport reports the link gone. `stop()` ends both threads and shuts the chip down
+/// through the port (standby, EN low).
+public final class HostedBoard: @unchecked Sendable {
+    // @unchecked: the core is touched only under `coreLock` (or before the threads start
+    // and after they end); the rest of the state is behind `state`/`wake`.
+    public struct Configuration: Sendable {
+        /// The serial number HELLO_REPLY states (1...20 characters `hb_serial_char_ok` takes).
+        public var serial: [UInt8]
+        /// SCHED_FIFO priority asked for the timer thread (above the engine's service thread).
+        public var priority: Int32 = 30
+        /// How long before a stamp the timer thread wakes and then spins (µs). Covers the
+        /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
+        public var spinMicroseconds: UInt16
+        /// The intake HELLO_REPLY states: the least µs between stamped writes this port
+        /// keeps up with (a write is one USB round trip for its ACK bits).
+        public var writeSpacingMicroseconds: UInt16 = 500
+        /// How long the service thread keeps `hb_core_poll` off the bus ahead of a due
+        /// command (µs): a STATUS read is a USB round trip here, far longer than the core's
+        /// own guard for a board's 400 kHz bus. A poll held off longer than
+        /// `maximumPollDeferral` goes ahead anyway.
+        public var pollGuardMicroseconds: UInt64 = 3_000
+        public var maximumPollDeferralMicroseconds: UInt64 = 20_000
+        /// The most write times kept for `drainWriteTimes()`.
+        public var writeTimeCapacity = 100_000
+
+        public init(serial: [UInt8], spinMicroseconds: UInt16 = 150) {
+            self.serial = serial
+            self.spinMicroseconds = spinMicroseconds
+        }
+    }
+
+    public let configuration: Configuration
+    public let port: any HostedI2CPort
+    /// How the timer thread is scheduled (known once `init` returns).
+    public private(set) var scheduling = HostedScheduling(thread: .normal(reason: "not started"), memoryLocked: false, timerSlackNanoseconds: nil)
+
+    let core: UnsafeMutablePointer<hb_core>
+    let coreLock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Guards `armedAt`, `inbox` and `stopping`; wakes the threads. Taken inside the core
+    /// lock (arm_timer runs under it), never the other way round.
+    let wake = MonotonicCondition()
+    let serviceWake = MonotonicCondition()
+    var armedAt: UInt32?
+    var inbox: [UInt8] = []
+    var stopping = false
+    /// Set by the timer thread while it runs `hb_core_timer_fired` (under the core lock).
+    var inTimer = false
+
+    struct Shared {
+        var outbox: [(frame: [UInt8], hostMicroseconds: UInt64)] = []
+        var failure: String?
+        var writeTimes: [HostedWriteTime] = []
+        var unrecordedWrites = 0
+    }
+    let shared = Mutex(Shared())
+    private var threads: [pthread_t] = []
+    private var stopped = false
+
+    public init(port: any HostedI2CPort, configuration: Configuration) {
+        self.port = port
+        self.configuration = configuration
+        core = .allocate(capacity: 1)
+        core.initialize(to: hb_core())
+        coreLock = .allocate(capacity: 1)
+        pthread_mutex_init(coreLock, nil)
+        var hooks = Self.hooks(context: Unmanaged.passUnretained(self).toOpaque())
+        var config = hb_core_config()
+        config.spin_us = configuration.spinMicroseconds
+        config.tick_ns = 1000
+        config.write_spacing_us = configuration.writeSpacingMicroseconds
+        config.bootloader_kind = UInt8(HB_BOOTLOADER_NONE)
+        config.serial_len = UInt8(truncatingIfNeeded: min(configuration.serial.count, Int(HB_SERIAL_MAX_LEN)))
+        withUnsafeMutableBytes(of: &config.serial) { field in
+            for (i, byte) in configuration.serial.enumerated() where i < field.count { field[i] = byte }
+        }
+        hb_core_init(core, &hooks, &config)
+        // Bring-up in the caller's thread, before any other runs: probe, standby.
+        hb_core_start(core)
+        start()
+    }
+
+    deinit {
+        stop()
+        pthread_mutex_destroy(coreLock)
+        coreLock.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
+    }
+
+    /// Why the board ended (the adapter failed), if it did.
+    public var failure: String? { shared.withLock { $0.failure } }
+
+    // MARK: the transport's side
+
+    /// Bytes from the host; the service thread hands them to the core.
+    public func receive(_ bytes: [UInt8]) {
+        wake.withLock { inbox += bytes }
+        serviceWake.withLock { serviceWake.signal() }
+    }
+
+    /// Frames the core sent since the last call, with the host µs each was sent at.
+    public func takeFrames() -> [(frame: [UInt8], hostMicroseconds: UInt64)] {
+        shared.withLock { s in
+            defer { s.outbox.removeAll(keepingCapacity: true) }
+            return s.outbox
+        }
+    }
+
+    /// The write times recorded since the last call (at most `writeTimeCapacity` kept).
+    public func drainWriteTimes() -> [HostedWriteTime] {
+        shared.withLock { s in
+            defer { s.writeTimes.removeAll(keepingCapacity: true) }
+            return s.writeTimes
+        }
+    }
+
+    /// Ends both threads (the timer's last command, if it is running one, finishes),
+    /// then shuts the chip down through the port. Idempotent.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        wake.withLock { stopping = true }
+        wake.signal()
+        serviceWake.signal()
+        for t in threads { pthread_join(t, nil) }
+        threads = []
+        port.shutDown()
+    }
+
+    // MARK: threads
+
+    private func start() {
+        let started = MonotonicCondition()
+        var schedulingResult: HostedScheduling?
+        let box = Unmanaged.passRetained(ThreadBody { [self] in
+            let s = HostedScheduling.adoptForCurrentThread(priority: configuration.priority)
+            started.withLock { schedulingResult = s }
+            started.signal()
+            timerLoop()
+        })
+        if let t = Self.spawn(box) { threads.append(t) }
+        started.withLock {
+            while schedulingResult == nil && !threads.isEmpty { started.wait(untilMicroseconds: HostedClock.microseconds() + 100_000) }
+        }
+        if let s = started.withLock({ schedulingResult }) { scheduling = s }
+        let service = Unmanaged.passRetained(ThreadBody { [self] in serviceLoop() })
+        if let t = Self.spawn(service) { threads.append(t) }
+    }
+
+    private static func spawn(_ body: Unmanaged<ThreadBody>) -> pthread_t? {
+        var thread = pthread_t()
+        let r = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
+        }, body.toOpaque())
+        guard r == 0 else {
+            body.release()
+            return nil
+        }
+        return thread
+    }
+
+    /// Sleeps until the armed time (the core arms it `spin_us` before the write), then
+    /// runs the core's timer callback under its lock; re-armed from inside or by the
+    /// service thread (which signals `wake`).
+    private func timerLoop() {
+        while true {
+            wake.lock()
+            var due = false
+            while !stopping && !due {
+                guard let at = armedAt else {
+                    wake.wait(untilMicroseconds: nil)
+                    continue
+                }
+                let now = HostedClock.microseconds()
+                let deadline = HostedClock.hostMicroseconds(ofBoard: at, nearHost: now)
+                if deadline <= now { due = true } else { wake.wait(untilMicroseconds: deadline) }
+            }
+            if stopping {
+                wake.unlock()
+                return
+            }
+            armedAt = nil
+            wake.unlock()
+            pthread_mutex_lock(coreLock)
+            inTimer = true
+            hb_core_timer_fired(core)
+            inTimer = false
+            pthread_mutex_unlock(coreLock)
+        }
+    }
+
+    /// The main context: bytes in, and `hb_core_poll` every millisecond, held off the bus
+    /// while a stamped command is near (`pollGuardMicroseconds`).
+    private func serviceLoop() {
+        var lastPoll = HostedClock.microseconds()
+        while true {
+            // `receive` signals with `serviceWake` held, so a byte arriving between the
+            // check and the wait is never missed.
+            serviceWake.lock()
+            if wake.withLock({ inbox.isEmpty && !stopping }) {
+                serviceWake.wait(untilMicroseconds: HostedClock.microseconds() + 1000)
+            }
+            serviceWake.unlock()
+            let (bytes, quit) = wake.withLock {
+                defer { inbox.removeAll(keepingCapacity: true) }
+                return (inbox, stopping)
+            }
+            if quit { return }
+            if !bytes.isEmpty {
+                bytes.withUnsafeBufferPointer { b in
+                    if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
+                }
+            }
+            let now = HostedClock.microseconds()
+            let armed = wake.withLock { armedAt }
+            let near = armed.map { HostedClock.hostMicroseconds(ofBoard: $0, nearHost: now) < now + configuration.pollGuardMicroseconds } ?? false
+            if !near || now - lastPoll > configuration.maximumPollDeferralMicroseconds {
+                hb_core_poll(core)
+                lastPoll = now
+            }
+        }
+    }
+}
+
+/// A thread's body, handed through pthread_create's context pointer.
+final class ThreadBody {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}

@@ -1,0 +1,81 @@
+import DeviceInterface
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hosted board as a `FrameTransport`: `BridgeLink` and the engine talk to it as to a
+/// bridge board over USB (HELLO, clock sync, the stamped stream), while the firmware
+/// core runs in this process (`HostedBoard`). Board time is host time truncated to 32
+/// bits, so clock sync finds no drift and an offset that is a whole number of 2^32 µs.
+///
+/// The link is gone when the adapter fails (the FT232H unplugged): `poll` reports
+/// `.disconnected` once, with `board.failure` saying why, and sends fail. `close` stops
+/// the core and shuts the chip down (standby, EN low); so does dropping the transport.
+public final class HostedBoardTransport: FrameTransport {
+    public let board: HostedBoard
+    public let summary: String
+    /// Stops the chip if this process dies without `close` (`FT232HGuardian`).
+    public let guardian: FT232HGuardian?
+    private var reportedGone = false
+    private var closed = false
+
+    public init(board: HostedBoard, summary: String, guardian: FT232HGuardian? = nil) {
+        self.board = board
+        self.summary = summary
+        self.guardian = guardian
+    }
+
+    deinit { close() }
+
+    public var hostMicroseconds: UInt64 { HostedClock.microseconds() }
+    public var isRealTime: Bool { true }
+
+    public func send(_ bytes: [UInt8]) throws(DeviceError) {
+        guard !closed else { throw .disconnected }
+        if let why = board.failure { throw .io("the FT232H went away: \(why)") }
+        board.receive(bytes)
+    }
+
+    public func poll() -> [DeviceEvent] {
+        var events = board.takeFrames().map { DeviceEvent.frame($0.frame, receivedAt: $0.hostMicroseconds) }
+        if board.failure != nil, !reportedGone {
+            reportedGone = true
+            events.append(.disconnected)
+        }
+        return events
+    }
+
+    public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
+        let now = hostMicroseconds
+        if target > now {
+            // Cancellation only cuts the wait short; the core runs on its own threads.
+            try? await Task.sleep(for: .microseconds(Int64(clamping: target - now)))
+        }
+    }
+
+    /// Stops the core's threads and shuts the chip down through the adapter. Idempotent.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        let times = board.drainWriteTimes()
+        board.stop()
+        guardian?.disarm()
+        if let line = Self.timingLine(times), getenv("HAPBRIDGE_FT232H_TIMING") != nil {
+            _ = ("hapbridge: " + line + "\n").withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        }
+    }
+
+    /// "N stamped writes, actual − stamp p50 … max … µs": the hosted timer's precision
+    /// over `times` (printed at close with HAPBRIDGE_FT232H_TIMING set).
+    public static func timingLine(_ times: [HostedWriteTime]) -> String? {
+        let late = times.compactMap(\.lateNanoseconds).sorted()
+        guard !late.isEmpty else { return nil }
+        func p(_ q: Double) -> String {
+            let v = late[min(late.count - 1, Int((Double(late.count) * q).rounded(.down)))]
+            return "\((Double(v) / 100).rounded() / 10)"
+        }
+        let round = times.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }.sorted()
+        return "\(late.count) stamped writes, actual − stamp (µs): min \(p(0)) p50 \(p(0.5)) p99 \(p(0.99)) max \(p(1)); "
+            + "USB round trip per write (µs): p50 \(Int(round[round.count / 2].rounded()))"
+    }
+}

@@ -1,0 +1,18 @@
+/// When one register write left the host, beside the stamp it was made for: what a
+/// benchmark of host timing reads (`HostedBoard.drainWriteTimes()`).
+public struct HostedWriteTime: Sendable, Equatable {
+    /// The bytes after the address (register first).
+    public var bytes: [UInt8]
+    /// CLOCK_MONOTONIC ns just before the transfer was handed to libftdi.
+    public var sentNanoseconds: UInt64
+    /// CLOCK_MONOTONIC ns when its answer (the ACK bits) was back.
+    public var answeredNanoseconds: UInt64
+    /// The stamp of the command it carries (CLOCK_MONOTONIC ns), for a write the timer
+    /// made; nil for the main context's (bring-up, untimed access, stops).
+    public var stampNanoseconds: UInt64?
+
+    /// actual − stamp, ns (nil for an unstamped write).
+    public var lateNanoseconds: Int64? {
+        stampNanoseconds.map { Int64(bitPattern: sentNanoseconds &- $0) }
+    }
+}
