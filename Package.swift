@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
         .target(name: "DRV2605Model", dependencies: ["DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
+        // The bench accelerometer on the bridge board's bus (an ST LIS3DH), in virtual time.
+        .target(name: "SensorModel", dependencies: ["DeviceInterface"], swiftSettings: strict),
         // The bridge firmware's portable core, compiled for the host from the very same
         // sources the ATmega32U4 build uses (Firmware/core). Its headers are the one
         // definition of the wire protocol; Swift imports them, never re-declares them.
@@ -77,7 +79,7 @@ let package = Package(
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
-            name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators"],
+            name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators", "SensorModel"],
             exclude: ["README.md"], swiftSettings: strict),
         // Addresses to opened devices: discovery (bridge boards on USB), the rule for
         // choosing one, the simulated board as the fallback, bench sessions over a board.
@@ -137,7 +139,7 @@ let package = Package(
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(
-            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "DRV2605Model", "Actuators"],
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "DRV2605Model", "Actuators", "SensorModel"],
             swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
@@ -245,6 +247,7 @@ let package = Package(
         .testTarget(name: "PlotTests", dependencies: ["Plot"], swiftSettings: strict),
         .testTarget(name: "ActuatorsTests", dependencies: ["Actuators"], swiftSettings: strict),
         .testTarget(name: "DRV2605Tests", dependencies: ["DRV2605", "DRV2605Model", "DeviceInterface", "Actuators"], swiftSettings: strict),
+        .testTarget(name: "SensorModelTests", dependencies: ["SensorModel", "DeviceInterface"], swiftSettings: strict),
         .testTarget(name: "DRV2605ModelTests", dependencies: ["DRV2605Model", "DRV2605", "DeviceInterface", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(
             name: "HapticCompilationTests", dependencies: ["HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators"],
@@ -269,7 +272,7 @@ let package = Package(
             name: "BridgeLinkTests",
             dependencies: [
                 "BridgeLink", "Devices", "DeviceInterface", "BridgeProtocol", "DRV2605", "Actuators", "SimulatedBridgeDevice", "SimulatedBoard",
-                "HapticEngine", "HapticCompilation", "Haptics",
+                "HapticEngine", "HapticCompilation", "Haptics", "SensorModel",
             ],
             swiftSettings: strict),
         // Each measurement on synthetic traces and on the simulated actuator against its model.

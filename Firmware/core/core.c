@@ -23,6 +23,7 @@ void hb_core_start(hb_core *core)
     core->device_id = drv2605_probe(&core->chip);
     drv2605_stop(&core->chip);
     hbi_unlock(core);
+    hbi_accel_probe(core);
 }
 
 /* ---- Frames to the host ------------------------------------------------- */

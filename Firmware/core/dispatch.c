@@ -88,6 +88,7 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
          * host-silence stop no longer watches it. */
         if (core->open) {
             core->open = false;
+            hbi_accel_stop(core);
             hbi_stop_and_report(core, HB_STOP_HOST_REQUEST);
         }
         hbi_nak(core, seq, HB_T_HELLO, HB_NAK_VERSION);
@@ -102,6 +103,10 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
     hb_queue_flush(&core->queue);
     core->device_id = drv2605_probe(&core->chip);
     hbi_unlock(core);
+    /* A new session starts without the last one's samples; a breakout fitted
+     * or taken off since is seen here. */
+    hbi_accel_stop(core);
+    hbi_accel_probe(core);
     core->open = true;
     core->expected_seq = (uint8_t)(seq + 1u);
     core->last_seq = seq;
@@ -120,7 +125,7 @@ static void on_hello(hb_core *core, uint8_t seq, const uint8_t *p)
                HB_CAP_RTP | HB_CAP_REG_WRITE | HB_CAP_ROM_SEQ | HB_CAP_STAMPED_STOP |
                    HB_CAP_CLOCK_SYNC | HB_CAP_QUEUE_STATUS | HB_CAP_CHIP_STATUS |
                    (core->hooks.enter_bootloader ? HB_CAP_BOOTLOADER : 0u) | HB_CAP_RAW_I2C |
-                   HB_CAP_REPLACE_FROM | HB_CAP_IDENTITY);
+                   HB_CAP_REPLACE_FROM | HB_CAP_IDENTITY | (core->accel.addr ? HB_CAP_ACCEL : 0u));
     r[HB_HELLO_REPLY_OFF_QUEUE_CAP] = HB_QUEUE_CAPACITY;
     r[HB_HELLO_REPLY_OFF_DEVICE_ID] = core->device_id;
     hb_put_u32(&r[HB_HELLO_REPLY_OFF_BOARD_US], hbi_now(core));
@@ -404,6 +409,15 @@ static void on_frame(hb_core *core)
     case HB_T_REPLACE_FROM:
         on_replace_from(core, seq, p);
         return;
+    case HB_T_ACCEL_STREAM: {
+        uint8_t reason = hbi_accel_stream(core, p[HB_ACCEL_STREAM_OFF_ODR], p[HB_ACCEL_STREAM_OFF_FS]);
+        if (reason) {
+            hbi_nak(core, seq, type, reason);
+        } else {
+            hbi_ack(core, seq, type);
+        }
+        return;
+    }
     default: {
         hb_cmd cmd;
         uint8_t reason = parse_command(type, p, len, &cmd);

@@ -68,6 +68,7 @@ void hb_core_poll(hb_core *core)
     uint32_t now = hbi_now(core);
     hbi_untimed_retry(core);
     poll_chip(core, now);
+    hbi_accel_poll(core);
 
     hbi_lock(core);
     /* Read the clock under the lock: the timer callback may have started a
@@ -89,6 +90,7 @@ void hb_core_poll(hb_core *core)
         /* The session ends with the silence: commands the host may still
          * have in flight were stamped against a clock it no longer tracks. */
         core->open = false;
+        hbi_accel_stop(core);
         hbi_stop_and_report(core, HB_STOP_HOST_SILENT);
     }
 }
@@ -123,6 +125,12 @@ bool hb_core_next_deadline(hb_core *core, uint32_t *at_us)
     if (core->untimed_pending && head) {
         /* Right after the command in its way has run. */
         CONSIDER(hbi_due_time(core, head) + 1u);
+    }
+    if (core->accel.odr) {
+        CONSIDER(core->accel.next_read_us);
+        if (head && hbi_reached(now, core->accel.next_read_us)) {
+            CONSIDER(hbi_due_time(core, head) + 1u); /* deferred: after the command in its way */
+        }
     }
     hbi_unlock(core);
     if (core->open) {

@@ -3,6 +3,72 @@
 #include <string.h>
 
 #include "hapbridge/drv2605_regs.h"
+#include "hapbridge/lis3dh.h"
+
+/* ODR code -> period in µs, for the fake's own clock (exact, integral). */
+static uint32_t lis_period_us(uint8_t odr)
+{
+    uint32_t ns = hb_lis3dh_period_ns(odr);
+    return ns / 1000u;
+}
+
+static void lis_wrote(fake_board *b, uint8_t reg, uint8_t value)
+{
+    fake_lis3dh *l = &b->lis;
+    if (reg == LIS3DH_REG_CTRL_REG1) {
+        l->period_us = lis_period_us((uint8_t)(value >> LIS3DH_CTRL_REG1_ODR_SHIFT));
+        l->next_us = b->now_us + l->period_us;
+        l->produced = 0;
+        l->first = 0;
+        l->count = 0;
+    } else if (reg == LIS3DH_REG_FIFO_CTRL && (value & 0xC0u) == LIS3DH_FIFO_MODE_BYPASS) {
+        l->first = l->produced;
+        l->count = 0;
+        l->overrun = false;
+    }
+}
+
+static void lis_tick(fake_board *b)
+{
+    fake_lis3dh *l = &b->lis;
+    while (l->fitted && l->period_us && (int32_t)(b->now_us - l->next_us) >= 0) {
+        if (l->produced < 64) {
+            l->sample_at[l->produced] = l->next_us;
+        }
+        l->produced++;
+        if (l->count == LIS3DH_FIFO_DEPTH) {
+            l->first++; /* stream mode: the oldest is overwritten */
+            l->overrun = true;
+        } else {
+            l->count++;
+        }
+        l->next_us += l->period_us;
+    }
+}
+
+static void lis_read(fake_board *b, uint8_t reg, uint8_t *bytes, uint8_t len)
+{
+    fake_lis3dh *l = &b->lis;
+    uint8_t r = (uint8_t)(reg & 0x7Fu);
+    if (r == LIS3DH_REG_WHO_AM_I) {
+        bytes[0] = LIS3DH_WHO_AM_I_VALUE;
+    } else if (r == LIS3DH_REG_FIFO_SRC) {
+        bytes[0] = (uint8_t)((l->count > 31u ? 31u : l->count) | (l->overrun ? LIS3DH_FIFO_SRC_OVRN : 0u) |
+                             (l->count ? 0u : LIS3DH_FIFO_SRC_EMPTY));
+    } else if (r == LIS3DH_REG_OUT_X_L) {
+        for (uint8_t i = 0; i + 6u <= len; i = (uint8_t)(i + 6u)) {
+            int16_t x = (int16_t)(l->first * 16u), y = (int16_t)-x, z = (int16_t)(1000 * 16);
+            hb_put_u16(&bytes[i], (uint16_t)x);
+            hb_put_u16(&bytes[i + 2u], (uint16_t)y);
+            hb_put_u16(&bytes[i + 4u], (uint16_t)z);
+            if (l->count) {
+                l->first++;
+                l->count--;
+                l->overrun = false;
+            }
+        }
+    }
+}
 
 static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, uint8_t len)
 {
@@ -21,7 +87,11 @@ static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, u
     }
     if (!chip) {
         for (uint8_t i = 1; i < len; i++) {
-            b->other_regs[(uint8_t)(bytes[0] + i - 1) % FAKE_OTHER_REGS] = bytes[i];
+            uint8_t reg = (uint8_t)((bytes[0] & (b->lis.fitted ? 0x7Fu : 0xFFu)) + i - 1);
+            b->other_regs[reg % FAKE_OTHER_REGS] = bytes[i];
+            if (b->lis.fitted) {
+                lis_wrote(b, reg, bytes[i]);
+            }
         }
         return HB_I2C_ACK;
     }
@@ -41,6 +111,10 @@ static hb_i2c_result i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *by
         return HB_I2C_NACK;
     }
     b->read_count++;
+    if (addr7 == FAKE_OTHER_ADDR && b->lis.fitted) {
+        lis_read(b, reg, bytes, len);
+        return HB_I2C_ACK;
+    }
     for (uint8_t i = 0; i < len; i++) {
         uint8_t r = (uint8_t)(reg + i);
         if (addr7 == FAKE_OTHER_ADDR) {
@@ -116,6 +190,7 @@ void fake_advance(fake_board *b, uint32_t us)
      * to keep tests fast. */
     for (uint32_t t = 0; t < us; t += 10) {
         b->now_us += 10;
+        lis_tick(b);
         if (b->timer_armed && (int32_t)(b->now_us - b->timer_at) >= 0) {
             b->timer_armed = false;
             hb_core_timer_fired(&b->core);
@@ -197,4 +272,10 @@ bool fake_chip_stopped(const fake_board *b)
 {
     return b->regs[DRV2605_REG_RTP_INPUT] == 0 && !(b->regs[DRV2605_REG_GO] & DRV2605_GO_GO) &&
            (b->regs[DRV2605_REG_MODE] & DRV2605_MODE_STANDBY);
+}
+
+void fake_fit_lis3dh(fake_board *b)
+{
+    b->lis = (fake_lis3dh){.fitted = true};
+    hb_core_start(&b->core);
 }

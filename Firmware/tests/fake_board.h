@@ -27,6 +27,20 @@ typedef struct fake_frame {
     uint8_t payload[HB_FRAME_MAX_PAYLOAD];
 } fake_frame;
 
+/* A LIS3DH at FAKE_OTHER_ADDR (fake_fit_lis3dh): WHO_AM_I, a 32-level FIFO
+ * filled at the rate CTRL_REG1 sets, FIFO_SRC and burst reads that pop it.
+ * Sample i (from 0) reads X = i, Y = -i, Z = 1000 (12-bit counts, left-justified). */
+typedef struct fake_lis3dh {
+    bool fitted;
+    uint32_t period_us;  /* 0: powered down */
+    uint32_t next_us;    /* when the next sample lands */
+    uint32_t produced;   /* samples made since the rate was set */
+    uint32_t first;      /* index of the oldest sample in the FIFO */
+    uint8_t count;       /* samples in the FIFO, 0..32 */
+    bool overrun;
+    uint32_t sample_at[64]; /* when sample i landed (i < 64) */
+} fake_lis3dh;
+
 typedef struct fake_board {
     hb_core core;
     uint32_t now_us;
@@ -42,7 +56,11 @@ typedef struct fake_board {
     uint32_t frame_count;
     uint32_t bootloader_calls;
     uint8_t host_seq;
+    fake_lis3dh lis;
 } fake_board;
+
+/* Fits the LIS3DH and lets the core find it (hb_core_start again). */
+void fake_fit_lis3dh(fake_board *b);
 
 void fake_init(fake_board *b);
 /* The same with the board's identity in its configuration. */

@@ -10,7 +10,7 @@ int main(void)
 {
     const test_case *suites[] = {frame_tests,    drv2605_tests,     core_tests,        safety_tests,
                                  identity_tests, untimed_i2c_tests, replace_from_tests, protocol_doc_tests,
-                                 latch_tests};
+                                 latch_tests,    accel_tests};
     int passed = 0, failed = 0;
     for (unsigned s = 0; s < sizeof suites / sizeof suites[0]; s++) {
         for (const test_case *t = suites[s]; t->name; t++) {

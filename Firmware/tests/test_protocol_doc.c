@@ -291,6 +291,32 @@ static bool the_replace_from_gets_the_printed_replaced(void)
     return board_sent(rep);
 }
 
+/* ACCEL_STREAM on the documented board with a LIS3DH fitted (the unit
+ * tests' counting sensor), in a session expecting its seq at board time
+ * 1,000,000: the printed ACK, then the printed first ACCEL_SAMPLES. */
+static bool the_accel_stream_gets_the_printed_ack_and_samples(void)
+{
+    DOC_CHECK(load_doc());
+    const doc_frame *st = doc_find(HB_T_ACCEL_STREAM, 0), *samples = doc_find(HB_T_ACCEL_SAMPLES, 0);
+    const doc_frame *ack = NULL;
+    for (unsigned i = 0; !ack; i++) {
+        const doc_frame *a = doc_find(HB_T_ACK, i);
+        DOC_CHECK(a);
+        ack = payload(a)[HB_ACK_OFF_TYPE] == HB_T_ACCEL_STREAM ? a : NULL;
+    }
+    DOC_CHECK(st && samples && payload(ack)[HB_ACK_OFF_SEQ] == st->bytes[HB_FRAME_OFFSET_SEQ]);
+    doc_board(1000000);
+    fake_fit_lis3dh(&b);
+    open_expecting(st->bytes[HB_FRAME_OFFSET_SEQ]);
+    b.core.tx_seq = ack->bytes[HB_FRAME_OFFSET_SEQ];
+    receive(st);
+    DOC_CHECK(board_sent(ack));
+    while (!fake_count(&b, HB_T_ACCEL_SAMPLES) && b.now_us < 1100000u) {
+        fake_advance(&b, 10);
+    }
+    return board_sent(samples);
+}
+
 const test_case protocol_doc_tests[] = {
     {"PROTOCOL.md: every printed frame decodes, CRC and all", every_printed_frame_decodes_with_its_crc},
     {"PROTOCOL.md: the stamped RTP example plays at its stamp", the_rtp_example_plays_at_its_stamp},
@@ -300,5 +326,7 @@ const test_case protocol_doc_tests[] = {
     {"PROTOCOL.md: the I2C_WRITE example reaches the chip and gets the printed I2C_RESULT",
      the_i2c_write_reaches_the_chip_and_gets_the_printed_result},
     {"PROTOCOL.md: the REPLACE_FROM example gets the printed REPLACED", the_replace_from_gets_the_printed_replaced},
+    {"PROTOCOL.md: the ACCEL_STREAM example gets the printed ACK and first ACCEL_SAMPLES",
+     the_accel_stream_gets_the_printed_ack_and_samples},
     TEST_LIST_END,
 };

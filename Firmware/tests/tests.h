@@ -12,5 +12,6 @@ extern const test_case untimed_i2c_tests[];
 extern const test_case replace_from_tests[];
 extern const test_case protocol_doc_tests[];
 extern const test_case latch_tests[];
+extern const test_case accel_tests[];
 
 #endif

@@ -1,3 +1,4 @@
+import DeviceInterface
 import Foundation
 
 /// Acceleration over time, as a procedure summarises it and a command plots it.
@@ -6,12 +7,18 @@ public struct AccelerationTrace: Sendable, Equatable {
     public var accelerationG: [Double]
     /// What measured or simulated it ("simulated sled").
     public var source: String = "simulated sled"
+    /// Whether a sensor on the bench measured it or the actuator's model computed it.
+    public var origin: AccelerationOrigin = .model
 
-    public init(timeMilliseconds: [Double], accelerationG: [Double], source: String = "simulated sled") {
+    public init(timeMilliseconds: [Double], accelerationG: [Double], source: String = "simulated sled", origin: AccelerationOrigin = .model) {
         self.timeMilliseconds = timeMilliseconds
         self.accelerationG = accelerationG
         self.source = source
+        self.origin = origin
     }
+
+    /// "LIS3DH (sensor)", "simulated sled (model)": the source as reports name it.
+    public var sourceText: String { "\(source) (\(origin.rawValue))" }
 
     public var peakG: Double { accelerationG.map(abs).max() ?? 0 }
 

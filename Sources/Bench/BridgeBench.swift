@@ -38,7 +38,7 @@ public final class BridgeBench: HardwareDevice {
         guard !samples.isEmpty else { return nil }
         return AccelerationTrace(
             timeMilliseconds: samples.map { Double($0.boardMicroseconds) / 1000 }, accelerationG: samples.map(\.g),
-            source: telemetry.accelerationSource)
+            source: telemetry.accelerationSource, origin: telemetry.accelerationOrigin)
     }
 
     public func clearAcceleration() { session.telemetry?.clearAcceleration() }

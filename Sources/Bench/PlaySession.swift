@@ -199,8 +199,8 @@ public final class PlaySession: Sendable {
         }
         if let flushedAt, flushedAt >= Int64(beginBoard) { driveTrace.append((UInt64(flushedAt), 0)) }
         let trace = PlayTrace(
-            samples: await engine.acceleration(since: beginBoard), source: await engine.withDevice { $0.telemetry?.accelerationSource },
-            drive: driveTrace)
+            samples: await engine.acceleration(since: beginBoard), source: await engine.withLink { $0.telemetry?.accelerationSource },
+            drive: driveTrace, origin: await engine.withLink { $0.telemetry?.accelerationOrigin })
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
             engineStopReason: state.stopReason, interruption: interruption, position: state.position, duration: state.duration,

@@ -6,12 +6,15 @@ public struct PlayTrace: Sendable {
     public var samples: [AccelerationSample]?
     /// What measured or simulated the acceleration ("simulated sled").
     public var source: String?
+    /// Sensor or model: where the samples came from (nil without samples).
+    public var origin: AccelerationOrigin?
     public var drive: [(time: UInt64, amplitude: Int8)]
 
-    public init(samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)]) {
+    public init(samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)], origin: AccelerationOrigin? = nil) {
         self.samples = samples
         self.source = source
         self.drive = drive
+        self.origin = origin
     }
 
     public var peakG: Double { samples?.map { abs($0.g) }.max() ?? 0 }

@@ -135,8 +135,14 @@ public final class BridgeLink {
     public var hasRetries: Bool { !ledger.retry.isEmpty }
     /// The clock fit's error bound, µs; nil before the first SYNC.
     public var clockErrorMicroseconds: Double? { clock.estimate?.errorMicroseconds }
-    /// Acceleration, where the device behind the link has a source of it.
-    public var telemetry: (any AccelerationTelemetry)? { transport.telemetry }
+    /// Acceleration: the board's own accelerometer when it has one and streams it (a
+    /// sensor's measurement beats a model's), else the device's, where it has a source.
+    public var telemetry: (any AccelerationTelemetry)? { sensor ?? transport.telemetry }
+    /// Whether to stream the board's accelerometer, and how, when a session opens on a
+    /// board that has one (HELLO_REPLY's capability bit); nil: leave it off.
+    public var accelerometer: AccelerometerSettings? = AccelerometerSettings()
+    /// The board's accelerometer stream of this session; nil when it has none (or it is off).
+    public private(set) var sensor: LinkAccelerometer?
     /// The transport's diagnostics, where it keeps them.
     public var diagnostics: (any LinkDiagnostics)? { transport.diagnostics }
     /// The session's keep-alive as the board took it, µs.
@@ -193,6 +199,13 @@ public final class BridgeLink {
         clock.reset(anchor: reply.boardTime)
         statistics = Statistics()
         try send(encoder.clearFault())
+        sensor = nil
+        if let settings = accelerometer, reply.capabilitySet.contains(.accelerometer) {
+            // Started with the session (a new HELLO stops it on the board); the board
+            // reads its FIFO in the stream's gaps from here on.
+            sensor = LinkAccelerometer(settings: AccelerationSettingsAnchor(settings: settings, anchor: reply.boardTime))
+            try send(encoder.accelStream(rate: settings.rateCode, fullScale: settings.fullScaleCode))
+        }
         return id
     }
 
@@ -299,6 +312,8 @@ public final class BridgeLink {
             out.append(.stopped(s))
         } else if let c = f.chipStatus {
             out.append(.chipStatus(c))
+        } else if let a = f.accelSamples {
+            sensor?.take(a)
         }
     }
 

@@ -122,6 +122,58 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
             freeSlots: payload[Int(HB_REPLACED_OFF_FREE)])
     }
 
+    /// ACCEL_SAMPLES: the bench accelerometer's samples (PROTOCOL.md, "Accelerometer").
+    public struct AccelSamples: Sendable, Equatable {
+        /// Board time of the first sample (the board's estimate: within one period).
+        public var firstBoardTime: UInt32
+        public var periodNanoseconds: UInt32
+        /// CTRL_REG4.FS: 0..3 = ±2, 4, 8, 16 g.
+        public var fullScaleCode: UInt8
+        /// HB_ACCEL_RES_*: 0 12-bit, 1 10-bit, 2 8-bit.
+        public var resolution: UInt8
+        /// Samples were lost (the FIFO overran) before these.
+        public var lost: Bool
+        /// X, Y, Z as the sensor gives them (left-justified), oldest first.
+        public var raw: [[Int16]]
+
+        /// g per count (LIS3DH datasheet Table 4), for the resolution and range.
+        public var gPerCount: Double {
+            let mg: [Double] =
+                switch resolution {
+                case UInt8(HB_ACCEL_RES_HIGH): [1, 2, 4, 12]
+                case UInt8(HB_ACCEL_RES_NORMAL): [4, 8, 16, 48]
+                default: [16, 32, 64, 192]
+                }
+            return mg[Int(fullScaleCode & 3)] / 1000
+        }
+
+        /// One axis of sample `i`, in g.
+        public func g(sample i: Int, axis: Int) -> Double {
+            let shift: Int16 =
+                switch resolution {
+                case UInt8(HB_ACCEL_RES_HIGH): 4
+                case UInt8(HB_ACCEL_RES_NORMAL): 6
+                default: 8
+                }
+            return Double(raw[i][axis] >> shift) * gPerCount
+        }
+    }
+
+    public var accelSamples: AccelSamples? {
+        guard type == .accelSamples else { return nil }
+        let format = payload[Int(HB_ACCEL_OFF_FORMAT)]
+        let n = Int(payload[Int(HB_ACCEL_OFF_COUNT)])
+        var raw: [[Int16]] = []
+        for i in 0..<n {
+            let base = Int(HB_ACCEL_OFF_DATA) + i * Int(HB_ACCEL_SAMPLE_LEN)
+            raw.append((0..<3).map { Int16(bitPattern: payload.get16(at: UInt32(base + 2 * $0))) })
+        }
+        return AccelSamples(
+            firstBoardTime: payload.get32(at: HB_ACCEL_OFF_FIRST_US), periodNanoseconds: payload.get32(at: HB_ACCEL_OFF_PERIOD_NS),
+            fullScaleCode: format & UInt8(HB_ACCEL_FORMAT_FS_MASK), resolution: (format >> UInt8(HB_ACCEL_FORMAT_RES_SHIFT)) & 3,
+            lost: format & UInt8(HB_ACCEL_FORMAT_LOST) != 0, raw: raw)
+    }
+
     /// Rules between fields that the length table cannot check.
     private static func checkFields(type: FrameType, payload: [UInt8], bytes: [UInt8]) throws(FrameDecodingError) {
         switch type {
@@ -134,6 +186,11 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
             guard payload.count == Int(HB_I2C_RESULT_MIN_LEN) + count else {
                 throw .malformedPayload(
                     type: type, field: "count", rule: "\(count) bytes read but \(payload.count - Int(HB_I2C_RESULT_MIN_LEN)) follow", bytes)
+            }
+        case .accelSamples:
+            let count = Int(payload[Int(HB_ACCEL_OFF_COUNT)])
+            guard payload.count == Int(HB_ACCEL_OFF_DATA) + count * Int(HB_ACCEL_SAMPLE_LEN) else {
+                throw .malformedPayload(type: type, field: "count", rule: "\(count) samples but \(payload.count) bytes", bytes)
             }
         default:
             break

@@ -92,4 +92,6 @@ public struct BoardCapabilities: OptionSet, Sendable, Hashable {
     public static let replaceFrom = BoardCapabilities(HB_CAP_REPLACE_FROM)
     /// 1.1: serial number and bootloader kind in HELLO_REPLY.
     public static let identity = BoardCapabilities(HB_CAP_IDENTITY)
+    /// An accelerometer answered: ACCEL_STREAM / ACCEL_SAMPLES (PROTOCOL.md, "Accelerometer").
+    public static let accelerometer = BoardCapabilities(HB_CAP_ACCEL)
 }

@@ -24,6 +24,8 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let i2cWrite = FrameType(HB_T_I2C_WRITE)
     /// 1.1: immediate, discards the queued commands stamped from a time on.
     public static let replaceFrom = FrameType(HB_T_REPLACE_FROM)
+    /// 1.1 with the accelerometer capability: start or stop its samples.
+    public static let accelStream = FrameType(HB_T_ACCEL_STREAM)
     public static let commandRTP = FrameType(HB_T_CMD_RTP)
     public static let commandRegisterWrite = FrameType(HB_T_CMD_REG_WRITE)
     public static let commandROMSequence = FrameType(HB_T_CMD_ROM_SEQ)
@@ -38,6 +40,7 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let eventStopped = FrameType(HB_T_EVENT_STOPPED)
     public static let i2cResult = FrameType(HB_T_I2C_RESULT)
     public static let replaced = FrameType(HB_T_REPLACED)
+    public static let accelSamples = FrameType(HB_T_ACCEL_SAMPLES)
 
     static let names: [FrameType: String] = [
         .hello: "HELLO", .sync: "SYNC", .keepAlive: "KEEPALIVE", .queueStatusRequest: "QUEUE_STATUS_REQ",
@@ -47,6 +50,7 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
         .syncReply: "SYNC_REPLY", .queueStatus: "QUEUE_STATUS", .chipStatus: "CHIP_STATUS", .ack: "ACK",
         .nak: "NAK", .eventStopped: "EVENT_STOPPED", .i2cRead: "I2C_READ", .i2cWrite: "I2C_WRITE",
         .replaceFrom: "REPLACE_FROM", .i2cResult: "I2C_RESULT", .replaced: "REPLACED",
+        .accelStream: "ACCEL_STREAM", .accelSamples: "ACCEL_SAMPLES",
     ]
 
     public var description: String { Self.names[self] ?? "type 0x\(String(rawValue, radix: 16))" }

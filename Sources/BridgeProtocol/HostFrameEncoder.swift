@@ -96,6 +96,15 @@ public struct HostFrameEncoder: Sendable {
 
     /// REPLACE_FROM (1.1): the board discards its queued commands stamped at or after `at`
     /// (board time) and answers REPLACED; stream the new commands from `at` on after it.
+    /// ACCEL_STREAM: the board's LIS3DH at CTRL_REG1.ODR code `rate` (0 stops) and
+    /// CTRL_REG4.FS code `fullScale`.
+    public mutating func accelStream(rate: UInt8, fullScale: UInt8) -> [UInt8] {
+        var p = [UInt8](repeating: 0, count: Int(HB_ACCEL_STREAM_LEN))
+        p[Int(HB_ACCEL_STREAM_OFF_ODR)] = rate
+        p[Int(HB_ACCEL_STREAM_OFF_FS)] = fullScale
+        return fixed(.accelStream, p)
+    }
+
     public mutating func replaceFrom(at: UInt32) -> [UInt8] {
         var p = [UInt8](repeating: 0, count: Int(HB_REPLACE_FROM_LEN))
         p.put32(at, at: HB_REPLACE_OFF_AT_US)

@@ -1,4 +1,5 @@
 import Bench
+import DeviceInterface
 
 /// Point 4's measurements for one play (`PlayResult.trace`): peak and RMS acceleration
 /// over the whole recording, and rise time, lag and stop time of the drive's first
@@ -9,6 +10,9 @@ public struct PlayMeasurements: Sendable {
     public var unmeasured: [MeasurementError]
     /// How many drive steps the play had (the timings are the first's).
     public var driveSteps: Int
+    /// Where every acceleration figure here came from: "sensor" (a bench accelerometer)
+    /// or "model" (the actuator's physics); nil without acceleration.
+    public var source: AccelerationOrigin?
 
     public init(trace: PlayTrace) {
         var measurements: [BenchMeasurement] = []
@@ -17,6 +21,7 @@ public struct PlayMeasurements: Sendable {
             do { measurements.append(try body()) } catch { unmeasured.append(error) }
         }
         let samples = trace.samples ?? []
+        source = samples.isEmpty ? nil : (trace.origin ?? .model)
         keep { () throws(MeasurementError) in try AccelerationLevels.peakG(samples) }
         keep { () throws(MeasurementError) in try AccelerationLevels.rmsG(samples) }
         let steps = DriveStep.steps(in: DriveStamp.from(trace.drive))

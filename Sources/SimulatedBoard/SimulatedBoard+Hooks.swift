@@ -1,6 +1,7 @@
 import DRV2605
 import DRV2605Model
 import FirmwareCore
+import SensorModel
 
 /// The firmware core's hooks (hooks.h) for the simulated board: plain C function
 /// pointers, each handed the board back through `context` (an unretained pointer:
@@ -51,7 +52,11 @@ extension SimulatedBoard {
     func i2cWrite(address: UInt8, data: [UInt8]) -> hb_i2c_result {
         var acknowledged = true
         do {
-            try chip.i2cWrite(address: address, register: data.first ?? 0, bytes: Array(data.dropFirst()))
+            if let sensor = accelerometer, address == sensor.address {
+                try sensor.i2cWrite(address: address, register: data.first ?? 0, bytes: Array(data.dropFirst()))
+            } else {
+                try chip.i2cWrite(address: address, register: data.first ?? 0, bytes: Array(data.dropFirst()))
+            }
         } catch {
             acknowledged = false
         }
@@ -63,7 +68,11 @@ extension SimulatedBoard {
         var read: [UInt8] = []
         var acknowledged = true
         do {
-            read = try chip.i2cRead(address: address, register: register, count: out.count)
+            if let sensor = accelerometer, address == sensor.address {
+                read = try sensor.i2cRead(address: address, register: register, count: out.count)
+            } else {
+                read = try chip.i2cRead(address: address, register: register, count: out.count)
+            }
             for (i, b) in read.enumerated() where i < out.count { out[i] = b }
         } catch {
             acknowledged = false

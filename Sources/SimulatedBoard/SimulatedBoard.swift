@@ -3,6 +3,7 @@ import BridgeProtocol
 import DRV2605
 import DRV2605Model
 import FirmwareCore
+import SensorModel
 
 /// The bridge board in software: the firmware's portable core (the same C sources
 /// the ATmega32U4 build uses, through the `FirmwareCore` target) with its hardware
@@ -55,6 +56,12 @@ public final class SimulatedBoard {
         /// What the board reports in its boot section (a simulated board has none to
         /// jump to: `enterBootloader` is only counted).
         public var bootloader: BootloaderKind
+        /// A LIS3DH breakout on the bus (Hardware/boards/README.md, "Accelerometer"),
+        /// mounted on the actuator's sled as this says; nil: none fitted (the default: a
+        /// board as sold, and every figure then comes from the model).
+        public var accelerometer: LIS3DHChip.Mounting?
+        /// Where it answers: 0x18 with SA0 low, 0x19 high.
+        public var accelerometerAddress: UInt8 = LIS3DHChip.defaultAddress
 
         public init(
             variant: DeviceVariant = .drv2605L, load: Load = .open, supplyVolts: Double = 5.0,
@@ -82,6 +89,8 @@ public final class SimulatedBoard {
 
     /// The I2C peer at 0x5A. Its time is the board's: advance the board, not the chip.
     public let chip: DRV2605Chip
+    /// The bench accelerometer, when one is fitted, sampling `chip`'s actuator.
+    public let accelerometer: LIS3DHChip?
     public let configuration: Configuration
 
     /// Virtual time since power-up, in µs. Never wraps; `boardTime` is what the
@@ -109,6 +118,7 @@ public final class SimulatedBoard {
         self.configuration = configuration
         chip = DRV2605Chip(variant: configuration.variant, load: configuration.load, supplyVolts: configuration.supplyVolts)
         chip.isRecording = configuration.recordsAcceleration
+        accelerometer = configuration.accelerometer.map { LIS3DHChip(address: configuration.accelerometerAddress, mounting: $0) }
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
         var hooks = Self.hooks(context: Unmanaged.passUnretained(self).toOpaque())
@@ -239,6 +249,14 @@ public final class SimulatedBoard {
     }
 
     func moveClock(to target: UInt64) {
+        if let sensor = accelerometer {
+            // Each sample at its own moment: the physics brought there first.
+            let chip = chip
+            sensor.advance(toMicroseconds: target) { at in
+                chip.advance(toMicroseconds: at)
+                return chip.accelerationG
+            }
+        }
         chip.advance(toMicroseconds: target)
         time = target
     }

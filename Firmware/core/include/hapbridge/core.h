@@ -23,6 +23,7 @@
 #include "hapbridge/firmware_version.h"
 #include "hapbridge/frame.h"
 #include "hapbridge/hooks.h"
+#include "hapbridge/lis3dh.h"
 #include "hapbridge/protocol.h"
 #include "hapbridge/queue.h"
 
@@ -107,6 +108,9 @@ typedef struct hb_core {
     uint8_t untimed_seq;
     uint8_t untimed[HB_I2C_READ_LEN];
     uint32_t untimed_since_us;
+
+    /* The bench accelerometer, when one answered (lis3dh.h; main context). */
+    hb_accel accel;
 
     uint8_t tx[HB_FRAME_MAX_LEN];
 } hb_core;

@@ -90,6 +90,16 @@ static inline bool hbi_bus_free_for(hb_core *core, uint32_t now, uint32_t us)
  * (main context; hb_core_poll calls it). */
 void hbi_untimed_retry(hb_core *core);
 
+/* The bench accelerometer (lis3dh.c, main context): found by WHO_AM_I (at
+ * start-up and on HELLO), started/stopped by ACCEL_STREAM (returns an
+ * HB_NAK_* reason or 0), stopped with the session, and read in the stream's
+ * gaps from hb_core_poll. */
+void hbi_accel_probe(hb_core *core);
+uint8_t hbi_accel_stream(hb_core *core, uint8_t odr, uint8_t fs);
+void hbi_accel_stop(hb_core *core);
+void hbi_accel_poll(hb_core *core);
+void hbi_accel_advance(hb_core *core, uint8_t n);
+
 /* Frames to the host (main context only). */
 void hbi_send(hb_core *core, uint8_t type, const uint8_t *payload, uint8_t len);
 void hbi_nak(hb_core *core, uint8_t seq, uint8_t type, uint8_t reason);

@@ -51,6 +51,7 @@
 #define HB_T_I2C_READ 0x09u  /* 1.1: untimed, works without a session */
 #define HB_T_I2C_WRITE 0x0Au /* 1.1: untimed, needs a session */
 #define HB_T_REPLACE_FROM 0x14u /* 1.1: immediate (not queued) despite its stamp */
+#define HB_T_ACCEL_STREAM 0x15u /* 1.1 with HB_CAP_ACCEL: start/stop the accelerometer's samples */
 /* Stamped commands: executed by the board's timer at payload[0..3] (board us) */
 #define HB_T_CMD_RTP 0x10u
 #define HB_T_CMD_REG_WRITE 0x11u
@@ -64,6 +65,7 @@
 #define HB_T_CHIP_STATUS 0x85u
 #define HB_T_I2C_RESULT 0x89u
 #define HB_T_REPLACED 0x94u
+#define HB_T_ACCEL_SAMPLES 0x95u /* 1.1 with HB_CAP_ACCEL: unsolicited while streaming */
 #define HB_T_ACK 0xA0u
 #define HB_T_NAK 0xE0u
 #define HB_T_EVENT_STOPPED 0xE1u
@@ -138,6 +140,7 @@
 #define HB_CAP_RAW_I2C (1u << 8)      /* I2C_READ / I2C_WRITE */
 #define HB_CAP_REPLACE_FROM (1u << 9)
 #define HB_CAP_IDENTITY (1u << 10)    /* serial and bootloader kind in HELLO_REPLY */
+#define HB_CAP_ACCEL (1u << 11)       /* a LIS3DH answered WHO_AM_I: ACCEL_STREAM / ACCEL_SAMPLES */
 
 /* SYNC: one NTP-style exchange; the host keeps its own send/receive times. */
 #define HB_SYNC_OFF_TOKEN 0u /* u32 opaque, echoed */
@@ -239,7 +242,35 @@
 #define HB_REPLACED_OFF_FREE 2u      /* u8 free slots after */
 #define HB_REPLACED_LEN 3u
 
-/* ACK for STOP_ALL, CLEAR_FAULT, ENTER_BOOTLOADER */
+/* ACCEL_STREAM (needs a session; HB_CAP_ACCEL): the board's LIS3DH at the
+ * output data rate ODR (the code CTRL_REG1.ODR takes: 1..7 = 1, 10, 25, 50,
+ * 100, 200, 400 Hz, 9 = 1344 Hz; 0 stops) and full scale FS (CTRL_REG4.FS:
+ * 0..3 = +-2, 4, 8, 16 g), high-resolution (12-bit) mode.  ACK when taken;
+ * NAK BAD_ARG for another code or when no sensor answered.  The stream stops
+ * with the session (a new HELLO, host silence).  PROTOCOL.md, "Accelerometer". */
+#define HB_ACCEL_STREAM_OFF_ODR 0u /* u8 CTRL_REG1.ODR code, 0 = stop */
+#define HB_ACCEL_STREAM_OFF_FS 1u  /* u8 CTRL_REG4.FS code */
+#define HB_ACCEL_STREAM_LEN 2u
+
+/* ACCEL_SAMPLES: samples in FIFO order, the first at first_us (board time,
+ * the board's estimate: PROTOCOL.md), then one every period_ns. */
+#define HB_ACCEL_OFF_FIRST_US 0u  /* u32 board time of the first sample */
+#define HB_ACCEL_OFF_PERIOD_NS 4u /* u32 nominal sample period, ns */
+#define HB_ACCEL_OFF_FORMAT 8u    /* u8 bits 0-1 FS code, bits 2-3 HB_ACCEL_RES_*, bit 7 samples lost before these */
+#define HB_ACCEL_OFF_COUNT 9u     /* u8 n, 1..HB_ACCEL_MAX_SAMPLES */
+#define HB_ACCEL_OFF_DATA 10u     /* n x (X, Y, Z) i16 as the chip gives them (left-justified) */
+#define HB_ACCEL_SAMPLE_LEN 6u
+#define HB_ACCEL_MAX_SAMPLES 6u
+#define HB_ACCEL_MIN_LEN (HB_ACCEL_OFF_DATA + HB_ACCEL_SAMPLE_LEN)
+#define HB_ACCEL_MAX_LEN (HB_ACCEL_OFF_DATA + HB_ACCEL_MAX_SAMPLES * HB_ACCEL_SAMPLE_LEN)
+#define HB_ACCEL_FORMAT_FS_MASK 0x03u
+#define HB_ACCEL_FORMAT_RES_SHIFT 2u
+#define HB_ACCEL_FORMAT_LOST 0x80u
+#define HB_ACCEL_RES_HIGH 0u   /* 12-bit: the value is the i16 >> 4 */
+#define HB_ACCEL_RES_NORMAL 1u /* 10-bit: >> 6 */
+#define HB_ACCEL_RES_LOW 2u    /* 8-bit: >> 8 */
+
+/* ACK for STOP_ALL, CLEAR_FAULT, ENTER_BOOTLOADER, ACCEL_STREAM */
 #define HB_ACK_OFF_SEQ 0u  /* u8 acknowledged host sequence */
 #define HB_ACK_OFF_TYPE 1u /* u8 acknowledged type */
 #define HB_ACK_LEN 2u
@@ -374,6 +405,7 @@ static inline bool hb_host_payload_len_ok(uint8_t type, uint8_t len)
     case HB_T_I2C_READ: return len == HB_I2C_READ_LEN;
     case HB_T_I2C_WRITE: return len >= HB_I2C_WRITE_MIN_LEN && len <= HB_I2C_WRITE_MAX_LEN;
     case HB_T_REPLACE_FROM: return len == HB_REPLACE_FROM_LEN;
+    case HB_T_ACCEL_STREAM: return len == HB_ACCEL_STREAM_LEN;
     case HB_T_CMD_RTP: return len == HB_CMD_RTP_LEN;
     case HB_T_CMD_REG_WRITE: return len == HB_CMD_REG_WRITE_LEN;
     case HB_T_CMD_ROM_SEQ: return len >= HB_CMD_ROM_MIN_LEN && len <= HB_CMD_ROM_MAX_LEN;
@@ -397,6 +429,9 @@ static inline bool hb_board_payload_len_ok(uint8_t type, uint8_t len)
     case HB_T_I2C_RESULT:
         return len >= HB_I2C_RESULT_MIN_LEN && len <= HB_I2C_RESULT_MIN_LEN + HB_I2C_MAX_DATA;
     case HB_T_REPLACED: return len == HB_REPLACED_LEN;
+    case HB_T_ACCEL_SAMPLES:
+        return len >= HB_ACCEL_MIN_LEN && len <= HB_ACCEL_MAX_LEN &&
+               (len - HB_ACCEL_OFF_DATA) % HB_ACCEL_SAMPLE_LEN == 0u;
     default: return false;
     }
 }
@@ -406,7 +441,7 @@ static inline bool hb_host_type_known(uint8_t type)
     switch (type) {
     case HB_T_HELLO: case HB_T_SYNC: case HB_T_KEEPALIVE: case HB_T_QUEUE_STATUS_REQ:
     case HB_T_CHIP_STATUS_REQ: case HB_T_STOP_ALL: case HB_T_CLEAR_FAULT:
-    case HB_T_ENTER_BOOTLOADER: case HB_T_I2C_READ: case HB_T_I2C_WRITE: case HB_T_REPLACE_FROM:
+    case HB_T_ENTER_BOOTLOADER: case HB_T_I2C_READ: case HB_T_I2C_WRITE: case HB_T_REPLACE_FROM: case HB_T_ACCEL_STREAM:
     case HB_T_CMD_RTP: case HB_T_CMD_REG_WRITE: case HB_T_CMD_ROM_SEQ: case HB_T_CMD_STOP:
         return true;
     default:
