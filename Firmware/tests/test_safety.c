@@ -145,6 +145,70 @@ static bool status_poll_keeps_off_the_bus_when_a_command_is_due(void)
     return true;
 }
 
+static bool status_poll_leaves_room_for_the_ports_transaction_overhead(void)
+{
+    /* A port whose every transaction costs a USB round trip (the hosted
+     * FT232H) states it: a poll that fits the 400 kHz guard but not the
+     * round trip waits for the command, as the board's own guard would. */
+    hb_core_config config = {.tick_ns = 1000, .transaction_overhead_us = 600};
+    fake_init_with(&b, &config);
+    fake_hello(&b, 1000, 0);
+    uint32_t poll_at = b.core.next_status_poll_us;
+    fake_advance(&b, poll_at - b.now_us - 100);
+    fake_rtp(&b, poll_at + 500, 0x44); /* 500 us of free bus: enough at 400 kHz alone */
+    uint32_t reads = b.read_count;
+    fake_advance(&b, 300);
+    CHECK(b.read_count == reads); /* deferred: the round trip would run into the command */
+    fake_advance(&b, 400);
+    CHECK(fake_writes_of(&b, DRV2605_REG_RTP_INPUT, 0x44) == 1 && b.read_count == reads + 1);
+    return true;
+}
+
+/* A port's own STATUS reading (the recent_status hook), as the hosted FT232H
+ * takes one in the same transfer as each write. */
+static uint8_t port_status;
+static bool port_has_status;
+static uint32_t asked_max_age_us;
+
+static bool port_recent_status(void *context, uint32_t max_age_us, uint8_t *status)
+{
+    (void)context;
+    asked_max_age_us = max_age_us;
+    *status = port_status;
+    return port_has_status;
+}
+
+static bool status_poll_takes_the_ports_recent_reading_without_the_bus(void)
+{
+    fake_init(&b);
+    b.core.hooks.recent_status = port_recent_status;
+    fake_hello(&b, 1000, 0);
+    fake_rtp(&b, b.now_us + 100, 0x50);
+    port_has_status = true;
+    port_status = (uint8_t)(DRV2605_DEVICE_ID_DRV2605L << DRV2605_STATUS_DEVICE_ID_SHIFT);
+    uint32_t reads = b.read_count;
+    fake_advance(&b, 2u * HB_STATUS_POLL_US);
+    CHECK(b.read_count == reads && fake_last_stop_reason(&b) == 0); /* polled, no bus read */
+    CHECK(asked_max_age_us == HB_STATUS_POLL_US / 2u);
+    port_status |= DRV2605_STATUS_OVER_TEMP;
+    fake_advance(&b, HB_STATUS_POLL_US + 100);
+    CHECK(fake_last_stop_reason(&b) == HB_STOP_FAULT && (b.core.faults & HB_FAULT_OVER_TEMP));
+    CHECK(b.read_count == reads);
+    return true;
+}
+
+static bool status_poll_reads_the_chip_when_the_port_has_no_recent_reading(void)
+{
+    fake_init(&b);
+    b.core.hooks.recent_status = port_recent_status;
+    port_has_status = false;
+    fake_hello(&b, 1000, 0);
+    uint32_t reads = b.read_count;
+    fake_advance(&b, HB_STATUS_POLL_US + 100);
+    CHECK(b.read_count == reads + 1);
+    return true;
+}
+
 static bool status_poll_is_not_starved_by_a_dense_stream(void)
 {
     fake_init(&b);
@@ -192,7 +256,10 @@ const test_case safety_tests[] = {
     {"STOP_ALL flushes the queue and stops at once", stop_all_flushes_the_queue_and_stops_at_once},
     {"bootloader entry needs the magic and stops first", bootloader_entry_needs_the_magic_and_stops_first},
     {"status poll keeps off the bus when a command is due", status_poll_keeps_off_the_bus_when_a_command_is_due},
+    {"status poll leaves room for the port's transaction overhead", status_poll_leaves_room_for_the_ports_transaction_overhead},
     {"status poll is not starved by a dense stream", status_poll_is_not_starved_by_a_dense_stream},
+    {"status poll takes the port's recent reading without the bus", status_poll_takes_the_ports_recent_reading_without_the_bus},
+    {"status poll reads the chip when the port has no recent reading", status_poll_reads_the_chip_when_the_port_has_no_recent_reading},
     {"ROM-sequence drive ends when the chip clears GO", rom_sequence_drive_ends_when_the_chip_clears_go},
     TEST_LIST_END,
 };

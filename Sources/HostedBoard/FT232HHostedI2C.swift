@@ -18,10 +18,35 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
 
     public var summary: String { "MPSSE I2C at \(Int(port.sclHz / 1000)) kHz" }
 
+    /// The last STATUS read in a write's transfer: when, and the fault bits seen since
+    /// the core last took one (they clear on read, so none may be lost between).
+    private var status: (value: UInt8, atNanoseconds: UInt64)?
+    private var faultsSinceTaken: UInt8 = 0
+
+    /// A write to the DRV2605 reads its STATUS back in the same transfer: ~100 µs more
+    /// on the wire at 400 kHz, no second USB round trip, and the core's fault poll
+    /// answered from it (`recentStatus`) never needs a transaction of its own, which on
+    /// a dense stream no gap between writes would hold.
     public func write(address: UInt8, bytes: [UInt8], sent: () -> Void) -> HostedI2CResult {
         var p = port.program()
         p.write(address: address, register: bytes.first ?? 0, bytes: Array(bytes.dropFirst()))
-        return result { () throws(I2CTransactionError) in _ = try port.transact(p, sent: sent) }
+        let chip = UInt8(DRV2605_I2C_ADDR)
+        if address == chip { p.read(address: chip, register: UInt8(DRV2605_REG_STATUS), count: 1) }
+        return result { () throws(I2CTransactionError) in
+            let read = try port.transact(p, sent: sent)
+            if address == chip, let value = read.first { note(status: value) }
+        }
+    }
+
+    public func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8? {
+        guard let status, HostedClock.nanoseconds() &- status.atNanoseconds <= UInt64(maxAgeMicroseconds) * 1000 else { return nil }
+        defer { faultsSinceTaken = 0 }
+        return status.value | faultsSinceTaken
+    }
+
+    private func note(status value: UInt8) {
+        status = (value, HostedClock.nanoseconds())
+        faultsSinceTaken |= value & UInt8(DRV2605_STATUS_OVER_TEMP | DRV2605_STATUS_OC_DETECT)
     }
 
     public func read(address: UInt8, register: UInt8, count: Int) -> (HostedI2CResult, [UInt8]) {

@@ -42,6 +42,13 @@ extension HostedBoard {
             unlock: { context in
                 guard let board = HostedBoard.from(context) else { return }
                 pthread_mutex_unlock(board.coreLock)
+            },
+            recent_status: { context, maxAge, status in
+                guard let board = HostedBoard.from(context), let status,
+                    let reading = board.port.recentStatus(maxAgeMicroseconds: maxAge)
+                else { return false }
+                status.pointee = reading
+                return true
             })
     }
 

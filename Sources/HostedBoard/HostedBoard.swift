@@ -30,20 +30,20 @@ public final class HostedBoard: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The serial number HELLO_REPLY states (1...20 characters `hb_serial_char_ok` takes).
         public var serial: [UInt8]
-        /// SCHED_FIFO priority asked for the timer thread (above the engine's service thread).
-        public var priority: Int32 = 30
+        /// SCHED_FIFO priority asked for the timer thread (above the engine's service
+        /// thread); nil keeps it in the normal class (the benchmark's comparison).
+        public var priority: Int32? = 30
         /// How long before a stamp the timer thread wakes and then spins (µs). Covers the
         /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
         public var spinMicroseconds: UInt16
         /// The intake HELLO_REPLY states: the least µs between stamped writes this port
         /// keeps up with (a write is one USB round trip for its ACK bits).
         public var writeSpacingMicroseconds: UInt16 = 500
-        /// How long the service thread keeps `hb_core_poll` off the bus ahead of a due
-        /// command (µs): a STATUS read is a USB round trip here, far longer than the core's
-        /// own guard for a board's 400 kHz bus. A poll held off longer than
-        /// `maximumPollDeferral` goes ahead anyway.
-        public var pollGuardMicroseconds: UInt64 = 3_000
-        public var maximumPollDeferralMicroseconds: UInt64 = 20_000
+        /// What a transaction costs beyond its bytes (µs): a USB round trip for the ACK
+        /// bits. The core keeps its STATUS polls and untimed reads off the bus unless they
+        /// end before the next stamped command (hb_core_config.transaction_overhead_us).
+        /// nil: measured when the board starts (`measureTransactionOverhead`).
+        public var transactionOverheadMicroseconds: UInt16?
         /// The most write times kept for `drainWriteTimes()`.
         public var writeTimeCapacity = 100_000
 
@@ -54,6 +54,8 @@ public final class HostedBoard: @unchecked Sendable {
     }
 
     public let configuration: Configuration
+    /// The overhead the core was told (measured unless configured).
+    public let transactionOverheadMicroseconds: UInt16
     public let port: any HostedI2CPort
     /// How the timer thread is scheduled (known once `init` returns).
     public private(set) var scheduling = HostedScheduling(thread: .normal(reason: "not started"), memoryLocked: false, timerSlackNanoseconds: nil)
@@ -78,11 +80,14 @@ public final class HostedBoard: @unchecked Sendable {
     }
     let shared = Mutex(Shared())
     private var threads: [pthread_t] = []
+    /// The timer thread's CPU-time clock (pthread_getcpuclockid), while it runs.
+    private var timerCPUClock: clockid_t?
     private var stopped = false
 
     public init(port: any HostedI2CPort, configuration: Configuration) {
         self.port = port
         self.configuration = configuration
+        transactionOverheadMicroseconds = configuration.transactionOverheadMicroseconds ?? Self.measureTransactionOverhead(port)
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
         coreLock = .allocate(capacity: 1)
@@ -92,6 +97,7 @@ public final class HostedBoard: @unchecked Sendable {
         config.spin_us = configuration.spinMicroseconds
         config.tick_ns = 1000
         config.write_spacing_us = configuration.writeSpacingMicroseconds
+        config.transaction_overhead_us = transactionOverheadMicroseconds
         config.bootloader_kind = UInt8(HB_BOOTLOADER_NONE)
         config.serial_len = UInt8(truncatingIfNeeded: min(configuration.serial.count, Int(HB_SERIAL_MAX_LEN)))
         withUnsafeMutableBytes(of: &config.serial) { field in
@@ -138,6 +144,15 @@ public final class HostedBoard: @unchecked Sendable {
         }
     }
 
+    /// CPU time the timer thread has used so far (ns): its sleeps cost nothing, its spins
+    /// onto each stamp and the writes it makes do. nil once stopped or where unknown.
+    public var timerThreadCPUNanoseconds: UInt64? {
+        guard !stopped, let clock = timerCPUClock else { return nil }
+        var ts = timespec()
+        guard clock_gettime(clock, &ts) == 0 else { return nil }
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     /// Ends both threads (the timer's last command, if it is running one, finishes),
     /// then shuts the chip down through the port. Idempotent.
     public func stop() {
@@ -162,7 +177,11 @@ public final class HostedBoard: @unchecked Sendable {
             started.signal()
             timerLoop()
         })
-        if let t = Self.spawn(box) { threads.append(t) }
+        if let t = Self.spawn(box) {
+            threads.append(t)
+            var clock = clockid_t()
+            if pthread_getcpuclockid(t, &clock) == 0 { timerCPUClock = clock }
+        }
         started.withLock {
             while schedulingResult == nil && !threads.isEmpty { started.wait(untilMicroseconds: HostedClock.microseconds() + 100_000) }
         }
@@ -215,10 +234,9 @@ public final class HostedBoard: @unchecked Sendable {
         }
     }
 
-    /// The main context: bytes in, and `hb_core_poll` every millisecond, held off the bus
-    /// while a stamped command is near (`pollGuardMicroseconds`).
+    /// The main context: bytes in, and `hb_core_poll` every millisecond (the core keeps
+    /// its own bus traffic clear of stamped commands, given the port's overhead).
     private func serviceLoop() {
-        var lastPoll = HostedClock.microseconds()
         while true {
             // `receive` signals with `serviceWake` held, so a byte arriving between the
             // check and the wait is never missed.
@@ -237,14 +255,21 @@ public final class HostedBoard: @unchecked Sendable {
                     if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
                 }
             }
-            let now = HostedClock.microseconds()
-            let armed = wake.withLock { armedAt }
-            let near = armed.map { HostedClock.hostMicroseconds(ofBoard: $0, nearHost: now) < now + configuration.pollGuardMicroseconds } ?? false
-            if !near || now - lastPoll > configuration.maximumPollDeferralMicroseconds {
-                hb_core_poll(core)
-                lastPoll = now
-            }
+            hb_core_poll(core)
         }
+    }
+
+    /// The port's cost per transaction: the slowest of a few STATUS reads (each a full
+    /// round trip; the answer does not matter, a NACK costs the same), with a quarter
+    /// again and 100 µs to spare for a busy host, at most 5 ms.
+    static func measureTransactionOverhead(_ port: any HostedI2CPort) -> UInt16 {
+        var slowest: UInt64 = 0
+        for _ in 0..<5 {
+            let begin = HostedClock.nanoseconds()
+            _ = port.read(address: UInt8(DRV2605_I2C_ADDR), register: UInt8(DRV2605_REG_STATUS), count: 1)
+            slowest = max(slowest, (HostedClock.nanoseconds() - begin) / 1000)
+        }
+        return UInt16(min(5000, slowest + slowest / 4 + 100))
     }
 }
 

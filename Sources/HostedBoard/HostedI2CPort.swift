@@ -12,6 +12,15 @@ public protocol HostedI2CPort: AnyObject, Sendable {
     func shutDown()
     /// One line for reports: what the bus is.
     var summary: String { get }
+    /// The DRV2605's STATUS as the port last read it on its own, if within
+    /// `maxAgeMicroseconds`, with every fault bit seen since the last call ORed in
+    /// (hooks.h, `recent_status`): the core's fault poll then needs no transaction.
+    func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8?
+}
+
+extension HostedI2CPort {
+    /// A port that takes no readings of its own: the core reads STATUS itself.
+    public func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8? { nil }
 }
 
 public enum HostedI2CResult: Sendable, Equatable {

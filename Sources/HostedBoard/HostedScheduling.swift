@@ -50,31 +50,13 @@ public struct HostedScheduling: Sendable, Equatable, CustomStringConvertible {
     /// and the process's memory locked where permitted. MCL_FUTURE only where the
     /// locked-memory limit cannot bite (root, CAP_IPC_LOCK via euid 0, or an unlimited
     /// limit): under a finite limit it would make later allocations fail.
-    static func adoptForCurrentThread(priority: Int32) -> HostedScheduling {
-        let thread = ThreadScheduling.adoptForCurrentThread(priority: priority)
-        setTimerSlack()
+    static func adoptForCurrentThread(priority: Int32?) -> HostedScheduling {
+        let thread = priority.map { ThreadScheduling.adoptForCurrentThread(priority: $0) } ?? .normal(reason: "asked for the normal class")
+        let slack = ThreadScheduling.reduceTimerSlack()
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(__RLIMIT_MEMLOCK.rawValue), &limit)
         let unlimited = geteuid() == 0 || limit.rlim_cur == rlim_t.max
         let locked = mlockall(unlimited ? Int32(MCL_CURRENT | MCL_FUTURE) : Int32(MCL_CURRENT)) == 0
-        return HostedScheduling(thread: thread, memoryLocked: locked, timerSlackNanoseconds: readTimerSlack())
-    }
-
-    /// PR_SET_TIMERSLACK 1 through /proc (prctl is variadic, which Swift cannot call).
-    private static func setTimerSlack() {
-        let fd = open("/proc/thread-self/timerslack_ns", O_WRONLY)
-        guard fd >= 0 else { return }
-        _ = write(fd, "1", 1)
-        close(fd)
-    }
-
-    private static func readTimerSlack() -> Int? {
-        let fd = open("/proc/thread-self/timerslack_ns", O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let n = read(fd, &buffer, buffer.count)
-        guard n > 0 else { return nil }
-        return Int(String(decoding: buffer.prefix(n), as: UTF8.self).filter(\.isNumber))
+        return HostedScheduling(thread: thread, memoryLocked: locked, timerSlackNanoseconds: slack)
     }
 }

@@ -33,7 +33,8 @@ extension SimulatedBoard {
             },
             enter_bootloader: { context in SimulatedBoard.from(context)?.bootloaderEntries += 1 },
             lock: nil,
-            unlock: nil)
+            unlock: nil,
+            recent_status: nil)
     }
 
     static func from(_ context: UnsafeMutableRawPointer?) -> SimulatedBoard? {

@@ -53,6 +53,13 @@ typedef struct hb_core_config {
     /* The board's intake, reported in HELLO_REPLY (1.1): the least µs between
      * stamped writes the port keeps up with; 0 = not stated. */
     uint16_t write_spacing_us;
+    /* What every main-context I2C transaction costs on this port beyond its
+     * bytes at the bus rate, added to every bus guard (hbi_bus_free_for): a
+     * STATUS poll or an untimed read only takes the bus when it ends before
+     * the next stamped command.  0 where the bus is the MCU's own; a USB
+     * round trip where the host drives I2C through an adapter (the hosted
+     * FT232H). */
+    uint16_t transaction_overhead_us;
     /* The board's identity, reported in HELLO_REPLY from minor 1 on. */
     uint8_t bootloader_kind;            /* HB_BOOTLOADER_* */
     uint8_t serial_len;                 /* 0..HB_SERIAL_MAX_LEN */

@@ -83,7 +83,8 @@ static inline uint32_t hbi_due_time(const hb_core *core, const hb_cmd *cmd)
 static inline bool hbi_bus_free_for(hb_core *core, uint32_t now, uint32_t us)
 {
     const hb_cmd *head = hb_queue_peek(&core->queue);
-    return !head || (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) > (int32_t)us;
+    return !head || (int32_t)(hbi_due_time(core, head) - core->config.spin_us - now) >
+                        (int32_t)(us + core->config.transaction_overhead_us);
 }
 
 /* Runs the untimed transaction waiting for its gap, if the gap has come

@@ -8,6 +8,7 @@
 #ifndef HAPBRIDGE_HOOKS_H
 #define HAPBRIDGE_HOOKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum hb_i2c_result {
@@ -56,6 +57,15 @@ typedef struct hb_hooks {
      * board, the unit tests). */
     void (*lock)(void *context);
     void (*unlock)(void *context);
+
+    /* The chip's STATUS for the core's periodic fault poll, from a reading
+     * the port took itself within the last max_age_us (the hosted FT232H
+     * reads it in the same USB transfer as each write, where a read of its
+     * own would cost a round trip that no gap in a dense stream holds), with
+     * every fault bit seen since the last call ORed in (they clear on read).
+     * Returns false when it has none that fresh: the core then reads STATUS
+     * over I2C.  May be NULL. */
+    bool (*recent_status)(void *context, uint32_t max_age_us, uint8_t *status);
 } hb_hooks;
 
 #endif /* HAPBRIDGE_HOOKS_H */
