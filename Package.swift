@@ -122,7 +122,9 @@ let package = Package(
             swiftSettings: strict),
         // A serial executor on a dedicated thread, SCHED_FIFO where permitted, with its own
         // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.
-        .target(name: "RealTime", swiftSettings: strict),
+        .target(name: "RealTime", dependencies: ["CRealTime"], swiftSettings: strict),
+        // prctl(PR_SET_TIMERSLACK) for RealTime: variadic in C, so not callable from Swift.
+        .target(name: "CRealTime"),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
         .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
@@ -236,9 +238,11 @@ let package = Package(
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
                 "HapticEngine", "BridgeLink", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
-                "Devices", "USBEmulation", "HapticCompilation", "RealTime",
+                "Devices", "USBEmulation", "HapticCompilation", "RealTime", "HostedBoard",
             ],
-            path: "Benchmarks/EngineBenchmarks", swiftSettings: strict),
+            path: "Benchmarks/EngineBenchmarks",
+            // Run by FT232HTiming under `hapbridge emulate ft232h` (pyftdi side by side).
+            exclude: ["pyftdi_events.py"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"], swiftSettings: strict),
         // Helpers several test targets share (a seeded generator); no product code.

@@ -95,4 +95,9 @@ struct RealTimeExecutorTests {
         executor.shutdown()
         #expect(RealTimeExecutor(name: "test", priority: nil).scheduling == .normal(reason: "not requested"))
     }
+
+    @Test("reduceTimerSlack sets the calling thread's timer slack to 1 ns (PR_SET_TIMERSLACK: /proc has no per-thread file for it)")
+    func timerSlackIsSet() {
+        #expect(ThreadScheduling.reduceTimerSlack() == 1)
+    }
 }
