@@ -44,7 +44,13 @@ struct ChildProcess {
         sigfillset(&defaults)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+        // COMMAND in the normal scheduling class, whatever the emulation's threads run at
+        // (`emulate ft232h` takes SCHED_FIFO for its device: FT232HEmulation.devicePriority).
+        var normal = sched_param()
+        posix_spawnattr_setschedpolicy(&attributes, SCHED_OTHER)
+        posix_spawnattr_setschedparam(&attributes, &normal)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         posix_spawnattr_setpgroup(&attributes, 0)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -44,7 +44,15 @@ public enum FT232HEmulation {
     static let port = 1
     static let address: UInt8 = 2
 
+    /// The emulated device's threads run SCHED_FIFO at this priority where permitted
+    /// (taken before any is started, so every one inherits it; COMMAND is spawned in
+    /// the normal class): a real FT232H answers in its own time, not when the host's
+    /// load lets a process run. Below the hosted core's timer thread
+    /// (`HostedBoard.Configuration.priority`), above the engine's service thread.
+    public static let devicePriority: Int32 = 25
+
     public static func run(_ options: Options) throws(EmulationError) -> Int32 {
+        _ = ThreadScheduling.adoptForCurrentThread(priority: devicePriority)
         try Preload.ensureLoaded()
         let testbed = try Testbed()
         defer { testbed.close() }
