@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only | --ft232h-only [--long]]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -28,6 +28,11 @@
 //   from one process with their late commands and underruns.
 // - discovery (Discovery.swift): `hapbridge list` over 5, 20 and 126 emulated boards,
 //   each run whole (process start to exit); goal: the full bus in < 2 s.
+// - FT232H (FT232HTiming.swift): host-timed write error (actual − stamp) of the hosted
+//   firmware core over 10,000 1 kHz events on the emulated FT232H, with and without
+//   SCHED_FIFO, beside a cyclictest-like clock_nanosleep baseline at the same period
+//   and priority (goal: p99 ≤ 1.2× the baseline's); the spin's CPU cost; the same
+//   events through pyftdi from Python. `--long`: ten minutes at 1 kHz, 0 underruns.
 import Foundation
 import HapticEngine
 import SimavrBridgeDevice
@@ -64,6 +69,12 @@ func run() async throws {
         return try await EmulatedUSBClient(arguments: CommandLine.arguments).run()
     }
     if CommandLine.arguments.contains(Discovery.clientFlag) { return try Discovery.client(arguments: CommandLine.arguments) }
+    if CommandLine.arguments.contains(FT232HTiming.clientFlag) { return try await FT232HTiming.client(arguments: CommandLine.arguments) }
+    func ft232h() async throws {
+        print("== FT232H: the firmware core hosted in process, host-timed writes at 1 kHz (\(events) events; hapbridge emulate ft232h)")
+        try await FT232HTiming.run(events: events, long: CommandLine.arguments.contains("--long"), packageRoot: SimavrBridgeDevice.packageRoot() ?? ".")
+    }
+    if CommandLine.arguments.contains("--ft232h-only") { return try await ft232h() }
     func discovery() async throws {
         print("== discovery: hapbridge list over emulated boards (hapbridge emulate bridge --firmware core --boards N)")
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
@@ -127,6 +138,7 @@ func run() async throws {
         try await reportCPUCost(quick: quick)
         try await discovery()
     }
+    if !simavrOnly && !usbOnly { try await ft232h() }
     if !simavrOnly {
         print("== engine over emulated USB to the firmware ELF in real time (\(events) events; hapbridge emulate bridge --firmware elf)")
         _ = try EmulatedUSB.run(

@@ -1,0 +1,58 @@
+import Actuators
+import BridgeLink
+import Foundation
+import HapticEngine
+import Haptics
+import HostedBoard
+
+/// What the client measured on the FT232H: each stamped RTP write's actual − stamp
+/// (µs; actual is when the transfer was handed to libftdi), its USB round trip, the
+/// timer thread's CPU per second of play, and the engine's own tally.
+struct HostedFigures {
+    var late: Stats
+    var roundTrip: Stats
+    var timerCPUPerSecond: Double
+    var scheduling: String
+    var commandsSent: Int
+    var lateCommands: Int
+    var underruns: Int
+}
+
+/// `count` control steps at `periodMicroseconds`, each a new RTP amplitude: events of
+/// one period whose intensity alternates, played by the engine over the hosted core
+/// on the first FT232H (this process runs as COMMAND under `hapbridge emulate ft232h`,
+/// or with one plugged in).
+func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinMicroseconds: UInt16) async throws -> HostedFigures {
+    let port = try FT232HHostedI2C(serial: nil)
+    var configuration = HostedBoard.Configuration(serial: Array("BENCH".utf8), spinMicroseconds: spinMicroseconds)
+    configuration.priority = priority
+    configuration.writeTimeCapacity = count + 1000
+    let board = HostedBoard(port: port, configuration: configuration)
+    var options = HapticEngine.Options(driving: .automatic)
+    options.controlStepMicroseconds = periodMicroseconds
+    let engine = HapticEngine(
+        link: BridgeLink(transport: HostedBoardTransport(board: board, summary: "FT232H (benchmark)")), actuator: try ActuatorProfileLoader.resolve("pmd-c10-100"), options: options)
+    try await engine.start()
+    let step = Double(periodMicroseconds) / 1e6
+    let pattern = HapticPattern(events: (0..<count).map { i in
+        .continuous(at: Double(i) * step, duration: step, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
+    })
+    let player = try await engine.makePlayer(with: pattern)
+    _ = board.drainWriteTimes()
+    let cpuBefore = board.timerThreadCPUNanoseconds ?? 0
+    let wallBefore = monotonicNanoseconds()
+    try await player.start(atTime: 0)
+    try await Task.sleep(for: .milliseconds(Int(Double(count) * step * 1000) + 300))
+    let cpu = Double((board.timerThreadCPUNanoseconds ?? cpuBefore) - cpuBefore) / 1e9
+    let wall = Double(monotonicNanoseconds() - wallBefore) / 1e9
+    let statistics = await engine.statistics
+    await engine.stop()
+    // Stamped RTP_INPUT writes only: the timer's, each made for one command's stamp.
+    let writes = board.drainWriteTimes().filter { $0.bytes.first == 0x02 && $0.stampNanoseconds != nil }
+    board.stop()  // the chip to standby, EN low (the transport's close does the same when the engine goes)
+    return HostedFigures(
+        late: Stats(samples: writes.compactMap { $0.lateNanoseconds.map { Double($0) / 1000 } }),
+        roundTrip: Stats(samples: writes.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }),
+        timerCPUPerSecond: cpu / wall, scheduling: board.scheduling.description,
+        commandsSent: statistics.commandsSent, lateCommands: statistics.lateCommands, underruns: statistics.boardUnderruns)
+}
