@@ -9,7 +9,7 @@ internal import CHapbridgeProtocol
 /// usb:BUS-PORT[.PORT]   the bridge board on this USB port (as `lsusb -t` and sysfs
 ///                       name it: 1-2, 3-1.4); stays the same across re-plugging into
 ///                       the same socket, unlike the device number
-/// ftdi, ftdi:SERIAL     an FT232H, the DRV2605 on its MPSSE I2C (diagnose, calibrate, rom)
+/// ftdi, ftdi:SERIAL     an FT232H, the DRV2605 on its MPSSE I2C (the firmware core hosted in process)
 /// ```
 /// A serial number that looks like a port path can be written `usb:serial=1-2`.
 public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {

@@ -16,7 +16,7 @@ public struct DeviceOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Device: sim (the simulated board), usb (the only or first bridge board), usb:SERIAL or usb:BUS-PORT[.PORT], "
-                + "ftdi or ftdi:SERIAL (a DRV2605 on an FT232H's MPSSE I2C; diagnose, calibrate and rom). "
+                + "ftdi or ftdi:SERIAL (a DRV2605 on an FT232H's MPSSE I2C, timed by this host). "
                 + "Without it: the bridge board if exactly one is plugged in, else the simulated board.",
             valueName: "address"))
     public var device: DeviceArgument?

@@ -89,7 +89,7 @@ struct BoardEntry {
                 entry.message = TerminalText.safe("its serial could not be read: \(e)")
             } else if device.kind == .ft232h {
                 // Not a bridge board: reached by its serial through libftdi, not by its port.
-                entry.message = TerminalText.safe("a DRV2605 on its I2C: --device ftdi:\(device.serialNumber ?? "SERIAL") (diagnose, calibrate, rom)")
+                entry.message = TerminalText.safe("a DRV2605 on its I2C: --device ftdi:\(device.serialNumber ?? "SERIAL") (timed by this host)")
             }
             return entry
         }

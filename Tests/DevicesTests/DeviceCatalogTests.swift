@@ -32,7 +32,19 @@ struct DeviceCatalogTests {
         try #require(catalog.usbBoards().isEmpty)
         #expect(throws: DeviceSelectionError.self) { try catalog.choose(.usb(.serial("NOPE"))) }
         do { _ = try catalog.choose(.usb(.any)) } catch { #expect(error.description.contains("hapbridge list")) }
-        do { _ = try catalog.choose(.ftdi(serial: nil)) } catch { #expect(error.description.contains("diagnose, calibrate and rom only")) }
+    }
+
+    @Test("ftdi chooses the FT232H path (the firmware core hosted in process); with none plugged in, opening it says no FT232H was found")
+    func ftdiWithoutAnFT232H() throws {
+        let catalog = DeviceCatalog()
+        #expect(try catalog.choose(.ftdi(serial: nil)) == .ft232h(serial: nil))
+        #expect(try catalog.choose(.ftdi(serial: "FT9")) == .ft232h(serial: "FT9"))
+        do {
+            _ = try catalog.open(.ftdi(serial: nil), simulated: .init(actuator: try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile, directories: [actuatorDirectory])))
+            Issue.record("an FT232H opened on a machine without one")
+        } catch {
+            #expect(error.description.contains("FT232H"), "\(error)")
+        }
     }
 
     @Test("the simulated board opens with the default actuator and answers HELLO with a DRV2605L")
