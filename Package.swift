@@ -189,7 +189,7 @@ let package = Package(
             name: "HIL",
             dependencies: [
                 "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "DRV2605", "FileAccess", "JSON", "Plot",
-                .product(name: "Yams", package: "Yams"),
+                "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
@@ -294,8 +294,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
-        // Examples/hil through the built executable (JSON record, JUnit XML).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
+        // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
+        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", "TestSupport", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
