@@ -189,7 +189,7 @@ let package = Package(
             name: "HIL",
             dependencies: [
                 "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "DRV2605", "FileAccess", "JSON", "Plot",
-                "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"),
+                "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine

@@ -1,7 +1,9 @@
 import DeviceInterface
 import FileAccess
 import FirmwareImage
+import Devices
 import Flashing
+import Logging
 import Measurements
 
 /// The `flash` step: a bridge board programmed as `hapbridge flash --device ADDRESS`
@@ -23,11 +25,16 @@ enum StepFlash {
         case .usb: break
         }
         let loaded = try load(image, relativeTo: scriptDirectory)
+        // The board leaving for its bootloader and coming back is expected here: USB
+        // events are warnings only (as `hapbridge flash` logs them).
+        var logger = Logger(label: "hapbridge.flash")
+        logger.logLevel = .warning
+        let catalog = DeviceCatalog(logger: logger)
         do throws(FlashError) {
-            let target = try await FlashTarget.choose(port: nil, device: slot.spec.address.description, catalog: slot.catalog)
+            let target = try await FlashTarget.choose(port: nil, device: slot.spec.address.description, catalog: catalog)
             note("\(target.entry == "enter-bootloader" ? "sent into its bootloader: " : "")\(target.programmer.protocolName) on \(target.location)")
             let progress = FlashProgress.drawn(terminal: false) { line in note(line.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            let done = try await target.flash(loaded.image, expected: part, mode: .write, progress: progress, catalog: slot.catalog)
+            let done = try await target.flash(loaded.image, expected: part, mode: .write, progress: progress, catalog: catalog)
             var message = "flashed \(done.report.imageBytes) bytes of \(loaded.path) through \(done.report.bootloader) on \(target.location), verified"
             if let now = done.firmware { message += "; firmware \(now) answers (it ran \(target.previousFirmware ?? "?"))" }
             return StepOutcome(
