@@ -72,9 +72,14 @@ let package = Package(
         .target(name: "FirmwareImage", swiftSettings: strict),
         // `hapbridge flash` as a library: one `BootloaderProgrammer` per bootloader protocol
         // (Caterina AVR109 over a serial port, Atmel FLIP DFU over libusb), and the plan
-        // every flash follows (check, erase, write, verify, start the application).
+        // every flash follows (check, erase, write, verify, start the application), and the
+        // way to a bootloader (`FlashTarget`: a board running hapbridge firmware sent there
+        // and followed back), shared by `hapbridge flash` and `hapbridge run`'s flash step.
         .target(
-            name: "Flashing", dependencies: ["FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", .product(name: "Logging", package: "swift-log")],
+            name: "Flashing",
+            dependencies: [
+                "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink", .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
@@ -149,6 +154,10 @@ let package = Package(
         // What Swift cannot reach of umockdev's GObject API and <linux/usbdevice_fs.h>:
         // signal connection, usbdevfs request numbers, the URB's layout. No logic.
         .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
+        // The client of `hapbridge emulate bridge`'s control socket (and the socket helpers
+        // its server shares): what a COMMAND under the emulation unplugs and replugs with,
+        // without linking umockdev.
+        .target(name: "EmulationControl", swiftSettings: strict),
         // `hapbridge emulate`: emulated USB devices behind real libusb (umockdev + our
         // usbdevfs handler); the bridge board backed by the firmware core in real time or
         // by the firmware ELF under simavr (Firmware/sim `sim-harness --usb`); the FT232H
@@ -157,7 +166,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -182,7 +191,7 @@ let package = Package(
             name: "HIL",
             dependencies: [
                 "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "DRV2605", "FileAccess", "JSON", "Plot",
-                .product(name: "Yams", package: "Yams"),
+                "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
@@ -201,6 +210,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
+                "EmulationControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -288,8 +298,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
-        // Examples/hil through the built executable (JSON record, JUnit XML).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
+        // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
+        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", "TestSupport", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

@@ -16,13 +16,35 @@ public struct BenchFile: Sendable {
         public var simulatedFault: SimulatedBoardSetup.Fault
         /// The simulated board's VDD, V.
         public var simulatedSupplyVolts: Double
+        /// How the host switches a bridge board's USB power, for `unplug` and `replug`.
+        public var power: PowerSwitch?
 
-        public init(name: String, address: DeviceAddress, actuator: String, simulatedFault: SimulatedBoardSetup.Fault = .none, simulatedSupplyVolts: Double = 5) {
+        public init(
+            name: String, address: DeviceAddress, actuator: String, simulatedFault: SimulatedBoardSetup.Fault = .none, simulatedSupplyVolts: Double = 5,
+            power: PowerSwitch? = nil
+        ) {
             self.name = name
             self.address = address
             self.actuator = actuator
             self.simulatedFault = simulatedFault
             self.simulatedSupplyVolts = simulatedSupplyVolts
+            self.power = power
+        }
+    }
+
+    /// A switchable USB port a bridge board is plugged into.
+    public enum PowerSwitch: Sendable, Equatable {
+        /// A hub with per-port power switching, driven by `uhubctl` (Debian's package):
+        /// `uhubctl -l LOCATION -p PORT -a off|on`, as labgrid's USBPowerPort does.
+        /// `location` is the hub's (`uhubctl` lists them: "1-1", "2-1.4"), `port` its
+        /// port the board is on.
+        case uhubctl(location: String, port: Int)
+
+        /// The command that switches it (the executable first).
+        public func command(on: Bool) -> [String] {
+            switch self {
+            case .uhubctl(let location, let port): ["uhubctl", "-l", location, "-p", String(port), "-a", on ? "on" : "off"]
+            }
         }
     }
 
@@ -49,8 +71,10 @@ public struct BenchFile: Sendable {
     /// The keys each mapping of the format allows; the JSON Schema lists the same ones
     /// (a test compares them).
     public static let keys = ["bench", "devices", "fixture", "features", "lock-expiry-seconds"]
-    public static let deviceKeys = ["name", "address", "actuator", "simulate"]
+    public static let deviceKeys = ["name", "address", "actuator", "simulate", "power"]
     public static let simulateKeys = ["fault", "supply"]
+    public static let powerKeys = ["uhubctl"]
+    public static let uhubctlKeys = ["location", "port"]
     public static let fixtureKeys = ["sled-mass-grams", "mounting"]
 
     public init(name: String, devices: [Device], fixture: Fixture = Fixture(), features: Set<String> = [], lockExpirySeconds: Double = 3600, file: String) {
@@ -91,10 +115,23 @@ public struct BenchFile: Sendable {
                     guard (2.5...5.5).contains(supply) else { throw v.error("must be 2.5...5.5 V (the DRV2605's VDD range), not \(supply)") }
                 }
             }
+            var power: PowerSwitch?
+            if let p = d["power"] {
+                guard case .usb = address else { throw p.error("applies to a bridge board on USB (address: usb…) only") }
+                let u = try p.mapping(allowed: powerKeys).required("uhubctl")
+                let um = try u.mapping(allowed: uhubctlKeys)
+                let locationNode = try um.required("location")
+                let location = try locationNode.string()
+                // A hub's location as uhubctl and sysfs spell it: BUS-PORT[.PORT…].
+                guard (try? DeviceAddress(parsing: "usb:\(location)")).map({ if case .usb(.port) = $0 { true } else { false } }) == true else {
+                    throw locationNode.error("a hub location as uhubctl lists it, BUS-PORT[.PORT…] (\"1-1\", \"2-1.4\"), not \(YAMLNode.echo(location))")
+                }
+                power = .uhubctl(location: location, port: try um.required("port").count(in: 1...255))
+            }
             devices.append(
                 Device(
                     name: dname, address: address, actuator: try d.required("actuator").string(), simulatedFault: fault,
-                    simulatedSupplyVolts: supply))
+                    simulatedSupplyVolts: supply, power: power))
         }
         var fixture = Fixture()
         if let f = m["fixture"] {

@@ -87,6 +87,10 @@ public struct HILRunner: Sendable {
                 }
             }
         }
+        // The bench is left as it was found: a board the last test unplugged is plugged back in.
+        for d in bench.devices {
+            if let line = await slots[d.name]?.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress(line) }
+        }
         record.seconds = DeviceSlot.seconds(ContinuousClock.now - start)
         return record
     }
@@ -147,7 +151,9 @@ public struct HILRunner: Sendable {
     ) async -> Attempt {
         let start = ContinuousClock.now
         let testDeadline = start + .seconds(test.timeoutSeconds)
-        slot.unplugged = false  // each attempt starts on a bench as set up
+        // Each attempt starts on the bench as set up: a device an earlier test or
+        // attempt unplugged is plugged back in (and awaited) first.
+        if let line = await slot.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress("\(tag) #\(number): \(line)") }
         var steps: [StepResult] = []
         let directory = (script.file as NSString).deletingLastPathComponent
         for (i, step) in test.steps.enumerated() {
@@ -158,7 +164,9 @@ public struct HILRunner: Sendable {
             if let s = step.timeoutSeconds, s < limit.seconds { limit = (s, "step \(Limit.format(s)) s") }
             let runLeft = DeviceSlot.seconds(runDeadline - stepStart)
             if runLeft < limit.seconds { limit = (runLeft, "run \(Limit.format(options.runTimeoutSeconds)) s") }
-            var result = await execute(step, index: i, on: slot, directory: directory, limit: limit)
+            let prefix = "\(tag) #\(number) step \(i + 1) \(label)"
+            let progress = options.progress
+            var result = await execute(step, index: i, on: slot, directory: directory, limit: limit) { progress("\(prefix): \($0)") }
             result.seconds = DeviceSlot.seconds(ContinuousClock.now - stepStart)
             steps.append(result)
             options.progress("\(tag) #\(number) step \(i + 1) \(label): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "")")
@@ -172,13 +180,16 @@ public struct HILRunner: Sendable {
     /// One step under its time limit, its limits applied to what it measured: a figure
     /// outside them FAILs (MARGINAL inside the band), one not measured is an ERROR, and
     /// a device gone missing under it is said as such after a bounded wait for it.
-    func execute(_ step: Step, index i: Int, on slot: DeviceSlot, directory: String, limit: (seconds: Double, whose: String)) async -> StepResult {
+    func execute(
+        _ step: Step, index i: Int, on slot: DeviceSlot, directory: String, limit: (seconds: Double, whose: String),
+        note: @escaping @Sendable (String) -> Void = { _ in }
+    ) async -> StepResult {
         let label = Self.label(step)
         var result = StepResult(index: i, kind: step.kind, label: label, verdict: .pass, message: nil, measurements: [], figures: [], seconds: 0, trace: nil)
         do throws(StepProblem) {
             guard limit.seconds > 0 else { throw StepProblem.timedOut(seconds: 0, whose: limit.whose) }
             let outcome = try await withTimeout(limit.seconds, whose: limit.whose) { () throws(StepProblem) in
-                try await StepExecution.run(step, on: slot, scriptDirectory: directory)
+                try await StepExecution.run(step, on: slot, scriptDirectory: directory, note: note)
             }
             result.verdict = outcome.verdict
             result.message = outcome.message
@@ -230,7 +241,7 @@ public struct HILRunner: Sendable {
         case .sweep(let o):
             "sweep" + (o.fromHz != nil || o.toHz != nil ? " \(o.fromHz.map(Limit.format) ?? "…")–\(o.toHz.map(Limit.format) ?? "…") Hz" : "")
         case .wait(let ms): "wait \(Limit.format(ms)) ms"
-        case .flash(let image): "flash \(image)"
+        case .flash(let image): "flash \(image ?? "(carried firmware)")"
         case .unplug: "unplug"
         case .replug: "replug"
         }

@@ -27,7 +27,10 @@ enum StepExecution {
     static let tailSeconds = 0.2
     static let maxPatternBytes = 16 << 20
 
-    static func run(_ step: Step, on slot: DeviceSlot, scriptDirectory: String) async throws(StepProblem) -> StepOutcome {
+    /// `note`: a line of progress while the step runs (a flash's phases), for the live output.
+    static func run(_ step: Step, on slot: DeviceSlot, scriptDirectory: String, note: @escaping @Sendable (String) -> Void = { _ in }) async throws(StepProblem)
+        -> StepOutcome
+    {
         switch step.action {
         case .calibrate(let runs):
             let bench = try await openBench(slot)
@@ -109,21 +112,36 @@ enum StepExecution {
             // open: a pause between steps changes nothing there, so it is not waited.
             if !slot.isSimulated { try? await Task.sleep(for: .milliseconds(ms)) }
             return StepOutcome()
-        case .flash:
-            return StepOutcome(
-                verdict: .skipped,
-                message: slot.isSimulated
-                    ? "the simulated board has no bootloader to flash"
-                    : "flashing from a script is not wired to `hapbridge flash` yet: flash by hand before the run")
-        case .unplug, .replug:
-            guard slot.isSimulated else {
-                return StepOutcome(
-                    verdict: .skipped, message: "\(slot.spec.address) cannot be \(step.kind.rawValue)ged from the host (no switchable USB port on this bench)")
+        case .flash(let image):
+            return try await StepFlash.run(image: image, on: slot, scriptDirectory: scriptDirectory, note: note)
+        case .unplug:
+            if case .failure(let why) = slot.power { return StepOutcome(verdict: .skipped, message: why.description) }
+            let how = try await slot.switchPower(on: false)
+            // A hub that does not really switch its port's power leaves the board listed.
+            let gone = slot.isSimulated ? 0 : await slot.awaitPresence(false, within: PortPower.goneTimeoutSeconds)
+            guard gone != nil else {
+                throw .error("\(slot.spec.name) (\(slot.spec.address)) is still on USB \(Limit.format(PortPower.goneTimeoutSeconds)) s after its power was cut (\(how)): does the hub switch each port's power? (uhubctl lists the hubs that do)")
             }
-            slot.unplugged = step.action == .unplug
-            return StepOutcome()
+            return StepOutcome(message: "unplugged (\(how))")
+        case .replug:
+            if case .failure(let why) = slot.power { return StepOutcome(verdict: .skipped, message: why.description) }
+            // Replugging a device that is in (a test's first step, after the runner
+            // plugged it back for the attempt) checks it is there.
+            var how: String?
+            if slot.unplugged { how = try await slot.switchPower(on: true) }
+            if slot.isSimulated { return StepOutcome() }
+            guard let took = await slot.awaitPresence(true, within: replugWaitSeconds) else {
+                throw .error("\(slot.spec.name) (\(slot.spec.address)) did not come back within \(Limit.format(replugWaitSeconds)) s of being plugged in\(how.map { " (\($0))" } ?? "")")
+            }
+            var o = StepOutcome(message: how.map { "plugged in (\($0)); back on USB after \(String(format: "%.1f", took)) s" } ?? "already plugged in")
+            o.figures = [BenchMeasurement(name: "back on USB after", unit: .milliseconds, value: (took * 1000).rounded())]
+            return o
         }
     }
+
+    /// How long a replugged board has to enumerate again: a real board within a
+    /// second or two; the emulated ELF board boots its harness first.
+    static let replugWaitSeconds = 30.0
 
     /// A sweep's figures: f0 and Q of the fitted resonance, and the bandwidth where
     /// both −3 dB points lay inside the range; what could not be fitted, with why.

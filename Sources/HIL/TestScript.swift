@@ -50,7 +50,9 @@ public struct Step: Sendable {
         /// The open-loop frequency response of an LRA (f0, Q, the −3 dB bandwidth).
         case sweep(FrequencySweep.Options)
         case wait(milliseconds: Double)
-        case flash(image: String)
+        /// Program a bridge board (`usb:…`) as `hapbridge flash --device` does: the image
+        /// (relative to the script), or the firmware this hapbridge carries when nil.
+        case flash(image: String?)
         case unplug
         case replug
     }
@@ -66,6 +68,8 @@ public struct Step: Sendable {
     /// `- sweep: {from: Hz, to: Hz, level: fraction, settle: ms, window: ms}`, all optional
     /// (`hapbridge sweep`'s options and defaults).
     public static let sweepKeys = ["from", "to", "level", "settle", "window"]
+    /// `- flash:` (the carried firmware), `- flash: PATH` or `- flash: {image: PATH}`.
+    public static let flashKeys = ["image"]
 
     public init(action: Action, kind: StepKind, timeoutSeconds: Double? = nil, limits: [Limit] = [], line: Int? = nil) {
         self.action = action
@@ -164,7 +168,7 @@ public struct TestScript: Sendable {
         case .sweep:
             action = .sweep(try parseSweep(value))
         case .flash:
-            action = .flash(image: try value.string())
+            action = .flash(image: try parseFlash(value))
         }
         var limits: [Limit] = []
         if let l = m["limits"] {
@@ -209,6 +213,16 @@ public struct TestScript: Sendable {
             o[keyPath: keyPath] = UInt64((ms * 1000).rounded())
         }
         return o
+    }
+
+    /// The image a flash step names, or nil for the firmware hapbridge carries.
+    static func parseFlash(_ value: YAMLNode) throws(ScriptError) -> String? {
+        guard !isEmpty(value) else { return nil }
+        let image: YAMLNode
+        if case .mapping = value.node { image = try value.mapping(allowed: Step.flashKeys).required("image") } else { image = value }
+        let path = try image.string()
+        guard !path.isEmpty else { throw image.error("must name an Intel HEX or ELF file (or leave flash empty for the firmware hapbridge carries)") }
+        return path
     }
 
     /// `- diagnose:` (null) or `- diagnose: {}`.

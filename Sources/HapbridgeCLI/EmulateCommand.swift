@@ -1,6 +1,7 @@
 import Actuators
 import ArgumentParser
 import Devices
+import EmulationControl
 import Foundation
 import SimavrBridgeDevice
 import SimulatedBoard
@@ -224,7 +225,7 @@ struct EmulateCommand: ParsableCommand {
         }
 
         func run() throws {
-            guard let path = socket ?? ProcessInfo.processInfo.environment["HAPBRIDGE_EMULATE_CONTROL"] else {
+            guard let path = socket ?? ProcessInfo.processInfo.environment[ControlClient.environmentVariable] else {
                 throw CLIError("no control socket: run under `hapbridge emulate bridge` or give --socket")
             }
             let reply: (ok: Bool, lines: [String])

@@ -6,7 +6,6 @@ import Foundation
 import JSON
 import Logging
 import DeviceInterface
-import Synchronization
 import Devices
 import USBBridge
 
@@ -106,15 +105,15 @@ struct FlashCommand: AsyncParsableCommand {
             }
             return
         }
-        let progress = Self.progressBar(terminal: isatty(STDERR_FILENO) == 1)
+        let progress = FlashProgress.drawn(terminal: isatty(STDERR_FILENO) == 1) { FileHandle.standardError.write(Data($0.utf8)) }
         do {
             // USB events (the board leaving for its bootloader) are expected here: warnings only.
             var logger = Logger(label: "hapbridge.flash")
             logger.logLevel = .warning
             let catalog = DeviceCatalog(logger: logger)
             let target = try await FlashTarget.choose(port: port, device: device, catalog: catalog)
-            let done = try FlashPlan.run(
-                image: loaded, expected: part, programmer: target.programmer, mode: verifyOnly ? .verifyOnly : .write, progress: progress)
+            let flashed = try await target.flash(loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog)
+            let done = flashed.report
             report += [
                 ("bootloader", .string(done.bootloader)), ("location", .string(target.location)), ("entry", .string(target.entry)),
                 ("erased", .bool(done.erased)), ("writtenBytes", .number(Double(done.writtenBytes))),
@@ -122,10 +121,8 @@ struct FlashCommand: AsyncParsableCommand {
                 ("seconds", .object(done.seconds.keys.sorted().map { (key: $0, value: .number(((done.seconds[$0] ?? 0) * 1000).rounded() / 1000)) })),
             ]
             // A board that ran hapbridge firmware is followed back to it.
-            var running: String?
-            if let previous = target.previousFirmware, let port = target.port {
-                let now = try await FlashTarget.awaitFirmware(on: port, catalog: catalog)
-                running = now
+            let running = flashed.firmware
+            if let previous = target.previousFirmware, let now = running {
                 report += [("previousFirmware", .string(previous)), ("firmware", .string(now))]
             }
             if json { try Console.write(JSONWriter.string(.object(report), pretty: false) + "\n", to: .output) } else {
@@ -137,55 +134,6 @@ struct FlashCommand: AsyncParsableCommand {
                 }
             }
         } catch let e as FlashError { try fail(e) }
-    }
-
-    /// Progress on standard error. On a terminal a bar redrawn in place (`\r`) when it
-    /// moves a step of 5 %; elsewhere (a log, a pipe) no redraws: one line when a
-    /// phase starts and one when it ends, with its bytes and rate.
-    static func progressBar(terminal: Bool, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) })
-        -> FlashProgress
-    {
-        struct Drawn: Sendable {
-            var key = ""
-            var started: [FlashProgress.Phase: ContinuousClock.Instant] = [:]
-        }
-        let drawn = Mutex(Drawn())
-        return FlashProgress { phase, done, total in
-            let name = phase.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
-            if !terminal {
-                let line = drawn.withLock { d -> String? in
-                    if d.started[phase] == nil {
-                        d.started[phase] = .now
-                        return "\(name) \(total) bytes\n"
-                    }
-                    guard done == total, let start = d.started.removeValue(forKey: phase) else { return nil }
-                    let elapsed = ContinuousClock.now - start
-                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    let rate = seconds > 0 ? String(format: ", %.1f KiB/s", Double(total) / 1024 / seconds) : ""
-                    return "\(name) done: \(done)/\(total) bytes in " + String(format: "%.3f s", seconds) + rate + "\n"
-                }
-                if let line { write(line) }
-                return
-            }
-            let percent = total > 0 ? done * 100 / total : 100
-            let key = "\(phase.rawValue) \(percent / 5)"
-            let (draw, started) = drawn.withLock { d in
-                defer { d.key = key }
-                if d.started[phase] == nil { d.started[phase] = .now }
-                let started = d.started[phase]
-                if done == total { d.started[phase] = nil }
-                return (d.key != key || done == total, started)
-            }
-            guard draw else { return }
-            let bar = String(repeating: "#", count: percent / 5) + String(repeating: " ", count: 20 - percent / 5)
-            var end = ""
-            if done == total, let started {
-                let elapsed = ContinuousClock.now - started
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                end = String(format: " in %.3f s", seconds) + (seconds > 0 ? String(format: ", %.1f KiB/s", Double(total) / 1024 / seconds) : "") + "\n"
-            }
-            write("\r\(name) [\(bar)] \(done)/\(total) bytes\(end)")
-        }
     }
 
     private func fail(_ error: FlashError) throws -> Never {

@@ -156,6 +156,30 @@ public final class TestBench: Sendable {
         return try await run(Step(action: .sweep(o), kind: .sweep, limits: limits), device: device)
     }
 
+    // MARK: the bench's hardware
+
+    /// Programs a bridge board (`usb:…`) as `hapbridge flash --device` does: `image` (an
+    /// Intel HEX or ELF path; nil: the firmware hapbridge carries), checked before
+    /// anything is erased, written, verified, and the firmware awaited back on its port.
+    /// `result.figures` holds the written and verified bytes; SKIP on sim.
+    public func flash(image: String? = nil, device: String? = nil) async throws -> BenchResult {
+        try await run(Step(action: .flash(image: image), kind: .flash), device: device)
+    }
+
+    /// Cuts the device's USB power: under `hapbridge emulate bridge` through its control
+    /// socket, else through the bench file's switchable hub port (`power: {uhubctl: …}`);
+    /// SKIP with the reason where the device has neither. A step on the device then
+    /// ERRORs, after the bounded wait for it to come back.
+    public func unplug(device: String? = nil) async throws -> BenchResult {
+        try await run(Step(action: .unplug, kind: .unplug), device: device)
+    }
+
+    /// Restores the power and waits (bounded) for the device to be back on USB; an
+    /// ERROR when it is not.
+    public func replug(device: String? = nil) async throws -> BenchResult {
+        try await run(Step(action: .replug, kind: .replug), device: device)
+    }
+
     /// Any step, as a script writes it: recorded under the running test's name, attached
     /// to it, and thrown as `StepError` when it ends in ERROR.
     public func run(_ step: Step, device: String? = nil) async throws -> BenchResult {

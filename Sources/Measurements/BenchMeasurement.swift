@@ -30,10 +30,12 @@ public enum MeasurementUnit: String, Sendable, Codable, CaseIterable {
     case registerCode = "code"
     /// A pure number (a quality factor): SI's unit one, written "1".
     case one = "1"
+    /// A count of bytes (what a flash step wrote and verified).
+    case bytes
 
     public func format(_ value: Double) -> String {
         switch self {
-        case .registerCode: String(format: "%.0f", value)
+        case .registerCode, .bytes: String(format: "%.0f", value)
         case .hertz, .percent: String(format: "%.1f", value)
         case .one: String(format: "%.2f", value)
         case .g, .milliseconds: String(format: "%.3f", value)

@@ -1,4 +1,5 @@
 import DRV2605Model
+import EmulationControl
 import Foundation
 import Glibc
 import RealTime

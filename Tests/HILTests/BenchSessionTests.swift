@@ -33,6 +33,21 @@ struct BenchSessionTests {
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/sim.lock"))
     }
 
+    @Test("The steps TestBench's flash, unplug and replug run: on sim flash is SKIP with why; after unplug a step ERRORs as vanished; after replug it plays")
+    func unplugReplug() async throws {
+        let dir = try temporaryDirectory()
+        let session = try await BenchSession.open(address: "sim", actuator: "pmd-c10-100", options: options(dir))
+        defer { session.close() }
+        let flash = await session.run(Step(action: .flash(image: nil), kind: .flash), test: "t", suite: "s")
+        #expect(flash.verdict == .skipped && flash.message == "the simulated board has no bootloader to flash", "\(flash)")
+        #expect(await session.run(Step(action: .unplug, kind: .unplug), test: "t", suite: "s").verdict == .pass)
+        let gone = await session.run(Step(action: .play("ios.impact.light"), kind: .play), test: "t", suite: "s")
+        #expect(gone.verdict == .error && gone.message?.contains("vanished mid-test") == true, "\(gone)")
+        #expect(await session.run(Step(action: .replug, kind: .replug), test: "t", suite: "s").verdict == .pass)
+        let back = await session.run(Step(action: .play("ios.impact.light"), kind: .play), test: "t", suite: "s")
+        #expect(back.verdict == .pass, "\(back)")
+    }
+
     @Test("A bench that fails its health check is not opened, says why, and leaves no lock")
     func unhealthy() async throws {
         let dir = try temporaryDirectory()

@@ -10,7 +10,10 @@ import Yams
 /// allows are the keys the loader allows.
 @Suite("HIL JSON Schemas")
 struct SchemaTests {
-    static let pairs = [("Examples/hil/bench.schema.json", "Examples/hil/bench-sim.yaml"), ("Examples/hil/test.schema.json", "Examples/hil/suite.yaml")]
+    static let pairs = [
+        ("Examples/hil/bench.schema.json", "Examples/hil/bench-sim.yaml"), ("Examples/hil/test.schema.json", "Examples/hil/suite.yaml"),
+        ("Examples/hil/bench.schema.json", "Examples/hil/bench-usb.yaml"), ("Examples/hil/test.schema.json", "Examples/hil/suite-usb.yaml"),
+    ]
 
     func schema(_ path: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: Repo.path(path)))
@@ -27,15 +30,30 @@ struct SchemaTests {
         }
     }
 
-    @Test("The schemas refuse what the loader refuses: an unknown key, a unit out of the enum, a missing required key")
+    @Test("The schemas refuse what the loader refuses (an unknown key, a unit out of the enum, a missing required key, a hub port without its port) and take the flash step's three forms")
     func schemaRefuses() throws {
         let root = try schema("Examples/hil/test.schema.json")
         let bad: [Any] = [
             ["suite": "s", "tests": [["name": "a", "timout": 3, "steps": [["diagnose": NSNull()]]]]],
             ["suite": "s", "tests": [["name": "a", "steps": [["measure": "x", "limits": [["figure": "rise", "unit": "s", "high": 1]]]]]]],
             ["suite": "s", "tests": [["name": "a"]]],
+            ["suite": "s", "tests": [["name": "a", "steps": [["flash": ["imgae": "x.hex"]]]]]],
         ]
         for doc in bad { #expect(!MiniValidator(root: root).validate(doc, root, at: "$").isEmpty, "\(doc)") }
+        let bench = try schema("Examples/hil/bench.schema.json")
+        let badPower: [Any] = [
+            ["bench": "b", "devices": [["name": "d", "address": "usb:1-1", "actuator": "x", "power": ["uhubctl": ["location": "1-1"]]]]],
+            ["bench": "b", "devices": [["name": "d", "address": "usb:1-1", "actuator": "x", "power": ["uhubctl": ["location": "1-1", "port": 0]]]]],
+        ]
+        for doc in badPower { #expect(!MiniValidator(root: bench).validate(doc, bench, at: "$").isEmpty, "\(doc)") }
+        let good: [Any] = [
+            ["bench": "b", "devices": [["name": "d", "address": "usb:1-1", "actuator": "x", "power": ["uhubctl": ["location": "1-1", "port": 2]]]]],
+        ]
+        for doc in good { #expect(MiniValidator(root: bench).validate(doc, bench, at: "$").isEmpty, "\(doc)") }
+        let flashes: [Any] = [
+            ["suite": "s", "tests": [["name": "a", "steps": [["flash": NSNull()], ["flash": "x.hex"], ["flash": ["image": "x.hex"]]]]]]
+        ]
+        for doc in flashes { #expect(MiniValidator(root: root).validate(doc, root, at: "$").isEmpty, "\(doc)") }
     }
 
     @Test("Each schema allows exactly the keys the loader allows")
@@ -45,6 +63,9 @@ struct SchemaTests {
         #expect(props(bench) == Set(BenchFile.keys))
         let device = try #require(((bench["properties"] as? [String: Any])?["devices"] as? [String: Any])?["items"] as? [String: Any])
         #expect(props(device) == Set(BenchFile.deviceKeys))
+        let power = try #require((device["properties"] as? [String: Any])?["power"] as? [String: Any])
+        #expect(props(power) == Set(BenchFile.powerKeys))
+        #expect(props(try #require((power["properties"] as? [String: Any])?["uhubctl"] as? [String: Any])) == Set(BenchFile.uhubctlKeys))
         let test = try schema("Examples/hil/test.schema.json")
         #expect(props(test) == Set(TestScript.keys))
         let testItem = try #require(((test["properties"] as? [String: Any])?["tests"] as? [String: Any])?["items"] as? [String: Any])
@@ -54,6 +75,9 @@ struct SchemaTests {
         let sweep = try #require(((defs["step"] as? [String: Any])?["properties"] as? [String: Any])?["sweep"] as? [String: Any])
         let sweepOptions = try #require((sweep["anyOf"] as? [[String: Any]])?.first { $0["properties"] != nil })
         #expect(props(sweepOptions) == Set(Step.sweepKeys))
+        let flash = try #require(((defs["step"] as? [String: Any])?["properties"] as? [String: Any])?["flash"] as? [String: Any])
+        let flashOptions = try #require((flash["anyOf"] as? [[String: Any]])?.first { $0["properties"] != nil })
+        #expect(props(flashOptions) == Set(Step.flashKeys))
         let limit = try #require(defs["limit"] as? [String: Any])
         #expect(props(limit) == Set(Limit.keys))
         let figures = ((limit["properties"] as? [String: Any])?["figure"] as? [String: Any])?["enum"] as? [String]

@@ -101,6 +101,40 @@ struct ScriptFormatTests {
         }
     }
 
+    @Test("A bridge board's switchable hub port: uhubctl's location and port, the command it runs (as labgrid's USBPowerPort); refused on sim and with a bad location, at its line")
+    func hubPort() throws {
+        let b = try BenchFile.parse(
+            "bench: b\ndevices:\n  - name: d\n    address: usb:1-1.2\n    actuator: x\n    power: {uhubctl: {location: \"1-1\", port: 2}}\n", file: "b.yaml")
+        let power = try #require(b.devices[0].power)
+        #expect(power == .uhubctl(location: "1-1", port: 2))
+        #expect(power.command(on: false) == ["uhubctl", "-l", "1-1", "-p", "2", "-a", "off"])
+        #expect(power.command(on: true) == ["uhubctl", "-l", "1-1", "-p", "2", "-a", "on"])
+        for (text, line, rule) in [
+            ("address: sim\n    actuator: x\n    power: {uhubctl: {location: \"1-1\", port: 2}}", 6, "bridge board on USB"),
+            ("address: usb\n    actuator: x\n    power: {uhubctl: {location: \"hub one\", port: 2}}", 6, "BUS-PORT"),
+            ("address: usb\n    actuator: x\n    power: {uhubctl: {location: \"1-1\", port: 0}}", 6, "1...255"),
+            ("address: usb\n    actuator: x\n    power: {ykush: {port: 1}}", 6, "unknown key"),
+        ] {
+            do {
+                _ = try BenchFile.parse("bench: b\ndevices:\n  - name: d\n    " + text + "\n", file: "b.yaml")
+                Issue.record("no error for \(text)")
+            } catch {
+                #expect(error.line == line && error.key.hasPrefix("devices[0].power") && error.rule.contains(rule), "\(error)")
+            }
+        }
+    }
+
+    @Test("A flash step: empty for the carried firmware, a path, or {image: PATH}; an empty path or another key is refused")
+    func flashStep() throws {
+        let head = "suite: s\ntests:\n  - name: a\n    steps:\n"
+        let ok = try TestScript.parse(head + "      - flash:\n      - flash: fw.hex\n      - flash: {image: build/fw.elf}\n", file: "t.yaml", bench: try benchFile())
+        #expect(ok.tests[0].steps.map(\.action) == [.flash(image: nil), .flash(image: "fw.hex"), .flash(image: "build/fw.elf")])
+        let empty = try scriptError(head + "      - flash: {image: \"\"}\n")
+        #expect(empty.line == 5 && empty.key.hasSuffix("flash.image") && empty.rule.contains("Intel HEX or ELF"), "\(empty)")
+        let other = try scriptError(head + "      - flash: {file: x.hex}\n")
+        #expect(other.line == 5 && other.rule.contains("unknown key"), "\(other)")
+    }
+
     @Test("Limits: outside is FAIL, within the marginal band inside a limit is MARGINAL")
     func verdicts() {
         let l = Limit(name: "rise", figure: .rise, unit: .milliseconds, low: 5, high: 20, marginal: 2)

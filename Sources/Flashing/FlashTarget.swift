@@ -1,7 +1,7 @@
 import BridgeLink
 import DeviceInterface
 import Devices
-import Flashing
+import FirmwareImage
 import Foundation
 import USBBridge
 
@@ -9,18 +9,37 @@ import USBBridge
 /// (`--port`, `--device`, the only one on USB), reset into by the 1200-baud touch
 /// (`--port` on a sketch's tty), or entered from running hapbridge firmware through
 /// its board link (ENTER_BOOTLOADER), in which case the firmware is awaited on the
-/// same port after the flash (`awaitFirmware`).
-struct FlashTarget {
-    var programmer: any BootloaderProgrammer
+/// same port after the flash (`awaitFirmware`). `hapbridge flash` and `hapbridge run`'s
+/// flash step both go through `choose` and `flash`.
+public struct FlashTarget {
+    public var programmer: any BootloaderProgrammer
     /// Its tty or USB port, for messages and the report.
-    var location: String
+    public var location: String
     /// The USB port the board is on, when known.
-    var port: USBPort?
+    public var port: USBPort?
     /// How the board reached its bootloader: "waiting" (it was there), "1200-baud
     /// touch", "enter-bootloader" (from hapbridge firmware).
-    var entry: String
+    public var entry: String
     /// The firmware version the board ran before, when it ran hapbridge firmware.
-    var previousFirmware: String?
+    public var previousFirmware: String?
+
+    /// What `flash` did: the plan's report and, for a board that ran hapbridge
+    /// firmware, the version it runs now (enumerated again on its port, HELLO answered).
+    public struct Outcome: Sendable {
+        public var report: FlashPlan.Report
+        public var firmware: String?
+    }
+
+    /// Runs the plan (check, erase, write, verify, start) on this bootloader and, when
+    /// the board came from hapbridge firmware, follows it back to its firmware on the
+    /// same port (`awaitFirmware`).
+    public func flash(
+        _ image: FirmwareImage, expected part: AVRPart, mode: FlashPlan.Mode, progress: FlashProgress, catalog: DeviceCatalog
+    ) async throws(FlashError) -> Outcome {
+        let report = try FlashPlan.run(image: image, expected: part, programmer: programmer, mode: mode, progress: progress)
+        guard previousFirmware != nil, let port else { return Outcome(report: report, firmware: nil) }
+        return Outcome(report: report, firmware: try await Self.awaitFirmware(on: port, catalog: catalog))
+    }
 
     /// How long the bootloader has to appear after the reset: a real board's Caterina
     /// enumerates within about a second; the emulated ELF board's jump takes longer.
@@ -37,7 +56,7 @@ struct FlashTarget {
     /// touch), --device (whatever is at that USB address: a bootloader, or hapbridge
     /// firmware sent into its bootloader), else the only bootloader or the only bridge
     /// board on USB.
-    static func choose(port: String?, device: String?, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
+    public static func choose(port: String?, device: String?, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
         if let port { return try ttyTarget(port) }
         if let device {
             guard case .usb(let selector)? = try? DeviceAddress(parsing: device) else { throw FlashError(.noBootloader, "--device \(device) is not a USB address") }
@@ -148,7 +167,7 @@ struct FlashTarget {
 
     /// After the bootloader left: the hapbridge firmware on `port` (enumerated, HELLO
     /// answered); its version.
-    static func awaitFirmware(on port: USBPort, catalog: DeviceCatalog) async throws(FlashError) -> String {
+    public static func awaitFirmware(on port: USBPort, catalog: DeviceCatalog) async throws(FlashError) -> String {
         guard let usb = catalog.usb else { throw FlashError(.applicationDidNotStart, catalog.usbUnavailable ?? "USB unavailable") }
         let found: USBDiscoveredDevice
         do { found = try await USBDiscovery.waitForDevice(onPort: port, kinds: [.bridgeFirmware], timeout: firmwareTimeout, in: usb) } catch {
