@@ -15,6 +15,7 @@ public enum BenchProcedures {
             let settings = try await driver.bringUp(profile: profile)
             let supply = try await driver.supplyVoltage()
             report.supplyVolts = supply
+            report.chip = driver.variant
             report.add("chip: \(driver.variant.map(String.init(describing:)) ?? "?"), VBAT \(format(supply, 2)) V")
             report.lines += RegisterReport.settings(settings, profile: profile)
             device.clearAcceleration()

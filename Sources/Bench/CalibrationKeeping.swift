@@ -29,11 +29,19 @@ public enum CalibrationKeeping {
         guard let serial = board.serialNumber else {
             return .failure(NotKept(description: "calibration results not stored: \(CalibrationStoreError.noSerial)"))
         }
+        return keep(result, serial: serial, chip: chip, firmwareVersion: board.firmwareVersion, profile: profile, supplyVolts: supplyVolts)
+    }
+
+    /// The same for a device that is not a bridge board: an FT232H, kept under the serial
+    /// its hosted core reports (`DeviceCatalog.boardSerial`), which `play` looks up.
+    public static func keep(
+        _ result: AutoCalibrationResult, serial: String, chip: DeviceVariant, firmwareVersion: String?, profile: ActuatorProfile, supplyVolts: Double?
+    ) -> Result<Kept, NotKept> {
         let store: CalibrationStore
         do { store = try CalibrationStore.user() } catch { return .failure(NotKept(description: "calibration results not stored: \(error)")) }
         do throws(CalibrationStoreError) {
             let record = CalibrationRecord(
-                result: result, boardSerial: serial, profile: profile, chip: chip, firmwareVersion: board.firmwareVersion,
+                result: result, boardSerial: serial, profile: profile, chip: chip, firmwareVersion: firmwareVersion,
                 supplyVolts: supplyVolts)
             return .success(Kept(file: try store.save(record), warnings: store.warnings))
         } catch .unwritable(let file, let reason) {

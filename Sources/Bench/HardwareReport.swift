@@ -10,6 +10,8 @@ public struct HardwareReport: Sendable {
     public var calibration: AutoCalibrationResult?
     /// VBAT as the chip read it, when the procedure read it.
     public var supplyVolts: Double?
+    /// The chip the procedure found (which one a stored calibration was measured on).
+    public var chip: DeviceVariant?
     /// Set when a signal cut the procedure short: the reason.
     public var interruption: String?
 

@@ -79,7 +79,7 @@ public final class PlaySession: Sendable {
         self.actuator = actuator
         self.options = options
         isRealTime = opened.transport.isRealTime
-        let serial = opened.usbBoard?.serialNumber ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
+        let serial = opened.usbBoard?.serialNumber ?? opened.hostedSerial ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
         drive = options.usesStoredCalibration
             ? StoredDrive.lookUp(serial: serial, profile: actuator) : StoredDrive(note: "drive: open loop (stored calibration not used)")
         var engineOptions = HapticEngine.Options(driving: isRealTime ? .automatic : .manual)

@@ -146,7 +146,7 @@ public final class DeviceCatalog: Sendable {
     public func openFT232H(
         serial: String?, guardian: [String]? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
     ) throws(DeviceSelectionError) -> OpenedDevice {
-        let named = serial ?? usbDevices(kinds: [.ft232h]).first?.serialNumber
+        let named = ft232hSerial(serial)
         let watcher = guardian.flatMap { FT232HGuardian(command: $0 + (named.map { [$0] } ?? [])) }
         let port: FT232HHostedI2C
         do { port = try FT232HHostedI2C(serial: named) } catch {
@@ -160,7 +160,17 @@ public final class DeviceCatalog: Sendable {
         let transport = HostedBoardTransport(board: board, summary: summary, guardian: watcher)
         return OpenedDevice(
             address: .ftdi(serial: serial), summary: summary, notice: board.scheduling.notice, usbBoard: nil, transport: transport,
-            hostTiming: board.scheduling)
+            hostTiming: board.scheduling, hostedSerial: String(decoding: config.serial, as: UTF8.self))
+    }
+
+    /// The FT232H `ftdi:SERIAL` names, or the first one plugged in for plain `ftdi`.
+    public func ft232hSerial(_ serial: String?) -> String? {
+        serial ?? usbDevices(kinds: [.ft232h]).first?.serialNumber
+    }
+
+    /// The serial an FT232H's hosted core reports (and its calibrations are kept under).
+    public func hostedSerial(ofFT232H serial: String?) -> String {
+        String(decoding: Self.boardSerial(ft232hSerial(serial)), as: UTF8.self)
     }
 
     /// The bytes of a serial the protocol can carry (1...20 of the characters

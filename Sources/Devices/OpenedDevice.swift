@@ -22,10 +22,13 @@ public struct OpenedDevice: ~Copyable {
     /// How the host times the writes, where the host does (an FT232H: the hosted core's
     /// timer thread); nil where a board keeps its own time.
     public let hostTiming: HostedScheduling?
+    /// The serial a hosted core reports for an adapter (an FT232H's own), under which
+    /// its calibrations are kept; nil for every other device.
+    public let hostedSerial: String?
 
     init(
         address: DeviceAddress, summary: String, notice: String?, usbBoard: USBBridgeBoard?, transport: any FrameTransport,
-        hostTiming: HostedScheduling? = nil
+        hostTiming: HostedScheduling? = nil, hostedSerial: String? = nil
     ) {
         self.address = address
         self.summary = summary
@@ -33,6 +36,7 @@ public struct OpenedDevice: ~Copyable {
         self.usbBoard = usbBoard
         self.transport = transport
         self.hostTiming = hostTiming
+        self.hostedSerial = hostedSerial
     }
 
     /// The board's link, for its one owner from now on (`HapticEngine(link:)` takes it).

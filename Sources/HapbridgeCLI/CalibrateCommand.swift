@@ -41,9 +41,18 @@ public struct CalibrateCommand: AsyncParsableCommand {
             var report = await Self.calibrate(on: ft232h, profile: profile)
             await ft232h.close()
             report.noteInterruption()
-            // The store keys on a bridge board's identity, which an FT232H does not report.
-            if report.passed && !noSave { report.add("not stored: results are kept per bridge board; on an FT232H write them back after each reset") }
-            return try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: ft232h.summary)
+            // Kept under the serial the FT232H's hosted core reports, which `play` looks up.
+            var notStored: CLIError?
+            if report.passed, let result = report.calibration, let chip = report.chip, !noSave {
+                let serial = DeviceCatalog().hostedSerial(ofFT232H: ft232h.serial)
+                switch Self.store(result, serial: serial, chip: chip, profile: profile, supplyVolts: report.supplyVolts) {
+                case .success(let line): report.add(line)
+                case .failure(let error): notStored = error
+                }
+            }
+            try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: ft232h.summary)
+            if let notStored { throw notStored }
+            return
         }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench.open(opened)
@@ -69,7 +78,18 @@ public struct CalibrateCommand: AsyncParsableCommand {
     static func store(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?)
         -> Result<String, CLIError>
     {
-        switch CalibrationKeeping.keep(result, board: board, profile: profile, supplyVolts: supplyVolts) {
+        said(CalibrationKeeping.keep(result, board: board, profile: profile, supplyVolts: supplyVolts))
+    }
+
+    /// The same for an FT232H, under the serial its hosted core reports.
+    static func store(_ result: AutoCalibrationResult, serial: String, chip: DeviceVariant, profile: ActuatorProfile, supplyVolts: Double?)
+        -> Result<String, CLIError>
+    {
+        said(CalibrationKeeping.keep(result, serial: serial, chip: chip, firmwareVersion: nil, profile: profile, supplyVolts: supplyVolts))
+    }
+
+    private static func said(_ kept: Result<CalibrationKeeping.Kept, CalibrationKeeping.NotKept>) -> Result<String, CLIError> {
+        switch kept {
         case .success(let kept):
             for warning in kept.warnings { try? Console.err("note: \(warning)") }
             return .success("stored for `play` (closed loop): \(kept.file)")

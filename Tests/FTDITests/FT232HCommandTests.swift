@@ -16,12 +16,22 @@ struct FT232HCommandTests {
         #expect(run.output.contains("diagnostic: PASS"), "\(run)")
     }
 
-    @Test("calibrate --device ftdi:SERIAL auto-calibrates over MPSSE I2C, prints the results and says they are not stored")
+    @Test("calibrate --device ftdi:SERIAL auto-calibrates over MPSSE I2C and stores the results under the FT232H's serial; play on it then drives closed loop")
     func calibrate() throws {
-        let run = try EmulatedFT232H.run(["--serial", "FTX42"], [Self.hapbridge, "calibrate", "--device", "ftdi:FTX42", "--actuator", "pmd-c10-100"])
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-ft232h-cal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let environment = ["XDG_CONFIG_HOME": config.path]
+        let run = try EmulatedFT232H.run(
+            ["--serial", "FTX42"], [Self.hapbridge, "calibrate", "--device", "ftdi:FTX42", "--actuator", "pmd-c10-100"], environment: environment)
         #expect(run.status == 0, "\(run)")
         #expect(run.output.contains("auto-calibration: PASS"), "\(run)")
-        #expect(run.output.contains("not stored"), "\(run)")
+        let stored = config.appendingPathComponent("hapbridge/calibration/FTX42@pmd-c10-100.json").path
+        #expect(run.output.contains("stored for `play` (closed loop): \(stored)"), "\(run)")
+        #expect(FileManager.default.fileExists(atPath: stored))
+        let play = try EmulatedFT232H.run(
+            ["--serial", "FTX42"], [Self.hapbridge, "play", "ios.impact.heavy", "--device", "ftdi:FTX42", "--actuator", "pmd-c10-100"], environment: environment)
+        #expect(play.status == 0, "\(play)")
+        #expect(play.output.contains("drive: closed loop, calibrated"), "\(play)")
     }
 
     @Test("rom 1 --device ftdi plays a ROM effect: GO clears by itself")
