@@ -51,8 +51,8 @@ func runOnDedicatedThread(name: String, priority: Int32?, _ body: @escaping @Sen
     thread.name = name
     thread.start()
     done.wait()
-    // The thread stores its result before it signals.
-    return box.value.unsafelyUnwrapped
+    // The thread stores its result before it signals; an empty figure if it could not.
+    return box.value ?? LoopFigures(errors: Stats(samples: []), cpuPerSecond: 0, scheduling: .normal(reason: "the thread did not run"))
 }
 
 /// The dedicated thread's result: written once, before the semaphore is signalled.
