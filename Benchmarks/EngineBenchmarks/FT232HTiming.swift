@@ -14,8 +14,9 @@ import Foundation
 /// write leaves the host, which the host alone decides.
 enum FT232HTiming {
     static let clientFlag = "--ft232h-client"
-    /// The events' period: each a new RTP amplitude. 2 ms, as the engine's other event
-    /// benchmarks (`stepSeconds`); `--long` runs 1 ms, the control rate itself.
+    /// The events' period: each a new RTP amplitude, the envelope updated at 1 kHz. 2 ms,
+    /// as the engine's other event benchmarks (`stepSeconds`); `--long` writes every
+    /// 1 ms (a few events alias onto their neighbours there).
     static let periodMicroseconds: Int64 = 2000
     static let longPeriodMicroseconds: Int64 = 1000
     /// The hosted timer thread's priority (HostedBoard.Configuration's default).
@@ -76,7 +77,7 @@ enum FT232HTiming {
                      f.late.samples.count, events, f.commandsSent, f.lateCommands, f.underruns, f.scheduling, 100 * f.timerCPUPerSecond))
     }
 
-    /// The same 1 ms events from Python: pyftdi's I2cController under the emulation,
+    /// The same events from Python: pyftdi's I2cController under the emulation,
     /// sleeping until each stamp (what a script does) and sleeping then spinning.
     static func pyftdiSideBySide(hapbridge: String, packageRoot: String, events: Int) throws {
         let script = packageRoot + "/Benchmarks/EngineBenchmarks/pyftdi_events.py"

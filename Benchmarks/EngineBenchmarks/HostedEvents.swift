@@ -18,8 +18,8 @@ struct HostedFigures {
     var underruns: Int
 }
 
-/// `count` control steps at `periodMicroseconds`, each a new RTP amplitude: events of
-/// one period whose intensity alternates, played by the engine over the hosted core
+/// `count` events of `periodMicroseconds`, each a new RTP amplitude (their intensity
+/// alternates), played by the engine over the hosted core
 /// on the first FT232H (this process runs as COMMAND under `hapbridge emulate ft232h`,
 /// or with one plugged in).
 func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinMicroseconds: UInt16) async throws -> HostedFigures {
@@ -29,7 +29,10 @@ func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinM
     configuration.writeTimeCapacity = count + 1000
     let board = HostedBoard(port: port, configuration: configuration)
     var options = HapticEngine.Options(driving: .automatic)
-    options.controlStepMicroseconds = periodMicroseconds
+    // The envelope updated at 1 kHz; each event two control steps or more, so every one
+    // is sampled whatever the rounding of its edges (`stepSeconds`: 1 ms events on a
+    // 1 ms grid alias).
+    options.controlStepMicroseconds = 1000
     let engine = HapticEngine(
         link: BridgeLink(transport: HostedBoardTransport(board: board, summary: "FT232H (benchmark)")), actuator: try ActuatorProfileLoader.resolve("pmd-c10-100"), options: options)
     try await engine.start()

@@ -29,7 +29,7 @@
 // - discovery (Discovery.swift): `hapbridge list` over 5, 20 and 126 emulated boards,
 //   each run whole (process start to exit); goal: the full bus in < 2 s.
 // - FT232H (FT232HTiming.swift): host-timed write error (actual − stamp) of the hosted
-//   firmware core over 10,000 1 kHz events on the emulated FT232H, with and without
+//   firmware core over 10,000 events 2 ms apart (a 1 kHz envelope) on the emulated FT232H, with and without
 //   SCHED_FIFO, beside a cyclictest-like clock_nanosleep baseline at the same period
 //   and priority (goal: p99 ≤ 1.2× the baseline's); the spin's CPU cost; the same
 //   events through pyftdi from Python. `--long`: ten minutes at 1 kHz, 0 underruns.
@@ -71,7 +71,7 @@ func run() async throws {
     if CommandLine.arguments.contains(Discovery.clientFlag) { return try Discovery.client(arguments: CommandLine.arguments) }
     if CommandLine.arguments.contains(FT232HTiming.clientFlag) { return try await FT232HTiming.client(arguments: CommandLine.arguments) }
     func ft232h() async throws {
-        print("== FT232H: the firmware core hosted in process, host-timed writes at 1 kHz (\(events) events; hapbridge emulate ft232h)")
+        print("== FT232H: the firmware core hosted in process, host-timed writes 2 ms apart, a 1 kHz envelope (\(events) events; hapbridge emulate ft232h)")
         try await FT232HTiming.run(events: events, long: CommandLine.arguments.contains("--long"), packageRoot: SimavrBridgeDevice.packageRoot() ?? ".")
     }
     if CommandLine.arguments.contains("--ft232h-only") { return try await ft232h() }
