@@ -54,13 +54,38 @@ struct HostedPlayTests {
         }
     }
 
-    @Test("a pattern plays to its end on the FT232H: 0 late, 0 underruns, exit 0, the device named as an FT232H with the core hosted")
+    // The hosted core's clock is the host's: how late a write leaves is the host's
+    // wake-up, which a test on a shared machine cannot promise (underruns are a
+    // benchmark's figure: EngineBenchmarks --ft232h-only). What a test can pin is that
+    // every command was sent on time and none refused.
+    @Test("a pattern plays to its end on the FT232H: every command sent on time (0 late), none refused, exit 0, the device named as an FT232H with the core hosted")
     func playsToTheEnd() throws {
         let run = try EmulatedFT232H.run([], [EmulatedFT232H.hapbridge, "play", "ios.notification.error", "--device", "ftdi"])
         #expect(run.status == 0, "\(run)")
         #expect(run.output.contains("device: FT232H FT0001 (firmware core hosted in process, MPSSE I2C at 400 kHz"), "\(run)")
         #expect(run.output.contains("engine: started on DRV2605L"), "\(run)")
-        #expect(run.output.contains(", 0 late, 0 underruns, 0 rejected"), "\(run)")
+        #expect(run.output.contains(" commands, 0 late, ") && run.output.contains(" underruns, 0 rejected"), "\(run)")
+    }
+
+    /// What a user without CAP_SYS_NICE or an rtprio limit gets (CI's own user; as root
+    /// the capability is dropped with setpriv first).
+    static func withoutRealTime(_ command: [String]) -> [String] {
+        geteuid() == 0 ? ["/usr/bin/setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice"] + command : command
+    }
+
+    @Test("without real-time permission it still plays to the end and says once what precision to expect; info says how to allow it")
+    func withoutRealTimePermission() throws {
+        let hapbridge = EmulatedFT232H.hapbridge
+        let play = try EmulatedFT232H.run([], Self.withoutRealTime([hapbridge, "play", "ios.notification.error", "--device", "ftdi"]))
+        #expect(play.status == 0, "\(play)")
+        let notes = play.errors.split(separator: "\n").filter { $0.hasPrefix("note: the FT232H's timer thread runs at normal priority") }
+        #expect(notes.count == 1, "\(play)")
+        #expect(notes.first?.contains("hapbridge info --device ftdi") == true, "\(play)")
+        #expect(play.output.contains("host-timed: normal priority"), "\(play)")
+        let info = try EmulatedFT232H.run([], Self.withoutRealTime([hapbridge, "info", "--device", "ftdi"]))
+        #expect(info.status == 0, "\(info)")
+        #expect(info.output.contains("host timing: normal priority"), "\(info)")
+        #expect(info.output.contains("rtprio") && info.output.contains("setcap cap_sys_nice"), "\(info)")
     }
 
     @Test("the RTP amplitudes the chip model saw over MPSSE are the ones the engine stamped, in order; the chip ends in standby")
