@@ -155,7 +155,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605", "SensorModel",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -199,6 +199,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
+                "SensorModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -260,7 +261,7 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: [
                 "SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators",
-                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice",
+                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice", "SensorModel",
             ],
             swiftSettings: strict),
         // What a user's package gets from `import Hapbridge`: the play session and the
