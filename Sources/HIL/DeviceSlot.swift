@@ -18,10 +18,14 @@ final class DeviceSlot: @unchecked Sendable {
     private let lock = NSLock()
     private var unpluggedValue = false
 
-    init(spec: BenchFile.Device, profile: ActuatorProfile, catalog: DeviceCatalog) {
+    /// The simulated board gets the bench's LIS3DH (`BenchFile.accelerometerFeature`).
+    let fitsAccelerometer: Bool
+
+    init(spec: BenchFile.Device, profile: ActuatorProfile, catalog: DeviceCatalog, fitsAccelerometer: Bool = false) {
         self.spec = spec
         self.profile = profile
         self.catalog = catalog
+        self.fitsAccelerometer = fitsAccelerometer
     }
 
     var isSimulated: Bool { spec.address == .simulated }
@@ -32,7 +36,9 @@ final class DeviceSlot: @unchecked Sendable {
     }
 
     var setup: SimulatedBoardSetup {
-        SimulatedBoardSetup(actuator: profile, supplyVolts: spec.simulatedSupplyVolts, fault: spec.simulatedFault)
+        var setup = SimulatedBoardSetup(actuator: profile, supplyVolts: spec.simulatedSupplyVolts, fault: spec.simulatedFault)
+        setup.accelerometer = fitsAccelerometer
+        return setup
     }
 
     /// Opens it, or says it is gone.
