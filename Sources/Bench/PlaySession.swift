@@ -262,7 +262,9 @@ public struct PlayResult: Sendable {
 
     /// The `play --record` document (`PlayRecord`).
     public var recordJSON: String {
-        PlayRecord.json(device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason)
+        PlayRecord.json(
+            device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason,
+            acceleration: trace.provenance.map { ($0, trace.peakG) })
     }
 }
 
