@@ -96,7 +96,7 @@ public enum RunReports {
                 // …and where each measuring step's acceleration came from (sensor or model).
                 for step in t.attempts.last?.steps ?? [] {
                     guard let p = step.accelerationProvenance else { continue }
-                    out += "      <property name=\"\(xml("\(t.name) › step \(step.index) \(step.kind.rawValue) source"))\" value=\"\(xml(p.text))\"/>\n"
+                    out += "      <property name=\"\(xml("\(t.name) › step \(step.index + 1) \(step.kind.rawValue) source"))\" value=\"\(xml(p.text))\"/>\n"
                 }
             }
             out += "    </properties>\n"
