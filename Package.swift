@@ -166,7 +166,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl", "SensorModel",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -210,7 +210,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
-                "EmulationControl",
+                "EmulationControl", "SensorModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -274,7 +274,7 @@ let package = Package(
             name: "SimavrBridgeDeviceTests",
             dependencies: [
                 "SimavrBridgeDevice", "BridgeLink", "DeviceInterface", "HapticEngine", "BridgeProtocol", "HapticCompilation", "Haptics", "DRV2605", "Actuators",
-                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice",
+                "DRV2605Model", "SimulatedBoard", "SimulatedBridgeDevice", "SensorModel",
             ],
             swiftSettings: strict),
         // What a user's package gets from `import Hapbridge`: the play session and the

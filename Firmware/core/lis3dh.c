@@ -132,22 +132,27 @@ void hbi_accel_advance(hb_core *core, uint8_t n)
 
 /* The sensor's clock is its own (datasheet Table 4 allows it some spread),
  * so counting periods from the start drifts.  What the FIFO says bounds it:
- * with `n` unread samples seen at `seen`, the newest arrived within the
- * last period.  The estimate moves only as far as that bound makes it. */
-static void keep_estimate_in_bounds(hb_core *core, uint8_t n, uint32_t seen)
+ * `n` unread samples were counted at a moment between `asked` (the read of
+ * FIFO_SRC began) and `seen` (it ended), when the sensor clocked the byte out:
+ * the newest had arrived by `seen`, and the one after it not yet at `asked`.
+ * (Bounding both by `seen` took the read's own bus time, ~100 us at 400 kHz,
+ * for lateness: under simavr the estimate jumped ~13 us now and then.)  The
+ * estimate moves only as far as those bounds make it. */
+static void keep_estimate_in_bounds(hb_core *core, uint8_t n, uint32_t asked, uint32_t seen)
 {
     hb_accel *a = &core->accel;
     uint32_t oldest = a->next_us;
     uint16_t frac = a->next_frac_ns;
     hbi_accel_advance(core, (uint8_t)(n - 1u)); /* the newest's time, for now */
     int32_t ahead = (int32_t)(a->next_us - seen);
+    int32_t behind = (int32_t)(asked - a->next_us);
     a->next_us = oldest;
     a->next_frac_ns = frac;
     if (ahead > 0) {
         a->next_us -= (uint32_t)ahead; /* it cannot have arrived after it was counted */
-    } else if ((uint32_t)-ahead >= a->period_us) {
-        /* One more would have been counted by now: they are later than thought. */
-        a->next_us += (uint32_t)-ahead - a->period_us + 1u;
+    } else if (behind >= (int32_t)a->period_us) {
+        /* One more would have been counted by then: they are later than thought. */
+        a->next_us += (uint32_t)behind - a->period_us + 1u;
     }
 }
 
@@ -191,7 +196,7 @@ void hbi_accel_poll(hb_core *core)
         a->next_frac_ns = 0;
     }
     if (n) {
-        keep_estimate_in_bounds(core, n, seen);
+        keep_estimate_in_bounds(core, n, now, seen);
     }
     if (k) {
         hb_put_u32(&p[HB_ACCEL_OFF_FIRST_US], a->next_us);

@@ -151,7 +151,10 @@ static hb_i2c_result i2c_write(void *ctx, uint8_t addr7, const uint8_t *bytes, u
 static hb_i2c_result i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *bytes, uint8_t len)
 {
     (void)ctx;
-    if (len < 1 || len > HB_I2C_MAX_DATA) {
+    /* The host's untimed reads are at most HB_I2C_MAX_DATA; the accelerometer's
+     * FIFO reads, the board's own, up to an ACCEL_SAMPLES frame's worth. */
+    uint8_t most = addr7 == OTHER_DEVICE ? (uint8_t)(HB_ACCEL_MAX_SAMPLES * HB_ACCEL_SAMPLE_LEN) : (uint8_t)HB_I2C_MAX_DATA;
+    if (len < 1 || len > most) {
         finding("malformed");
     }
     if ((addr7 != DRV2605_I2C_ADDR && addr7 != OTHER_DEVICE) || nack_now()) {
@@ -159,7 +162,10 @@ static hb_i2c_result i2c_read(void *ctx, uint8_t addr7, uint8_t reg, uint8_t *by
     }
     for (uint8_t i = 0; i < len; i++) {
         uint8_t r = (uint8_t)(reg + i);
-        bytes[i] = addr7 == OTHER_DEVICE ? r : r <= DRV2605_REG_LAST ? b.regs[r] : 0;
+        /* The other device answers WHO_AM_I as a LIS3DH does (0x33), so the core's
+         * accelerometer path runs; every other register reads its own address
+         * (FIFO_SRC 0x2F: 15 samples waiting, never an overrun). */
+        bytes[i] = addr7 == OTHER_DEVICE ? (r == 0x0Fu ? 0x33u : r) : r <= DRV2605_REG_LAST ? b.regs[r] : 0;
     }
     return HB_I2C_ACK;
 }

@@ -79,13 +79,14 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
         return;
     }
     if (msg.u.twi.msg & TWI_COND_START) {
-        bool ours = (addr >> 1) == DRV2605_I2C_ADDR;
+        bool ours = (addr >> 1) == m->addr;
         bool repeated = m->addressed;
         m->addressed = ours;
         if (!ours) {
             return; /* no ACK: the master sees a NACK */
         }
         m->reading = addr & 1u;
+        m->n_read = 0;
         if (repeated) {
             flush_to_host(m, m->avr->cycle);
         } else {
@@ -127,13 +128,14 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
     if (msg.u.twi.msg & TWI_COND_READ) {
         uint8_t v = 0;
         if (m->host) {
-            if (!m->host->read(m->host->ctx, m->avr->cycle, m->ptr, &v)) {
+            if (!m->host->read(m->host->ctx, m->avr->cycle, m->ptr, m->cur.reg, m->n_read, &v)) {
                 v = 0xFF; /* no answer (the harness said why): an undriven bus reads high */
             }
         } else if (m->ptr < sizeof m->regs) {
             v = m->regs[m->ptr];
         }
         m->ptr++;
+        m->n_read++;
         if (m->cur.n < DRV_TXN_MAX_BYTES) {
             m->cur.bytes[m->cur.n++] = v;
         }
@@ -141,11 +143,37 @@ static void on_output(avr_irq_t *irq, uint32_t value, void *param)
     }
 }
 
-void drv_model_attach(drv_model *m, avr_t *avr)
+void drv_model_attach(drv_model *m, avr_t *avr) { drv_model_attach_at(m, avr, DRV2605_I2C_ADDR, NULL); }
+
+void drv_model_attach_at(drv_model *m, avr_t *avr, uint8_t addr, const drv_host *host)
 {
     memset(m, 0, sizeof *m);
     m->avr = avr;
+    m->addr = addr;
+    m->host = host;
     drv_model_reset_registers(m);
     m->twi_in = avr_io_getirq(avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_OUTPUT), on_output, m);
+}
+
+const drv_txn *drv_model_next_logged(const drv_model *a, const drv_model *b, uint32_t *ia, uint32_t *ib, uint8_t *addr)
+{
+    const drv_txn *x = *ia < a->count ? &a->log[*ia] : NULL;
+    const drv_txn *y = b && *ib < b->count ? &b->log[*ib] : NULL;
+    if (x && (!y || x->start_cycle <= y->start_cycle)) {
+        ++*ia;
+        *addr = a->addr;
+        return x;
+    }
+    if (y) {
+        ++*ib;
+        *addr = b->addr;
+    }
+    return y;
+}
+
+void drv_model_clear_log(drv_model *m)
+{
+    m->count = 0;
+    m->log_full = false;
 }

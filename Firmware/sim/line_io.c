@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void line_out(const char *fmt, ...)
 {
@@ -50,12 +51,22 @@ int hex_decode(const char *text, uint8_t *out, size_t cap)
     return (int)n;
 }
 
-void line_out_chip_write(double stop_us, uint8_t reg, const uint8_t *bytes, size_t n)
+void line_out_peer_write(const char *peer, double stop_us, uint8_t reg, const uint8_t *bytes, size_t n)
 {
     char text[2 * (1 + 256) + 1];
     if (n > 255) {
         n = 255;
     }
     hex_encode_register_access(text, reg, bytes, n);
-    line_out("chip w %.4f %s", stop_us, text);
+    line_out("%s w %.4f %s", peer, stop_us, text);
+}
+
+int parse_i2c_address(const char *text)
+{
+    char *end = NULL;
+    unsigned long a = strtoul(text, &end, 16);
+    if (!*text || *end || a < 0x08u || a > 0x77u || a == 0x5Au) {
+        return -1;
+    }
+    return (int)a;
 }

@@ -18,11 +18,16 @@ void hex_encode(char *out, const uint8_t *bytes, size_t n);
 void hex_encode_register_access(char *out, uint8_t reg, const uint8_t *bytes, size_t n);
 
 /* "chip w SIM_US HEX": a write that reached the host's chip (--chip host) at its
- * STOP, the register pointer then the n data bytes; both serve modes send it. */
-void line_out_chip_write(double stop_us, uint8_t reg, const uint8_t *bytes, size_t n);
+ * STOP, the register pointer then the n data bytes; both serve modes send it.
+ * `peer` is the line's first word: "chip" (the DRV2605), "accel" (--accel). */
+void line_out_peer_write(const char *peer, double stop_us, uint8_t reg, const uint8_t *bytes, size_t n);
 
 /* Hex text up to its end or a space, to bytes: how many, or -1 when it is not
  * whole bytes of hex or more than cap of them. */
 int hex_decode(const char *text, uint8_t *out, size_t cap);
+
+/* --accel ADDR: a 7-bit I2C address as hex ("18", "0x19"), one a device may
+ * have (0x08..0x77) and not the DRV2605's 0x5A; -1 otherwise. */
+int parse_i2c_address(const char *text);
 
 #endif

@@ -7,7 +7,7 @@
  * Prints one "ok"/"not ok" line per test, the timing percentiles, and a last
  * line "N passed, N failed".
  *
- *        sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host]
+ *        sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host] [--accel ADDR]
  * Serves the booted, enumerated firmware to another program over stdin/stdout
  * (serve.c): the Swift SimavrBridgeDevice drives the engine through it.
  *
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_io.h"
 #include "serve.h"
 #include "suite.h"
 #include "timing.h"
@@ -28,20 +29,23 @@ static int serve_command(int argc, char **argv)
 {
     uint32_t poll_us = SERVE_DEFAULT_POLL_US;
     bool chip_on_host = false;
+    int accel = 0;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--poll-us") == 0) {
             poll_us = (uint32_t)strtoul(argv[i + 1], NULL, 10);
         } else if (i + 1 < argc && strcmp(argv[i], "--chip") == 0 && strcmp(argv[i + 1], "host") == 0) {
             chip_on_host = true;
+        } else if (i + 1 < argc && strcmp(argv[i], "--accel") == 0 && (accel = parse_i2c_address(argv[i + 1])) > 0) {
+            /* an accelerometer the host answers for */
         } else {
             argc = 0; /* usage */
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N] [--chip host]\n", argv[0]);
+        fprintf(stderr, "usage: %s --serve FIRMWARE.elf [--poll-us N] [--chip host] [--accel ADDR]\n", argv[0]);
         return 2;
     }
-    return serve_main(argv[2], poll_us, chip_on_host);
+    return serve_main(argv[2], poll_us, chip_on_host, (uint8_t)accel);
 }
 
 static int suite_command(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host]
+ * sim-harness --serve FIRMWARE.elf [--poll-us N] [--chip host] [--accel ADDR]
  *
  * The firmware ELF under simavr as a USB device that another program drives:
  * the Swift SimavrBridgeDevice, so the HapticEngine itself can stream to the
@@ -12,6 +12,8 @@
  *   send HEX   bytes to bulk OUT in 64-byte packets (whole frames)  -> ok SIM_US
  *   run T      simulate until simulated time T µs                  -> done SIM_US
  *   now                                                            -> done SIM_US
+ *   stack      RAM the stack never reached above .bss, and .data+.bss bytes
+ *                                                      -> stack FREE DATA
  *   quit                                                           -> bye
  *
  * Events, printed as they happen, before the reply of the command they
@@ -19,7 +21,8 @@
  *   ready SIM_US EPOCH_US   booted and enumerated; board time = SIM_US - EPOCH_US
  *   frame SIM_US HEX        one board frame, read from bulk IN at that poll
  *   i2c START_BOARD_US START_SIM_US STOP_BOARD_US w|r ADDR HEX
- *                           one transaction at the DRV2605 model: board clock
+ *                           one transaction at the DRV2605 model (or at the
+ *                           accelerometer, ADDR its address): board clock
  *                           (the firmware's now_us) at START and STOP, simulated
  *                           time at START; HEX = register pointer, then data
  *   detach SIM_US           the firmware left the bus (bootloader jump)
@@ -33,6 +36,14 @@
  *   chip r SIM_US RR        the firmware clocks one byte of register RR at SIM_US;
  *                           the host answers with the line "chip VV" and the
  *                           simulation waits for it.
+ *
+ * --accel ADDR (hex, e.g. 18): an accelerometer answers at ADDR, the host's (its
+ * LIS3DH model, reading the same actuator physics): the same exchanges as the
+ * chip's, named "accel": "accel w SIM_US HEX", "accel r SIM_US SS N" -> "accel VV" (SS the
+ * transaction's sub-address, N the byte's index since it: the sensor moves its
+ * own pointer).
+ * The bus timing (twi_bus.h) is the same for every address: a FIFO read of 36
+ * bytes holds the bus its real time.
  */
 #include "serve.h"
 
@@ -59,6 +70,7 @@
 
 static sim_board board;
 static drv_model chip;
+static drv_model accel; /* --accel: attached when addr != 0 */
 static hb_decoder from_board;
 static avr_cycle_count_t poll_cycles, next_poll;
 static avr_cycle_count_t epoch; /* timer1_start as last reported */
@@ -70,47 +82,56 @@ static double now(void) { return us(board.avr->cycle); }
 
 static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&board, c, epoch); }
 
-/* --chip host: the host's chip, over stdin/stdout (the host writes nothing else
- * while a command of its runs, so the next line is the answer). */
-static void host_chip_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
+/* --chip host, --accel: the host's peers, over stdin/stdout (the host writes
+ * nothing else while a command of its runs, so the next line is the answer).
+ * ctx is the peer's name, the first word of its lines. */
+static void host_peer_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
 {
-    (void)ctx;
-    line_out_chip_write(us(stop), reg, bytes, n);
+    line_out_peer_write(ctx, us(stop), reg, bytes, n);
 }
 
-static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t *value)
+static bool host_peer_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t sub, uint8_t index, uint8_t *value)
 {
-    (void)ctx;
-    line_out("chip r %.4f %02x", us(cycle), reg);
+    const char *peer = ctx;
+    size_t plen = strlen(peer);
+    if (strcmp(peer, "chip") == 0) {
+        line_out("chip r %.4f %02x", us(cycle), reg);
+    } else {
+        line_out("%s r %.4f %02x %u", peer, us(cycle), sub, index); /* the host moves its own pointer */
+    }
     char *line = NULL;
     size_t cap = 0;
     bool ok = getline(&line, &cap, stdin) > 0;
     if (ok) {
         line[strcspn(line, "\r\n")] = 0;
-        ok = strncmp(line, "chip ", 5) == 0 && hex_decode(line + 5, value, 1) == 1;
+        ok = strncmp(line, peer, plen) == 0 && line[plen] == ' ' && hex_decode(line + plen + 1, value, 1) == 1;
     }
     if (!ok) {
-        line_out("err --chip host: expected \"chip VV\" for register %02x, got %.40s", reg, line ? line : "end of input");
+        line_out("err --%s host: expected \"%s VV\" for register %02x, got %.40s", peer, peer, reg,
+                 line ? line : "end of input");
     }
     free(line);
     return ok;
 }
 
-static const drv_host host_chip = {host_chip_wrote, host_chip_read, NULL};
+static const drv_host host_chip = {host_peer_wrote, host_peer_read, (void *)"chip"};
+static const drv_host host_accel = {host_peer_wrote, host_peer_read, (void *)"accel"};
 
 /* Prints and forgets the transactions logged since the last call, so the
  * model's log never fills however long the host runs. */
 static void emit_i2c(void)
 {
-    for (uint32_t i = 0; i < chip.count; i++) {
-        const drv_txn *t = &chip.log[i];
+    uint32_t ia = 0, ib = 0;
+    uint8_t addr;
+    const drv_txn *t;
+    while ((t = drv_model_next_logged(&chip, accel.addr ? &accel : NULL, &ia, &ib, &addr))) {
         char text[2 * (1 + DRV_TXN_MAX_BYTES) + 1];
         hex_encode_register_access(text, t->reg, t->bytes, t->n);
         line_out("i2c %.4f %.4f %.4f %c %02x %s", board_us_at(t->start_cycle), us(t->start_cycle),
-             board_us_at(t->stop_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
+             board_us_at(t->stop_cycle), t->is_read ? 'r' : 'w', addr, text);
     }
-    chip.count = 0;
-    chip.log_full = false;
+    drv_model_clear_log(&chip);
+    drv_model_clear_log(&accel);
 }
 
 /* One host poll of bulk IN.  Frames are printed whole: re-encoding a frame the
@@ -224,15 +245,23 @@ static void cmd_send(const char *text)
     line_out("ok %.4f", now());
 }
 
-int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host)
+int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host, uint8_t accel_addr)
 {
     if (!sim_board_load(&board, elf_path)) {
         line_out("err cannot load firmware %s", elf_path);
         return 1;
     }
+    /* "stack" reports how deep the stack has reached since boot. */
+    if (!sim_board_paint_stack(&board)) {
+        line_out("err no __bss_end in %s", elf_path);
+        return 1;
+    }
     drv_model_attach(&chip, board.avr);
     if (chip_on_host) {
         drv_model_use_host(&chip, &host_chip);
+    }
+    if (accel_addr) {
+        drv_model_attach_at(&accel, board.avr, accel_addr, &host_accel);
     }
     hb_decoder_init(&from_board);
     poll_cycles = (avr_cycle_count_t)(poll_us ? poll_us : 1u) * SIM_CYCLES_PER_US;
@@ -269,6 +298,9 @@ int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host)
             line_out("done %.4f", now());
         } else if (strcmp(cmd, "now") == 0) {
             line_out("done %.4f", now());
+        } else if (strcmp(cmd, "stack") == 0) {
+            uint32_t data_bytes, free_bytes = sim_board_stack_free(&board, &data_bytes);
+            line_out("stack %u %u", free_bytes, data_bytes);
         } else if (strcmp(cmd, "quit") == 0) {
             line_out("bye");
             break;

@@ -8,6 +8,15 @@
 
 sim_board board;
 drv_model chip;
+drv_model accel;
+static uint8_t accel_addr;
+static const drv_host *accel_host;
+
+void fit_accel(uint8_t addr, const drv_host *host)
+{
+    accel_addr = addr;
+    accel_host = host;
+}
 link host;
 static int passed, failed;
 char why[256];
@@ -88,6 +97,10 @@ bool boot_board_with_application(const char *elf_path, const char *eeprom_serial
     }
     drv_model_attach(&chip, board.avr);
     drv_model_use_host(&chip, chip_host);
+    memset(&accel, 0, sizeof accel);
+    if (accel_addr) {
+        drv_model_attach_at(&accel, board.avr, accel_addr, accel_host);
+    }
     link_init(&host, &board);
     return sim_board_boot(&board, BOOT_MAX_US);
 }

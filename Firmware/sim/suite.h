@@ -28,6 +28,10 @@
 
 extern sim_board board;
 extern drv_model chip;
+/* The accelerometer on the bus (addr 0: none): a peer the host answers for
+ * (usb_serve.c --accel).  fit_accel before boot_board* attaches it there. */
+extern drv_model accel;
+void fit_accel(uint8_t addr, const drv_host *host);
 extern link host;
 /* What the main suite's board finds at boot: a serial in EEPROM and a
  * Caterina image in its boot section. */

@@ -1,6 +1,6 @@
 /*
  * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]
- *             [--application FLASH.bin]
+ *             [--accel ADDR] [--application FLASH.bin]
  *
  * The firmware ELF under simavr as a USB device on a real-time bus: simulated
  * time is paced to the host's monotonic clock (the simulation runs ahead in
@@ -67,6 +67,12 @@
  *                             of the time since the last transaction (a STATUS poll
  *                             20 ms after the last one stalled the board ~50 us)
  *                             (commands that come meanwhile wait their turn).
+ *
+ * --accel ADDR (hex, e.g. 18): an accelerometer on the bus at ADDR, the host's
+ * (its LIS3DH model, on the same physics as the chip): "accel w SIM_US HEX",
+ * "accel r SIM_US SS N" -> "accel VV" (SS the sub-address written, N the
+ * byte's index since it: the sensor moves its own pointer), as the chip's; its transactions are "i2c"
+ * events at ADDR.  "chip t" ticks run with it too (the host brings both along).
  */
 #include "usb_serve.h"
 
@@ -136,39 +142,48 @@ static double board_us_at(avr_cycle_count_t c) { return sim_board_us_at_logged(&
 /* How long a read waits for the host's answer before the harness gives up. */
 #define CHIP_REPLY_TIMEOUT_MS 10000u
 
-static void host_chip_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
+/* ctx is the peer's name, its lines' first word ("chip", "accel"). */
+static void host_peer_wrote(void *ctx, avr_cycle_count_t stop, uint8_t reg, const uint8_t *bytes, uint8_t n)
 {
-    (void)ctx;
-    line_out_chip_write(us(stop), reg, bytes, n);
+    line_out_peer_write(ctx, us(stop), reg, bytes, n);
 }
 
-static bool host_chip_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t *value)
+static bool host_peer_read(void *ctx, avr_cycle_count_t cycle, uint8_t reg, uint8_t sub, uint8_t index, uint8_t *value)
 {
-    (void)ctx;
+    const char *peer = ctx;
     static char line[RT_MAX_LINE + 1];
-    line_out("chip r %.4f %02x", us(cycle), reg);
-    if (rt_wait_reply("chip ", line, CHIP_REPLY_TIMEOUT_MS) && hex_decode(line + 5, value, 1) == 1) {
+    char prefix[8];
+    snprintf(prefix, sizeof prefix, "%s ", peer);
+    if (strcmp(peer, "chip") == 0) {
+        line_out("chip r %.4f %02x", us(cycle), reg);
+    } else {
+        line_out("%s r %.4f %02x %u", peer, us(cycle), sub, index); /* the host moves its own pointer */
+    }
+    if (rt_wait_reply(prefix, line, CHIP_REPLY_TIMEOUT_MS) && hex_decode(line + strlen(prefix), value, 1) == 1) {
         return true;
     }
-    line_out("err --chip host: no \"chip VV\" for register %02x within %u ms", reg, CHIP_REPLY_TIMEOUT_MS);
+    line_out("err --%s host: no \"%s VV\" for register %02x within %u ms", peer, peer, reg, CHIP_REPLY_TIMEOUT_MS);
     return false;
 }
 
-static const drv_host host_chip = {host_chip_wrote, host_chip_read, NULL};
+static const drv_host host_chip = {host_peer_wrote, host_peer_read, (void *)"chip"};
+static const drv_host host_accel = {host_peer_wrote, host_peer_read, (void *)"accel"};
 
 /* ---- what the host learns ------------------------------------------------ */
 
 static void emit_i2c(void)
 {
-    for (uint32_t i = 0; i < chip.count; i++) {
-        const drv_txn *t = &chip.log[i];
+    uint32_t ia = 0, ib = 0;
+    uint8_t addr;
+    const drv_txn *t;
+    while ((t = drv_model_next_logged(&chip, accel.addr ? &accel : NULL, &ia, &ib, &addr))) {
         char text[2 * (1 + DRV_TXN_MAX_BYTES) + 1];
         hex_encode_register_access(text, t->reg, t->bytes, t->n);
         line_out("i2c %.4f %.4f %llu %c %02x %s", board_us_at(t->start_cycle), board_us_at(t->stop_cycle),
-             (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', DRV2605_I2C_ADDR, text);
+             (unsigned long long)host_at(t->start_cycle), t->is_read ? 'r' : 'w', addr, text);
     }
-    chip.count = 0;
-    chip.log_full = false;
+    drv_model_clear_log(&chip);
+    drv_model_clear_log(&accel);
 }
 
 /* A detached device answers nothing: transfers in flight fail, polling stops. */
@@ -436,7 +451,7 @@ static long read_application(const char *path)
 }
 
 static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us, int fifo_priority, bool chip_on_host,
-                     const char *application_path)
+                     uint8_t accel_addr, const char *application_path)
 {
     if (serial && (strlen(serial) < 1 || strlen(serial) > HB_SERIAL_MAX_LEN)) {
         line_out("err --serial takes 1..%u characters", HB_SERIAL_MAX_LEN);
@@ -452,7 +467,9 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
         }
     }
     /* The chip answers from the host from the first transaction of the boot on
-     * (boot_board attaches the register file, then boots). */
+     * (boot_board attaches the register file, then boots); so does the
+     * accelerometer, which the firmware looks for at start-up. */
+    fit_accel(accel_addr, &host_accel);
     if (!boot_board_with_application(elf_path, serial, caterina_image, caterina_image_len, chip_on_host ? &host_chip : NULL,
                                      application_path ? application_bytes : NULL, (uint32_t)application_len)) {
         line_out("err cannot boot firmware %s", elf_path);
@@ -490,7 +507,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
             return 1;
         }
         emit_i2c();
-        if (chip_on_host && board.avr->cycle >= next_chip_tick) {
+        if ((chip_on_host || accel_addr) && board.avr->cycle >= next_chip_tick) {
             line_out("chip t %.4f", us(board.avr->cycle));
             next_chip_tick = board.avr->cycle + (avr_cycle_count_t)CHIP_TICK_US * SIM_CYCLES_PER_US;
         }
@@ -515,6 +532,7 @@ int usb_serve_command(int argc, char **argv)
     uint32_t poll_us = USB_SERVE_DEFAULT_POLL_US;
     int fifo_priority = 0;
     bool chip_on_host = false;
+    int accel = 0;
     const char *application = NULL;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
@@ -525,6 +543,8 @@ int usb_serve_command(int argc, char **argv)
             fifo_priority = atoi(argv[i + 1]);
         } else if (i + 1 < argc && strcmp(argv[i], "--chip") == 0 && strcmp(argv[i + 1], "host") == 0) {
             chip_on_host = true;
+        } else if (i + 1 < argc && strcmp(argv[i], "--accel") == 0 && (accel = parse_i2c_address(argv[i + 1])) > 0) {
+            /* an accelerometer the host answers for */
         } else if (i + 1 < argc && strcmp(argv[i], "--application") == 0) {
             application = argv[i + 1];
         } else {
@@ -532,8 +552,8 @@ int usb_serve_command(int argc, char **argv)
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host] [--application FLASH.bin]\n", argv[0]);
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host] [--accel ADDR] [--application FLASH.bin]\n", argv[0]);
         return 2;
     }
-    return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host, application);
+    return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host, (uint8_t)accel, application);
 }

@@ -12,10 +12,15 @@ import JSON
 ///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0,
 ///                     "merged": 0, "delayed": 0, "resent": 0, "lateAfterRefusal": 0,
 ///                     "refusals": {"QUEUE_FULL": 0, ...}},
-///      "stopReason": null}
+///      "stopReason": null,
+///      "acceleration": {"source": "sensor", "sourceDevice": "LIS3DH", "samples": 470, "sampleRateHz": 1344, "peakG": 0.18}}
 ///
 /// `stopReason` is null when the pattern played to its end, else why it did not: the
 /// engine's stop reason, or "interrupted by SIGINT" (SIGTERM, SIGHUP).
+///
+/// `acceleration` says where the play's acceleration came from (`AccelerationProvenance`:
+/// "sensor", an accelerometer on the bench, or "model", the actuator's physics) and its
+/// peak; null when the device gave none.
 ///
 /// `board_us` is the command's stamp on the board's clock (µs since its boot, before
 /// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed, nor
@@ -27,7 +32,10 @@ import JSON
 /// sent again after a refusal (none is dropped), `lateAfterRefusal` those of them
 /// that could no longer be on time (counted in `late` too).
 public enum PlayRecord {
-    public static func json(device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?) -> String {
+    public static func json(
+        device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?,
+        acceleration: (provenance: AccelerationProvenance, peakG: Double)? = nil
+    ) -> String {
         let entries: [JSONValue] = commands.map { c in
             let t = JSONValue.number(Double(c.time))
             switch c.command {
@@ -48,6 +56,7 @@ public enum PlayRecord {
             .fields([
                 "schema": .string("hapbridge-play-record/1"), "device": .string(device), "commands": .array(entries), "statistics": stats,
                 "stopReason": stopReason.map { .string($0) } ?? .null,
+                "acceleration": acceleration.map { .object($0.provenance.jsonFields + [(key: "peakG", value: .number($0.peakG))]) } ?? .null,
             ]), pretty: false) + "\n"
     }
 }

@@ -21,6 +21,10 @@ import Logging
 /// `stop(reason:)` may be called from any thread (a signal's reaction): it stops the
 /// engine at once (STOP_ALL flushes the board's queue and puts the chip in standby).
 public final class PlaySession: Sendable {
+    /// Acceleration kept from before the play's first stamp, µs: the sled at rest
+    /// before the drive (a few of a bench accelerometer's 744 µs sample periods).
+    public static let preTriggerMicroseconds: UInt64 = 5_000
+
     public struct Options: Sendable {
         /// How fast the pattern plays (1: as written).
         public var playbackRate: Double = 1
@@ -198,8 +202,11 @@ public final class PlaySession: Sendable {
             return (UInt64(c.time), amplitude)
         }
         if let flushedAt, flushedAt >= Int64(beginBoard) { driveTrace.append((UInt64(flushedAt), 0)) }
+        // The acceleration from a little before the first stamp: a sensor samples every
+        // 744 µs, so a trace cut at the stamp would start after the motion did and no
+        // envelope of it would cover the drive's start (rise time and lag need it).
         let trace = PlayTrace(
-            samples: await engine.acceleration(since: beginBoard), source: await engine.withLink { $0.telemetry?.accelerationSource },
+            samples: await engine.acceleration(since: beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0), source: await engine.withLink { $0.telemetry?.accelerationSource },
             drive: driveTrace, origin: await engine.withLink { $0.telemetry?.accelerationOrigin })
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
@@ -262,7 +269,9 @@ public struct PlayResult: Sendable {
 
     /// The `play --record` document (`PlayRecord`).
     public var recordJSON: String {
-        PlayRecord.json(device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason)
+        PlayRecord.json(
+            device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason,
+            acceleration: trace.provenance.map { ($0, trace.peakG) })
     }
 }
 

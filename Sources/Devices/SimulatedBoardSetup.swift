@@ -38,6 +38,10 @@ public struct SimulatedBoardSetup: Sendable {
     public var fault: Fault
     public var timing: SimulatedTiming
     public var link: SimulatedBridgeDevice.Link
+    /// A LIS3DH accelerometer on the board's bus at 0x18, on the actuator's sled
+    /// (Hardware/boards/accelerometer.md): the firmware core finds it and streams it, so
+    /// acceleration figures come from the sensor model, not straight from the physics.
+    public var accelerometer: Bool = false
     /// The board's serial number (HELLO_REPLY, and the key its calibration is stored
     /// under): one fixed name, so a calibration on the simulated board is found again.
     public var serialNumber: BoardSerialNumber = Self.serialNumber
@@ -74,7 +78,10 @@ public struct SimulatedBoardSetup: Sendable {
 
     /// The board, powered up with the fault in place.
     func makeBoard() -> SimulatedBoard {
-        let board = SimulatedBoard(configuration: .init(variant: variant, load: load, supplyVolts: supplyVolts, serialNumber: serialNumber))
+        var configuration = SimulatedBoard.Configuration(variant: variant, load: load, supplyVolts: supplyVolts, serialNumber: serialNumber)
+        // Flat on the sled, X along the actuator's motion (the host reads X by default).
+        configuration.accelerometer = accelerometer ? .init() : nil
+        let board = SimulatedBoard(configuration: configuration)
         switch fault {
         case .absent: board.chip.isPresent = false
         case .overTemperature: board.chip.inject(.overTemperature)
@@ -94,7 +101,8 @@ public struct SimulatedBoardSetup: Sendable {
         case .shorted: load = "shorted outputs"
         }
         let clock = timing == .virtual ? "virtual time" : "real time"
-        return "simulated bridge board (firmware core + \(variant) model + \(load), \(clock)"
+        let sensor = accelerometer ? " + LIS3DH at 0x18" : ""
+        return "simulated bridge board (firmware core + \(variant) model + \(load)\(sensor), \(clock)"
             + (fault == .none ? ")" : ", simulated fault: \(fault.rawValue))")
     }
 

@@ -62,8 +62,13 @@ public struct BenchFile: Sendable {
     public var name: String
     public var devices: [Device]
     public var fixture: Fixture
-    /// Tags a test can require (`requires: [accelerometer]`).
+    /// Tags a test can require (`requires: [lis3dh]`).
     public var features: Set<String>
+    /// The feature a bench with a LIS3DH on its bridge's bus offers
+    /// (Hardware/boards/accelerometer.md). On a `sim` device it also fits the sensor
+    /// to the simulated board, so the bench's figures come from it, as they would on
+    /// the real bench.
+    public static let accelerometerFeature = "lis3dh"
     /// How long a run's lock holds at most, s (a crashed run's lock expires then).
     public var lockExpirySeconds: Double
     public var file: String

@@ -86,7 +86,9 @@ public final class BenchSession: Sendable {
     init(bench: BenchFile, options: Options, catalog: DeviceCatalog) async throws(OpenError) {
         var slots: [String: DeviceSlot] = [:]
         for d in bench.devices {
-            do { slots[d.name] = DeviceSlot(spec: d, profile: try HILRunner.profile(for: d, bench: bench), catalog: catalog) } catch { throw .badBench(error) }
+            do { slots[d.name] = DeviceSlot(
+                    spec: d, profile: try HILRunner.profile(for: d, bench: bench), catalog: catalog,
+                    fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature)) } catch { throw .badBench(error) }
         }
         do {
             lock = try BenchLock.acquire(bench: bench.name, directory: options.lockDirectory ?? BenchLock.defaultDirectory(), expirySeconds: bench.lockExpirySeconds)

@@ -21,12 +21,19 @@ final class DeviceSlot: @unchecked Sendable {
     private let lock = NSLock()
     private var unpluggedValue = false
 
+    /// The simulated board gets the bench's LIS3DH (`BenchFile.accelerometerFeature`).
+    let fitsAccelerometer: Bool
+
     /// `environment`: where the control socket of `hapbridge emulate bridge` is found
     /// when this runs under it.
-    init(spec: BenchFile.Device, profile: ActuatorProfile, catalog: DeviceCatalog, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(
+        spec: BenchFile.Device, profile: ActuatorProfile, catalog: DeviceCatalog, fitsAccelerometer: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.spec = spec
         self.profile = profile
         self.catalog = catalog
+        self.fitsAccelerometer = fitsAccelerometer
         power = PortPower.choose(for: spec, environment: environment)
     }
 
@@ -40,7 +47,9 @@ final class DeviceSlot: @unchecked Sendable {
     }
 
     var setup: SimulatedBoardSetup {
-        SimulatedBoardSetup(actuator: profile, supplyVolts: spec.simulatedSupplyVolts, fault: spec.simulatedFault)
+        var setup = SimulatedBoardSetup(actuator: profile, supplyVolts: spec.simulatedSupplyVolts, fault: spec.simulatedFault)
+        setup.accelerometer = fitsAccelerometer
+        return setup
     }
 
     /// Opens it, or says it is gone.

@@ -47,7 +47,11 @@ public struct HILRunner: Sendable {
         let start = ContinuousClock.now
         let deadline = start + .seconds(options.runTimeoutSeconds)
         var slots: [String: DeviceSlot] = [:]
-        for d in bench.devices { slots[d.name] = DeviceSlot(spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog) }
+        for d in bench.devices {
+            slots[d.name] = DeviceSlot(
+                spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog,
+                fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature))
+        }
         var record = RunRecord(bench: bench, devices: [], tests: [], aborted: nil, seconds: 0)
         for d in bench.devices {
             guard let slot = slots[d.name] else { continue }

@@ -1,3 +1,4 @@
+import Bench
 import Foundation
 import JSON
 import Measurements
@@ -39,6 +40,8 @@ public enum RunReports {
                                             "verdict": .string(s.verdict.rawValue), "message": str(s.message), "seconds": .number(s.seconds),
                                             "measurements": .array(s.measurements.map { measurement($0) }),
                                             "figures": .array(s.figures.map { .fields(["name": .string($0.name), "unit": .string($0.unit.rawValue), "value": .number($0.value)]) }),
+                                            // Where the step's acceleration figures came from: sensor or model.
+                                            "acceleration": s.accelerationProvenance.map { .object($0.jsonFields) } ?? .null,
                                         ])
                                     }),
                             ])
@@ -89,6 +92,11 @@ public enum RunReports {
             for t in s.tests {
                 for m in t.attempts.last?.steps.flatMap(\.measurements) ?? [] {
                     out += "      <property name=\"\(xml("\(t.name) › \(m.limit.name)"))\" value=\"\(xml(measuredText(m)))\"/>\n"
+                }
+                // …and where each measuring step's acceleration came from (sensor or model).
+                for step in t.attempts.last?.steps ?? [] {
+                    guard let p = step.accelerationProvenance else { continue }
+                    out += "      <property name=\"\(xml("\(t.name) › step \(step.index + 1) \(step.kind.rawValue) source"))\" value=\"\(xml(p.text))\"/>\n"
                 }
             }
             out += "    </properties>\n"
@@ -156,4 +164,10 @@ public enum RunReports {
 extension JSONValue {
     /// An object with its keys in the order written.
     fileprivate static func fields(_ pairs: KeyValuePairs<String, JSONValue>) -> JSONValue { .object(pairs.map { (key: $0.key, value: $0.value) }) }
+}
+
+extension StepResult {
+    /// Where a play, measure or sweep step's acceleration came from; nil for a step
+    /// that recorded none.
+    public var accelerationProvenance: AccelerationProvenance? { trace?.provenance ?? sweep?.provenance }
 }

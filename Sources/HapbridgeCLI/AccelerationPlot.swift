@@ -19,13 +19,14 @@ enum AccelerationPlot {
         return (timesMs[i], g[i])
     }
 
-    /// `timesMs` from the first sample; `drive` already on the same time axis.
+    /// `timesMs` from the first sample; `drive` already on the same time axis; `source`
+    /// where the acceleration came from, as `AccelerationProvenance.text` says it.
     static func plot(
-        timesMs: [Double], g: [Double], source: String = "simulated sled", drive: (name: String, xs: [Double], ys: [Double])? = nil,
+        timesMs: [Double], g: [Double], source: String = "model (simulated sled)", drive: (name: String, xs: [Double], ys: [Double])? = nil,
         title: String, subtitle: String
     ) -> Plot {
         let (xs, ys) = envelope(timesMs, g, buckets: envelopeBuckets)
-        var series = [Plot.Series(name: "acceleration (\(source))", color: Plot.Palette.blue, xs: xs, ys: ys)]
+        var series = [Plot.Series(name: "acceleration: \(source)", color: Plot.Palette.blue, xs: xs, ys: ys)]
         if let drive { series.append(Plot.Series(name: drive.name, color: Plot.Palette.orange, xs: drive.xs, ys: drive.ys, strokeWidth: 1.2)) }
         let annotations = peak(timesMs: timesMs, g: g).map { [Plot.Annotation(x: $0.time, y: $0.g, label: "peak " + peakText(abs($0.g)))] } ?? []
         return Plot(
@@ -62,6 +63,8 @@ extension PlayTrace {
     /// read them together; without acceleration, the drive alone as a fraction of full scale.
     func plot(title: String, subtitle: String) -> Plot {
         let samples = self.samples ?? []
+        // The source in the title too: a figure read off the plot says where it came from.
+        let subtitle = provenance.map { "\(subtitle); acceleration: \($0.text)" } ?? subtitle
         guard let t0 = samples.first?.boardMicroseconds ?? drive.first?.time else {
             return AccelerationPlot.plot(timesMs: [], g: [], title: title, subtitle: subtitle + " (nothing recorded)")
         }
@@ -83,7 +86,7 @@ extension PlayTrace {
         }
         let name = samples.isEmpty ? "RTP drive (fraction of full scale; no acceleration measured)" : "RTP drive (scaled to the peak)"
         return AccelerationPlot.plot(
-            timesMs: times, g: samples.map(\.g), source: source ?? "measured", drive: (name: name, xs: dx, ys: dy),
+            timesMs: times, g: samples.map(\.g), source: provenance?.text ?? "none", drive: (name: name, xs: dx, ys: dy),
             title: title, subtitle: subtitle)
     }
 }

@@ -32,6 +32,10 @@ public struct DeviceOptions: ParsableArguments {
         help: "Simulated board only: none, open, short, absent, wrong-type (the other actuator type wired), over-temperature, over-current, or timer-stall (its timer held off 30 ms, 400 ms after power-up: it falls behind and refuses commands).")
     public var simulateFault: SimulatedBoardSetup.Fault = .none
 
+    @Flag(
+        help: "Simulated board only: a LIS3DH accelerometer fitted on its I2C bus at 0x18, on the actuator's sled (Hardware/boards/accelerometer.md); acceleration figures then come from the sensor (labelled sensor), not the model.")
+    public var accelerometer = false
+
     @Option(help: PlotOption.help)
     public var plot: String?
 
@@ -50,7 +54,7 @@ public struct DeviceOptions: ParsableArguments {
     var address: DeviceAddress? { device?.address }
 
     /// Whether any option that only the simulated board takes was given.
-    var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none }
+    var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
 
     /// The plot's destination, checked before any work (nil: no --plot).
     func plotFile() throws(CLIError) -> OutputFile? {
@@ -65,12 +69,13 @@ public struct DeviceOptions: ParsableArguments {
     {
         // An FT232H gets a guardian that stops the chip if this process dies (SIGKILL, a crash).
         let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command())
-        let setup = SimulatedBoardSetup(
+        var setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
+        setup.accelerometer = accelerometer
         let opened: OpenedDevice
         do { opened = try catalog.open(address, simulated: setup) } catch { throw CLIError(TerminalText.safe(error.description)) }
         if opened.address != .simulated, simulatorOptionsGiven {
-            throw CLIError("--variant, --supply and --simulate-fault apply to the simulated board (--device sim), not \(opened.address)")
+            throw CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(opened.address)")
         }
         if let notice = opened.notice { try? Console.err("note: \(notice)") }
         return opened

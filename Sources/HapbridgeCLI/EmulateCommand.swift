@@ -3,6 +3,7 @@ import ArgumentParser
 import Devices
 import EmulationControl
 import Foundation
+import SensorModel
 import SimavrBridgeDevice
 import SimulatedBoard
 import USBEmulation
@@ -70,6 +71,15 @@ struct EmulateCommand: ParsableCommand {
         @Option(help: ArgumentHelp("--firmware core or elf: the actuator profile on the simulated chip (a name from Hardware/actuators or a .json path).", valueName: "PROFILE"))
         var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
 
+        @Flag(
+            help: """
+                --firmware core or elf: a LIS3DH accelerometer on the board's I2C bus at 0x18, on the actuator's sled (X along \
+                its motion, Z up; Hardware/boards/accelerometer.md). The firmware finds it and streams it while the engine \
+                plays; every acceleration figure (measure, sweep, play --plot and --record, run) then comes from it, labelled \
+                sensor; without it, from the actuator's model, labelled model.
+                """)
+        var accelerometer = false
+
         @Option(help: ArgumentHelp("--firmware elf: the firmware ELF (default Firmware/build/hapbridge-32u4.elf).", valueName: "PATH"))
         var elf: String?
 
@@ -95,6 +105,9 @@ struct EmulateCommand: ParsableCommand {
                 do { try BridgeEmulation.validate(serial: s) } catch { throw ValidationError("--serial: \(error.description)") }
             }
             if Set(serials).count != serials.count { throw ValidationError("--serial: \(BridgeEmulation.duplicateSerial)") }
+            if accelerometer && firmware == .noise {
+                throw ValidationError("--accelerometer needs --firmware core or elf (a noise board runs no firmware to read it)")
+            }
             if protocolVersion != .v1_1 && firmware != .core {
                 throw ValidationError("--protocol \(protocolVersion.rawValue) needs --firmware core (the ELF is the firmware it is built from)")
             }
@@ -126,9 +139,13 @@ struct EmulateCommand: ParsableCommand {
             func profile() throws -> ActuatorProfile {
                 do { return try ActuatorProfileLoader.resolve(actuator) } catch { throw SetUpError(description: "--actuator: \(error)") }
             }
+            // Flat on the sled, X along the actuator's motion (the host reads X by default).
+            let mounting = accelerometer ? LIS3DHChip.Mounting() : nil
             switch firmware {
             case .core:
-                return .core(SimulatedBoard.Configuration(profile: try profile()), protocol: protocolVersion)
+                var configuration = SimulatedBoard.Configuration(profile: try profile())
+                configuration.accelerometer = mounting
+                return .core(configuration, protocol: protocolVersion)
             case .elf:
                 let root = SimavrBridgeDevice.packageRoot() ?? "."
                 let built = SimavrBridgeDevice.locate(packageRoot: root)
@@ -144,7 +161,7 @@ struct EmulateCommand: ParsableCommand {
                 guard fm.fileExists(atPath: artifacts.firmware) else {
                     throw SetUpError(description: "--firmware elf: the firmware ELF \(artifacts.firmware) does not exist\(hint)")
                 }
-                return .elf(artifacts, load: .actuator(Actuator(profile: try profile())))
+                return .elf(artifacts, load: .actuator(Actuator(profile: try profile())), accelerometer: mounting)
             case .noise:
                 return .noise
             }

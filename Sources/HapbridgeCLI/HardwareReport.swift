@@ -16,7 +16,7 @@ extension HardwareReport {
         if let file {
             if let trace = acceleration, let t0 = trace.timeMilliseconds.first {
                 try file.write(AccelerationPlot.plot(
-                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, source: trace.source, title: title,
+                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, source: trace.provenance.text, title: title,
                     subtitle: subtitle
                 ).svg())
                 try Console.out("plot: \(file.name)")

@@ -19,7 +19,8 @@ public struct InfoCommand: AsyncParsableCommand {
             "usb" (null for the simulated board: "port", "serial", "bcdDevice"), "firmware", "protocol", \
             "firmwareUpdate" (the version `hapbridge flash` would write when the board's firmware is older, else null), \
             "capabilities" (names), "queueCapacity", "keepAliveMs", "maxDriveMs", "chipID", "chip", "bootloader", \
-            "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids), "hostTiming" (an FT232H, whose writes the host times: "realTime", \
+            "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids), "accelerometer" (a board with \
+            a LIS3DH, capability 11: "part", "address", "rateHz", "fullScaleG"; else null), "hostTiming" (an FT232H, whose writes the host times: "realTime", \
             "scheduling", "precision"; else null)}.
             """)
 
@@ -63,6 +64,7 @@ public struct InfoCommand: AsyncParsableCommand {
         } else {
             registerNote = "no DRV2605 answered at 0x5A"
         }
+        let accelerometer = identity.capabilities.contains(.accelerometer) ? await Self.findAccelerometer(session) : nil
         opened.transport.close()
         let supply = values.first { $0.0 == .supplyVoltage }.map { DRV2605Formulas.supplyVolts(code: $0.1) }
         let calibrations = identity.serialNumber.flatMap { serial in try? CalibrationStore.user().actuators(calibratedFor: serial) } ?? []
@@ -87,6 +89,13 @@ public struct InfoCommand: AsyncParsableCommand {
                 "registers": values.isEmpty ? .null : .object(values.map { (key: $0.0.datasheetName, value: .number(Double($0.1))) }),
                 "supplyVolts": supply.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
                 "calibrations": .array(calibrations.map { .string($0) }),
+                "accelerometer": accelerometer.map { a in
+                    .fields([
+                        "part": .string("LIS3DH"), "address": a.address.map { .number(Double($0)) } ?? .null,
+                        "rateHz": a.settings.map { .number(Self.rateHz(code: $0.rateCode)) } ?? .null,
+                        "fullScaleG": a.settings.map { .number(Double(2 << Int($0.fullScaleCode))) } ?? .null,
+                    ])
+                } ?? .null,
                 "hostTiming": opened.hostTiming.map { t in
                     .fields(["realTime": .bool(t.isRealTime), "scheduling": .string(t.description), "precision": .string(t.precision)])
                 } ?? .null,
@@ -120,6 +129,13 @@ public struct InfoCommand: AsyncParsableCommand {
             lines += values.map { row($0.0, $0.1, $0.0 == .supplyVoltage ? "-> \(format(DRV2605Formulas.supplyVolts(code: $0.1), 2)) V" : "") }
         }
         if let registerNote { lines.append("registers: \(registerNote)") }
+        if let a = accelerometer {
+            let at = a.address.map { " at \(hexByte($0))" } ?? ""
+            let stream = a.settings.map {
+                "streamed at \(JSONWriter.format(Self.rateHz(code: $0.rateCode))) Hz, ±\(2 << Int($0.fullScaleCode)) g, while the engine plays"
+            } ?? "not streamed"
+            lines.append("accelerometer: LIS3DH\(at) (capability 11), \(stream): acceleration figures come from it (sensor)")
+        }
         lines.append("stored calibrations: " + (calibrations.isEmpty ? "none" : calibrations.joined(separator: ", ")))
         if let timing = opened.hostTiming {
             // No board clock: the firmware core runs in this process and the host times each write.
@@ -132,11 +148,26 @@ public struct InfoCommand: AsyncParsableCommand {
         try Console.lines(lines, to: .output)
     }
 
+    /// The board's accelerometer: where it answers (WHO_AM_I read at 0x18, then 0x19, as
+    /// the firmware looks for it; nil if neither answers now) and how the link streams it.
+    static func findAccelerometer(_ session: BridgeLink) async -> (address: UInt8?, settings: AccelerometerSettings?) {
+        var found: UInt8?
+        for address: UInt8 in [0x18, 0x19] where found == nil {
+            if let id = try? await session.read(address: address, register: 0x0F, count: 1), id.first == 0x33 { found = address }
+        }
+        return (found, session.accelerometer)
+    }
+
+    /// CTRL_REG1.ODR code → Hz (LIS3DH datasheet Table 31, normal and high-resolution modes).
+    static func rateHz(code: UInt8) -> Double {
+        [1: 1, 2: 10, 3: 25, 4: 50, 5: 100, 6: 200, 7: 400, 9: 1344][code] ?? 0
+    }
+
     static func capabilityNames(_ c: BoardCapabilities) -> [String] {
         let names: [(BoardCapabilities, String)] = [
             (.rtp, "rtp"), (.registerWrite, "register-write"), (.romSequence, "rom-sequence"), (.stampedStop, "stamped-stop"),
             (.clockSync, "clock-sync"), (.queueStatus, "queue-status"), (.chipStatus, "chip-status"), (.bootloader, "bootloader-entry"),
-            (.rawI2C, "register-access"), (.replaceFrom, "replace-from"), (.identity, "identity"),
+            (.rawI2C, "register-access"), (.replaceFrom, "replace-from"), (.identity, "identity"), (.accelerometer, "accelerometer"),
         ]
         return names.filter { c.contains($0.0) }.map(\.1)
     }

@@ -20,8 +20,9 @@ public struct MeasureCommand: AsyncParsableCommand {
             read at each half cycle's peak. The recording runs \(Int(Self.tailSeconds * 1000)) ms past the pattern's \
             end so the ring-down is measured whole. A figure that cannot be measured (no accelerometer, no drive step) \
             is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
-            "actuator", "pattern", "source", "driveSteps", "measurements": [{"name", "unit", "value"}], \
-            "unmeasured": [reason]}.
+            "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \
+            "model": the actuator's model computed them), "sourceDevice" ("LIS3DH", "simulated sled"), "samples", \
+            "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}.
             """)
 
     /// Recorded past the pattern's end: the free ring-down of the slowest shipped LRA
@@ -65,21 +66,31 @@ public struct MeasureCommand: AsyncParsableCommand {
         try Interruption.shared.exitIfInterrupted()
         let measured = PlayMeasurements(trace: result.trace)
 
+        let provenance = result.trace.provenance
         if json {
-            let object = JSONValue.fields([
-                "schema": .string("hapbridge-measure/1"), "device": .string(result.address.description), "actuator": .string(profile.id),
-                "pattern": .string(source.label), "source": result.trace.source.map { .string($0) } ?? .null,
-                "driveSteps": .number(Double(measured.driveSteps)),
-                "measurements": .array(
-                    measured.measurements.map { .fields(["name": .string($0.name), "unit": .string($0.unit.rawValue), "value": .number($0.value)]) }),
-                "unmeasured": .array(measured.unmeasured.map { .string($0.description) }),
-            ])
+            // "source": "sensor" or "model" (null without acceleration), its detail beside it.
+            let sourceFields = provenance?.jsonFields ?? [(key: "source", value: .null)]
+            let object = JSONValue.object(
+                [
+                    (key: "schema", value: .string("hapbridge-measure/1")), (key: "device", value: .string(result.address.description)),
+                    (key: "actuator", value: .string(profile.id)), (key: "pattern", value: .string(source.label)),
+                ] + sourceFields + [
+                    (key: "driveSteps", value: .number(Double(measured.driveSteps))),
+                    (
+                        key: "measurements",
+                        value: .array(
+                            measured.measurements.map {
+                                .fields(["name": .string($0.name), "unit": .string($0.unit.rawValue), "value": .number($0.value)])
+                            })
+                    ),
+                    (key: "unmeasured", value: .array(measured.unmeasured.map { .string($0.description) })),
+                ])
             try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
         } else {
             var lines = [
                 "device: \(session.summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))",
                 "pattern: \(source.label), \(session.drive.note)",
-                "acceleration: \(result.trace.source ?? "none"); drive steps: \(measured.driveSteps)\(measured.driveSteps > 1 ? " (timings are the first's)" : "")",
+                "acceleration: \(provenance?.text ?? "none"); drive steps: \(measured.driveSteps)\(measured.driveSteps > 1 ? " (timings are the first's)" : "")",
             ]
             lines += measured.measurements.map(\.description)
             lines += measured.unmeasured.map { "not measured: \($0)" }

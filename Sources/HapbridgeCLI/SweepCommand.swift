@@ -21,7 +21,7 @@ public struct SweepCommand: AsyncParsableCommand {
             response is g per drive volt; a second-order resonance fitted to it gives f0 and the loaded Q (the \
             mechanical Q lowered by the coil's back-EMF damping), and the −3 dB points are read off the fitted curve. \
             Needs an acceleration source (the simulated board's sled, or an accelerometer on the bench) and a \
-            DRV2605L. --json prints one object: {"schema": "hapbridge-sweep/1", "device", "actuator", "source", \
+            DRV2605L. --json prints one object: {"schema": "hapbridge-sweep/1", "device", "actuator", "source" ("sensor" or "model"), "sourceDevice", "samples", \
             "points": [{"frequencyHz", "accelerationG", "driveVoltsRMS", "gPerVolt"}], "resonance": {"f0Hz", "q", \
             "peakHz", "peakGPerVolt", "lowerHalfPowerHz", "upperHalfPowerHz", "bandwidthHz", "residualDB"} or null, \
             "unmeasured": [reason]}. Exits 1 when no resonance could be fitted.
@@ -114,7 +114,7 @@ public struct SweepCommand: AsyncParsableCommand {
         let r = sweep.response
         var out = [
             "device: \(device)", "actuator: \(profile.displayName)",
-            "acceleration: \(sweep.accelerationSource); \(r.points.count) frequencies, open loop at \(String(format: "%.0f", sweep.options.level * 100)) % of \(String(format: "%.2f", profile.ratedVoltage)) V rms",
+            "acceleration: \(sweep.sourceText); \(r.points.count) frequencies, open loop at \(String(format: "%.0f", sweep.options.level * 100)) % of \(String(format: "%.2f", profile.ratedVoltage)) V rms",
             "  frequency        acceleration   per volt",
         ]
         for p in r.points {
@@ -151,9 +151,13 @@ public struct SweepCommand: AsyncParsableCommand {
             resonance = .null
             unmeasured.append(.string("resonance: \(why)"))
         }
-        return .fields([
-            "schema": .string("hapbridge-sweep/1"), "device": .string(device), "actuator": .string(profile.id),
-            "source": .string(sweep.accelerationSource),
+        // "source": "sensor" or "model", its detail beside it (as `measure --json`).
+        let source = sweep.provenance?.jsonFields ?? [(key: "source", value: .null)]
+        let head: [(key: String, value: JSONValue)] = [
+            (key: "schema", value: .string("hapbridge-sweep/1")), (key: "device", value: .string(device)),
+            (key: "actuator", value: .string(profile.id)),
+        ]
+        guard case .object(let rest) = JSONValue.fields([
             "points": .array(
                 r.points.map {
                     .fields([
@@ -162,7 +166,8 @@ public struct SweepCommand: AsyncParsableCommand {
                     ])
                 }),
             "resonance": resonance, "unmeasured": .array(unmeasured),
-        ])
+        ]) else { return .null }
+        return .object(head + source + rest)
     }
 
     /// Magnitude in dB re 1 g/V against frequency: the points, the fitted curve, f0 and
@@ -171,7 +176,7 @@ public struct SweepCommand: AsyncParsableCommand {
         let r = sweep.response
         func db(_ x: Double) -> Double { 20 * log10(max(x, 1e-9)) }
         let xs = r.points.map(\.frequencyHz)
-        var series = [Plot.Series(name: "measured (\(sweep.accelerationSource))", color: Plot.Palette.blue, xs: xs, ys: r.points.map { db($0.gPerVolt) })]
+        var series = [Plot.Series(name: "measured: \(sweep.sourceText)", color: Plot.Palette.blue, xs: xs, ys: r.points.map { db($0.gPerVolt) })]
         var annotations: [Plot.Annotation] = []
         if case .success(let fit) = r.resonance, let low = xs.first, let high = xs.last {
             let grid = (0...200).map { low + (high - low) * Double($0) / 200 }

@@ -56,6 +56,11 @@ public struct FrequencySweep: Sendable {
     public var response: FrequencyResponse
     /// Where the acceleration came from ("simulated sled", "LIS3DH").
     public var accelerationSource: String
+    /// The same as reports say it: sensor or model, and the samples over every window
+    /// (nil when nothing was recorded).
+    public var provenance: AccelerationProvenance?
+    /// "sensor (LIS3DH, 1344 samples at 1344 Hz)", "model (simulated sled)".
+    public var sourceText: String { provenance?.text ?? accelerationSource }
     public var options: Options
 
     /// The OL_LRA_PERIOD codes the range covers, highest frequency last.
@@ -96,6 +101,7 @@ public struct FrequencySweep: Sendable {
         let rtp = Int8(max(1, min(127, (options.level * 127).rounded())))
         var points: [FrequencyResponse.Point] = []
         var source: String?
+        var provenance: AccelerationProvenance?
         do {
             let variant = try await driver.detect()
             guard variant.isLVariant else { throw SweepError.needsLVariant(variant) }
@@ -122,6 +128,7 @@ public struct FrequencySweep: Sendable {
                 try await driver.setRealTimeAmplitude(signed: 0)
                 guard let trace = device.acceleration() else { throw SweepError.noAcceleration(device.summary) }
                 source = trace.source
+                provenance = provenance.map { $0.adding(trace.provenance) } ?? trace.provenance
                 let volts = DRV2605Formulas.lraOpenLoopVoltage(code: clamp, frequencyHz: f) * Double(rtp) / 127
                 let amplitude = FundamentalAmplitude.of(timesMilliseconds: trace.timeMilliseconds, values: trace.accelerationG, frequencyHz: f)
                 points.append(.init(frequencyHz: f, accelerationG: amplitude, driveVolts: volts))
@@ -137,7 +144,9 @@ public struct FrequencySweep: Sendable {
             try? await stop(driver)
             throw .driver(.invalidConfiguration("\(error)"))
         }
-        return FrequencySweep(response: FrequencyResponse(points: points), accelerationSource: source ?? "none", options: options)
+        var sweep = FrequencySweep(response: FrequencyResponse(points: points), accelerationSource: source ?? "none", options: options)
+        sweep.provenance = provenance
+        return sweep
     }
 
     /// Drive 0, out of RTP, standby.

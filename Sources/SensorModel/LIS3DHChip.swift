@@ -68,6 +68,8 @@ public final class LIS3DHChip {
     var gridStartNanoseconds: UInt64 = 0
     var taken: UInt64 = 0
     var random: SplitMix64
+    /// The register the last byte-wise read byte came from (`i2cReadByte`).
+    var bytePointer: UInt8 = 0
 
     public init(address: UInt8 = LIS3DHChip.defaultAddress, mounting: Mounting = Mounting(), seed: UInt64 = 0x4C49_5333_4448) {
         self.address = address
@@ -192,14 +194,30 @@ public final class LIS3DHChip {
         var out: [UInt8] = []
         for _ in 0..<count {
             out.append(read(r))
-            guard register & 0x80 != 0 else { continue }
-            if r == Register.outZH.rawValue, fifoEnabled, fifoMode != 0 {
-                r = Register.outXL.rawValue  // AN3308: the FIFO read rolls back to 0x28
-            } else {
-                r = (r + 1) & 0x3F
-            }
+            if register & 0x80 != 0 { r = pointer(after: r) }
         }
         return out
+    }
+
+    /// One byte of a read as a bus clocks it: the `index`th byte since the sub-address
+    /// `subAddress` was written (the firmware ELF's harness forwards reads byte by byte,
+    /// `HarnessChip`). The sensor moves its own pointer between bytes, as `i2cRead` does.
+    public func i2cReadByte(address: UInt8, subAddress: UInt8, index: Int) throws(I2CError) -> UInt8 {
+        guard address == self.address, isPresent else { throw .addressNotAcknowledged(address: address) }
+        if index == 0 {
+            bytePointer = subAddress & 0x7F
+        } else if subAddress & 0x80 != 0 {
+            bytePointer = pointer(after: bytePointer)
+        }
+        return read(bytePointer)
+    }
+
+    /// Where an auto-incrementing read goes after register `r`.
+    func pointer(after r: UInt8) -> UInt8 {
+        if r == Register.outZH.rawValue, fifoEnabled, fifoMode != 0 {
+            return Register.outXL.rawValue  // AN3308: the FIFO read rolls back to 0x28
+        }
+        return (r + 1) & 0x3F
     }
 
     func wrote(_ r: UInt8, _ value: UInt8) {

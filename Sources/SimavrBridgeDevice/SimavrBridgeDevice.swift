@@ -1,6 +1,7 @@
 import Foundation
 import DeviceInterface
 import DRV2605Model
+import SensorModel
 
 /// One I2C transaction at the harness's DRV2605 model.
 public struct SimavrI2CTransaction: Sendable, Equatable {
@@ -112,10 +113,17 @@ public final class SimavrBridgeDevice: FrameTransport {
     /// The DRV2605 the firmware's I2C bus reaches, with the load on its outputs; its
     /// clock is simulated µs.
     public var chip: DRV2605Chip { harnessChip.chip }
+    /// The LIS3DH on the bus, sampling the chip's actuator, when one is fitted.
+    public var accelerometer: LIS3DHChip? { harnessChip.accelerometer }
 
     /// Starts `sim-harness --serve` on the ELF and waits until the firmware has
-    /// booted and enumerated. `load` is what is wired to the chip's outputs.
-    public init(artifacts: Artifacts, pollMicroseconds: UInt32 = 125, load: Load = .open) throws(DeviceError) {
+    /// booted and enumerated. `load` is what is wired to the chip's outputs;
+    /// `accelerometer`, a LIS3DH mounted on its sled (at `accelerometerAddress`) that
+    /// the firmware finds at boot, as on the simulated board.
+    public init(
+        artifacts: Artifacts, pollMicroseconds: UInt32 = 125, load: Load = .open, accelerometer: LIS3DHChip.Mounting? = nil,
+        accelerometerAddress: UInt8 = LIS3DHChip.defaultAddress
+    ) throws(DeviceError) {
         guard FileManager.default.isExecutableFile(atPath: artifacts.harness) else {
             throw .io("no sim-harness at \(artifacts.harness): \(Self.buildHint)")
         }
@@ -124,10 +132,11 @@ public final class SimavrBridgeDevice: FrameTransport {
         }
         self.artifacts = artifacts
         self.pollMicroseconds = pollMicroseconds
-        harnessChip = HarnessChip(load: load, recordsAcceleration: true)
+        harnessChip = HarnessChip(
+            load: load, recordsAcceleration: true, accelerometer: accelerometer, accelerometerAddress: accelerometerAddress)
         harness = try HarnessProcess(
             executable: artifacts.harness,
-            arguments: ["--serve", artifacts.firmware, "--poll-us", String(pollMicroseconds)] + HarnessChip.harnessArguments)
+            arguments: ["--serve", artifacts.firmware, "--poll-us", String(pollMicroseconds)] + harnessChip.harnessArguments)
         simulationMicroseconds = 0
         epochMicroseconds = 0
         while true {
@@ -151,11 +160,13 @@ public final class SimavrBridgeDevice: FrameTransport {
     }
 
     /// The ELF and harness built under `packageRoot` (see `packageRoot(above:)`).
-    public convenience init(packageRoot: String, pollMicroseconds: UInt32 = 125, load: Load = .open) throws(DeviceError) {
+    public convenience init(
+        packageRoot: String, pollMicroseconds: UInt32 = 125, load: Load = .open, accelerometer: LIS3DHChip.Mounting? = nil
+    ) throws(DeviceError) {
         guard let a = Self.locate(packageRoot: packageRoot) else {
             throw .io("the firmware ELF or sim-harness is not built under \(packageRoot)/Firmware/build: \(Self.buildHint)")
         }
-        try self.init(artifacts: a, pollMicroseconds: pollMicroseconds, load: load)
+        try self.init(artifacts: a, pollMicroseconds: pollMicroseconds, load: load, accelerometer: accelerometer)
     }
 
     deinit { harness.close() }
@@ -198,6 +209,15 @@ public final class SimavrBridgeDevice: FrameTransport {
         _ = try command("run " + String(format: "%.4f", t))
     }
 
+    /// The firmware's RAM as the harness painted it before boot: the bytes the stack
+    /// has never reached above .bss since, and the bytes .data and .bss take.
+    public func stackMargin() throws(DeviceError) -> (neverTouched: Int, dataBytes: Int) {
+        let reply = try command("stack")
+        let f = reply.split(separator: " ")
+        guard f.count == 3, let free = Int(f[1]), let data = Int(f[2]) else { throw .io("sim-harness: bad line '\(reply)'") }
+        return (free, data)
+    }
+
     /// The I2C log so far, cleared.
     public func takeI2CLog() -> [SimavrI2CTransaction] {
         defer { i2cTransactions.removeAll(keepingCapacity: true) }
@@ -224,6 +244,7 @@ public final class SimavrBridgeDevice: FrameTransport {
         try harness.writeLine(text)
         while true {
             let line = try harness.readLine()
+            if line.hasPrefix("stack ") { return line }
             if line.hasPrefix("ok ") || line.hasPrefix("done ") {
                 if let t = Double(line.split(separator: " ").last ?? "") { simulationMicroseconds = t }
                 // The actuator moves on between transactions too (telemetry reads it).
@@ -249,7 +270,7 @@ public final class SimavrBridgeDevice: FrameTransport {
     /// A transaction at the chip: true when the line was one (a read is answered at
     /// once: the harness waits for it).
     private func answerChip(_ line: String) throws(DeviceError) -> Bool {
-        guard line.hasPrefix("chip "), let reply = harnessChip.answer(line) else { return false }
+        guard HarnessChip.isPeerLine(line), let reply = harnessChip.answer(line) else { return false }
         if !reply.isEmpty { try harness.writeLine(reply) }
         return true
     }

@@ -6,6 +6,7 @@ import CUMockdev
 import Foundation
 import DRV2605Model
 import SimavrBridgeDevice
+import SensorModel
 import SimulatedBoard
 import Synchronization
 
@@ -28,8 +29,10 @@ public final class BridgeEmulation: Sendable {
         /// answering as the firmware of that protocol version did.
         case core(SimulatedBoard.Configuration, protocol: ProtocolVersion = .v1_1)
         /// The firmware ELF under simavr (`sim-harness --usb`), paced to real time, its
-        /// TWI bus on the same chip model as the core's, with this load on its outputs.
-        case elf(SimavrBridgeDevice.Artifacts, load: Load = .open)
+        /// TWI bus on the same chip model as the core's, with this load on its outputs,
+        /// and a LIS3DH on the sled when `accelerometer` says how it is mounted (the
+        /// core's is `SimulatedBoard.Configuration.accelerometer`).
+        case elf(SimavrBridgeDevice.Artifacts, load: Load = .open, accelerometer: LIS3DHChip.Mounting? = nil)
         /// No hapbridge firmware: the bridge's descriptors, noise on bulk IN
         /// (`NoiseBridgeBoard`).
         case noise
@@ -354,13 +357,15 @@ public final class BridgeEmulation: Sendable {
             let flashed = state.withLock { s in s.slots.first { $0.port == port }?.flashed ?? false }
             return try CoreBridgeBoard(
                 serial: serial, boardConfiguration: configuration, protocolVersion: flashed ? .v1_1 : version, events: events)
-        case .elf(let artifacts, let load):
+        case .elf(let artifacts, let load, let accelerometer):
             // After a flash, what the bootloader wrote runs.
             let application = state.withLock { s -> [UInt8]? in
                 guard let slot = s.slots.first(where: { $0.port == port }), slot.flashed, let flash = slot.flash else { return nil }
                 return Array(flash.bytes[0..<flash.part.bootloaderStart])
             }
-            return try ELFBridgeBoard(artifacts: artifacts, load: load, serial: serial, name: name, application: application, events: events)
+            return try ELFBridgeBoard(
+                artifacts: artifacts, load: load, accelerometer: accelerometer, serial: serial, name: name, application: application,
+                events: events)
         case .noise:
             return try NoiseBridgeBoard(serial: serial, seed: UInt64(port))
         }
@@ -490,7 +495,7 @@ public final class BridgeEmulation: Sendable {
         var flash = FlashMemory(part: .atmega32u4)
         let image: String?
         switch firmware {
-        case .elf(let artifacts, _): image = artifacts.firmware
+        case .elf(let artifacts, _, _): image = artifacts.firmware
         case .core: image = try? CarriedFirmware.locate(build: false)
         case .noise: image = nil
         }

@@ -3,6 +3,7 @@ import EmulationControl
 import Foundation
 import Glibc
 import RealTime
+import SensorModel
 import SimavrBridgeDevice
 import Synchronization
 
@@ -35,6 +36,8 @@ final class ELFBridgeBoard: USBDeviceModel {
     private let socket: Int32
     /// What is wired to the chip's outputs (the chip itself lives on the reader thread).
     private let load: Load
+    /// The LIS3DH on the sled, if one is fitted (`sim-harness --accel`).
+    private let accelerometer: LIS3DHChip.Mounting?
     private let events: @Sendable (BoardEvent) -> Void
     private let state: Mutex<State>
     private let ready = DispatchSemaphore(value: 0)
@@ -71,8 +74,8 @@ final class ELFBridgeBoard: USBDeviceModel {
     /// `application`: the application section a bootloader wrote (flash from 0x0000),
     /// booted instead of the ELF's own image (`sim-harness --application`).
     init(
-        artifacts: SimavrBridgeDevice.Artifacts, load: Load, serial: String, name: String, application: [UInt8]? = nil,
-        events: @escaping @Sendable (BoardEvent) -> Void
+        artifacts: SimavrBridgeDevice.Artifacts, load: Load, accelerometer: LIS3DHChip.Mounting? = nil, serial: String, name: String,
+        application: [UInt8]? = nil, events: @escaping @Sendable (BoardEvent) -> Void
     ) throws(EmulationError) {
         // The harness reads the file before it says "ready"; it goes when this returns.
         var applicationFile: String?
@@ -94,7 +97,8 @@ final class ELFBridgeBoard: USBDeviceModel {
         // The child's end is dup2'ed onto its stdio (which clears close-on-exec there).
         let spawned = ChildProcess.spawn(
             [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)]
-                + HarnessChip.harnessArguments + (applicationFile.map { ["--application", $0] } ?? []),
+                + HarnessChip.harnessArguments(accelerometerAddress: accelerometer.map { _ in LIS3DHChip.defaultAddress })
+                + (applicationFile.map { ["--application", $0] } ?? []),
             stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {
@@ -105,6 +109,7 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
         socket = fds[0]
         self.load = load
+        self.accelerometer = accelerometer
         self.events = events
         state = Mutex(State())
         let thread = Thread { [self] in readLines() }
@@ -206,13 +211,13 @@ final class ELFBridgeBoard: USBDeviceModel {
         _ = ThreadScheduling.adoptForCurrentThread(priority: Int32(Self.harnessFIFOPriority))
         var reader = LineReader(fd: socket)
         // Hours of real time, as on the core backing: no acceleration trace.
-        let chip = HarnessChip(load: load, recordsAcceleration: false)
+        let chip = HarnessChip(load: load, recordsAcceleration: false, accelerometer: accelerometer)
         // Everything but the chip's lines is handled in order on a queue of its own:
         // a chip read then waits for its answer only, not for the lines before it
         // (the emulation's log, bulk transfers), which stalled the simulation.
         let handling = DispatchQueue(label: "hapbridge sim-harness lines", qos: .userInteractive)
         while let line = reader.next() {
-            if line.hasPrefix("chip "), let reply = chip.answer(line) {
+            if HarnessChip.isPeerLine(line), let reply = chip.answer(line) {
                 if !reply.isEmpty { send(reply) }  // the harness waits for it
                 continue
             }

@@ -23,8 +23,29 @@ import Testing
         let run = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--plot", svg])
         #expect(run.status == 0, "\(run.err)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
-        #expect(text.contains("<svg") && text.contains("acceleration (simulated sled)"))
+        #expect(text.contains("<svg") && text.contains("acceleration: model (simulated sled)"))
         #expect(run.out.contains("plot: \(svg)"))
+    }
+
+    @Test("play --plot and --record with a LIS3DH fitted say the acceleration came from the sensor: the plot's legend and subtitle, the record's acceleration object, the report line")
+    func playSaysTheSensorWasTheSource() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let svg = directory.appendingPathComponent("play.svg").path, record = directory.appendingPathComponent("play.json").path
+        let run = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--device", "sim", "--accelerometer", "--plot", svg, "--record", record])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("peak acceleration: ") && run.out.contains("(sensor (LIS3DH, "), "\(run.out)")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(text.contains("acceleration: sensor (LIS3DH, ") && text.contains(" samples at 1344 Hz)"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
+        let acceleration = try #require(object["acceleration"] as? [String: Any])
+        #expect(acceleration["source"] as? String == "sensor" && acceleration["sourceDevice"] as? String == "LIS3DH")
+        #expect((acceleration["peakG"] as? Double ?? 0) > 0.1 && (acceleration["samples"] as? Double ?? 0) > 20)
+        // Without the sensor the same record says the model gave it.
+        let bare = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--device", "sim", "--record", record])
+        #expect(bare.status == 0, "\(bare.err)")
+        let modelRecord = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
+        #expect((modelRecord["acceleration"] as? [String: Any])?["source"] as? String == "model")
     }
 
     @Test("Drive held past the board's 30 s limit stops early with the reason and status 3")

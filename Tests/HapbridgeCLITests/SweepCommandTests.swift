@@ -11,7 +11,7 @@ import Testing
         let run = try Hapbridge.run(["sweep", "--device", "sim", "--actuator", "pmd-c10-100", "--json", "--csv", csv, "--plot", plot])
         #expect(run.status == 0, "\(run.err)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])
-        #expect(object["schema"] as? String == "hapbridge-sweep/1" && object["source"] as? String == "simulated sled")
+        #expect(object["schema"] as? String == "hapbridge-sweep/1" && object["source"] as? String == "model" && object["sourceDevice"] as? String == "simulated sled")
         let resonance = try #require(object["resonance"] as? [String: Any])
         let f0 = try #require(resonance["f0Hz"] as? Double), q = try #require(resonance["q"] as? Double)
         // MeasurementsTests.FrequencySweepTests pins these against the LRA model.
