@@ -25,10 +25,13 @@ public final class DeviceCatalog: Sendable {
 
     /// The guardian an FT232H opened by `open(_:simulated:)` gets (`openFT232H`); nil: none.
     public let ft232hGuardian: [String]?
+    /// The I2C clock an FT232H's bus runs at (400 kHz or 100 kHz: `MPSSEClock`).
+    public let ft232hSCLHz: Double
 
-    public init(logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: [String]? = nil) {
+    public init(logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: [String]? = nil, ft232hSCLHz: Double = 400_000) {
         self.logger = logger
         self.ft232hGuardian = ft232hGuardian
+        self.ft232hSCLHz = ft232hSCLHz
     }
 
     /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
@@ -149,7 +152,7 @@ public final class DeviceCatalog: Sendable {
         let named = ft232hSerial(serial)
         let watcher = guardian.flatMap { FT232HGuardian(command: $0 + (named.map { [$0] } ?? [])) }
         let port: FT232HHostedI2C
-        do { port = try FT232HHostedI2C(serial: named) } catch {
+        do { port = try FT232HHostedI2C(serial: named, sclHz: ft232hSCLHz) } catch {
             watcher?.disarm()
             throw .device(DeviceError.notFound("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
         }

@@ -10,7 +10,7 @@ extension DeviceOptions {
         if simulatorOptionsGiven {
             throw CLIError("--variant, --supply and --simulate-fault apply to the simulated board (--device sim), not \(DeviceAddress.ftdi(serial: serial))")
         }
-        do { return try await FT232HBench(serial: serial, interruption: { Interruption.shared.reason }) } catch {
+        do { return try await FT232HBench(serial: serial, sclHz: Double(i2cKHz) * 1000, interruption: { Interruption.shared.reason }) } catch {
             throw CLIError(TerminalText.safe("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
         }
     }

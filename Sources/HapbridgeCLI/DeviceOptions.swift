@@ -36,6 +36,9 @@ public struct DeviceOptions: ParsableArguments {
         help: "Simulated board only: a LIS3DH accelerometer fitted on its I2C bus at 0x18, on the actuator's sled (Hardware/boards/accelerometer.md); acceleration figures then come from the sensor (labelled sensor), not the model.")
     public var accelerometer = false
 
+    @Option(name: .customLong("i2c-khz"), help: "FT232H only (--device ftdi): the I2C clock, 400 (the DRV2605's fast mode) or 100 kHz (long wires, weak pull-ups).")
+    public var i2cKHz: Int = 400
+
     @Option(help: PlotOption.help)
     public var plot: String?
 
@@ -46,12 +49,22 @@ public struct DeviceOptions: ParsableArguments {
     public func validate() throws {
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
         try PlotOption.validate(plot)
+        guard [100, 400].contains(i2cKHz) else { throw ValidationError("--i2c-khz must be 400 or 100, not \(i2cKHz)") }
+        if i2cKHz != 400, let address, !namesFT232H {
+            throw ValidationError("--i2c-khz applies to an FT232H (--device ftdi), whose I2C this host drives; \(address) keeps its own bus at 400 kHz")
+        }
         if case .failure(let error)? = device?.parsed { throw ValidationError(TerminalText.safe(error.description)) }
     }
 
     /// `--device` (nil: choose by the rule above). ArgumentParser parsed it once, and
     /// `validate()` refused a malformed one before any command could run.
     var address: DeviceAddress? { device?.address }
+
+    /// Whether `--device` names an FT232H (`ftdi`, `ftdi:SERIAL`).
+    var namesFT232H: Bool {
+        if case .ftdi? = address { return true }
+        return false
+    }
 
     /// Whether any option that only the simulated board takes was given.
     var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
@@ -68,7 +81,8 @@ public struct DeviceOptions: ParsableArguments {
         throws(CLIError) -> OpenedDevice
     {
         // An FT232H gets a guardian that stops the chip if this process dies (SIGKILL, a crash).
-        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command())
+        let catalog = DeviceCatalog(
+            logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command(), ft232hSCLHz: Double(i2cKHz) * 1000)
         var setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         setup.accelerometer = accelerometer

@@ -34,6 +34,18 @@ struct FT232HCommandTests {
         #expect(play.output.contains("drive: closed loop, calibrated"), "\(play)")
     }
 
+    @Test("--i2c-khz 100 runs the FT232H's I2C at 100 kHz (diagnose passes; the summary says so); other rates and other devices are refused before anything opens")
+    func hundredKilohertz() throws {
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "ftdi", "--i2c-khz", "100", "--actuator", "pmd-c10-100"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("MPSSE I2C at 100 kHz"), "\(run)")
+        #expect(run.output.contains("diagnostic: PASS"), "\(run)")
+        let odd = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "ftdi", "--i2c-khz", "250"])
+        #expect(odd.status == 2 && odd.errors.contains("--i2c-khz must be 400 or 100, not 250"), "\(odd)")
+        let sim = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "sim", "--i2c-khz", "100"])
+        #expect(sim.status == 2 && sim.errors.contains("--i2c-khz applies to an FT232H"), "\(sim)")
+    }
+
     @Test("rom 1 --device ftdi plays a ROM effect: GO clears by itself")
     func romEffect() throws {
         let run = try EmulatedFT232H.run([], [Self.hapbridge, "rom", "1", "--device", "ftdi"])
