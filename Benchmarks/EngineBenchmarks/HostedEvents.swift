@@ -22,6 +22,9 @@ struct HostedFigures {
 /// alternates), played by the engine over the hosted core
 /// on the first FT232H (this process runs as COMMAND under `hapbridge emulate ft232h`,
 /// or with one plugged in).
+let burstSeconds = 20.0
+let restSeconds = 0.02
+
 func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinMicroseconds: UInt16) async throws -> HostedFigures {
     let port = try FT232HHostedI2C(serial: nil)
     var configuration = HostedBoard.Configuration(serial: Array("BENCH".utf8), spinMicroseconds: spinMicroseconds)
@@ -37,15 +40,18 @@ func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinM
         link: BridgeLink(transport: HostedBoardTransport(board: board, summary: "FT232H (benchmark)")), actuator: try ActuatorProfileLoader.resolve("pmd-c10-100"), options: options)
     try await engine.start()
     let step = Double(periodMicroseconds) / 1e6
+    // A drive is cut after 30 s (the board's safety limit, HB_MAX_DRIVE_LIMIT_MS), so a
+    // long run drives in bursts of 20 s with 20 ms of rest between them.
+    let perBurst = Int(burstSeconds / step)
     let pattern = HapticPattern(events: (0..<count).map { i in
-        .continuous(at: Double(i) * step, duration: step, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
+        .continuous(at: Double(i) * step + Double(i / perBurst) * restSeconds, duration: step, intensity: i % 2 == 0 ? 1.0 : 0.6, sharpness: 0.5)
     })
     let player = try await engine.makePlayer(with: pattern)
     _ = board.drainWriteTimes()
     let cpuBefore = board.timerThreadCPUNanoseconds ?? 0
     let wallBefore = monotonicNanoseconds()
     try await player.start(atTime: 0)
-    try await Task.sleep(for: .milliseconds(Int(Double(count) * step * 1000) + 300))
+    try await Task.sleep(for: .milliseconds(Int((Double(count) * step + Double(count / perBurst) * restSeconds) * 1000) + 300))
     let cpu = Double((board.timerThreadCPUNanoseconds ?? cpuBefore) - cpuBefore) / 1e9
     let wall = Double(monotonicNanoseconds() - wallBefore) / 1e9
     let statistics = await engine.statistics

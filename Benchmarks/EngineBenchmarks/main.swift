@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only | --ft232h-only [--long]]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only | --ft232h-only [--long] | --long-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -74,7 +74,7 @@ func run() async throws {
         print("== FT232H: the firmware core hosted in process, host-timed writes 2 ms apart, a 1 kHz envelope (\(events) events; hapbridge emulate ft232h)")
         try await FT232HTiming.run(events: events, long: CommandLine.arguments.contains("--long"), packageRoot: SimavrBridgeDevice.packageRoot() ?? ".")
     }
-    if CommandLine.arguments.contains("--ft232h-only") { return try await ft232h() }
+    if CommandLine.arguments.contains("--ft232h-only") || CommandLine.arguments.contains("--long-only") { return try await ft232h() }
     func discovery() async throws {
         print("== discovery: hapbridge list over emulated boards (hapbridge emulate bridge --firmware core --boards N)")
         print(await baseline(count: quick ? 500 : 2000).line("baseline: Task.sleep lateness, 1 ms period"))
