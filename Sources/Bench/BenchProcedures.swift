@@ -32,7 +32,7 @@ public enum BenchProcedures {
             report.calibration = result
             report.lines += RegisterReport.calibration(result)
             report.acceleration = device.acceleration()
-            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)) (\(a.source))") }
+            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)), \(a.source)") }
             report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
             report.fail("error: \(error)")

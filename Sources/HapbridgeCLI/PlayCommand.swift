@@ -142,7 +142,7 @@ public struct PlayCommand: AsyncParsableCommand {
         }
         let trace = result.trace
         if let samples = trace.samples, !samples.isEmpty {
-            report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)) (\(trace.provenance?.text ?? "measured"))")
+            report.append("peak acceleration: \(AccelerationPlot.peakText(trace.peakG)), \(trace.provenance?.text ?? "measured")")
         } else {
             report.append("acceleration: not measured (the device has no accelerometer)")
         }

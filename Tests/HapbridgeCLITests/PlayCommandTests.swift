@@ -34,7 +34,7 @@ import Testing
         let svg = directory.appendingPathComponent("play.svg").path, record = directory.appendingPathComponent("play.json").path
         let run = try Hapbridge.run(["play", "impact.heavy", "--actuator", Self.profile, "--device", "sim", "--accelerometer", "--plot", svg, "--record", record])
         #expect(run.status == 0, "\(run.err)")
-        #expect(run.out.contains("peak acceleration: ") && run.out.contains("(sensor (LIS3DH, "), "\(run.out)")
+        #expect(run.out.contains("peak acceleration: ") && run.out.contains(", sensor (LIS3DH, "), "\(run.out)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(text.contains("acceleration: sensor (LIS3DH, ") && text.contains(" samples at 1344 Hz)"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
