@@ -32,7 +32,7 @@ public enum BenchProcedures {
             report.calibration = result
             report.lines += RegisterReport.calibration(result)
             report.acceleration = device.acceleration()
-            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)), \(a.source)") }
+            if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)), \(a.provenance.text)") }
             report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
             report.fail("error: \(error)")
@@ -112,7 +112,7 @@ public enum BenchProcedures {
             try await driver.checkFaults()
             report.acceleration = device.acceleration()
             if let a = report.acceleration {
-                report.add("peak acceleration: \(AccelerationTrace.peakText(a.peakG)) (rated \(AccelerationTrace.peakText(profile.ratedPeakAccelerationG)) peak), \(a.source)")
+                report.add("peak acceleration: \(AccelerationTrace.peakText(a.peakG)) (rated \(AccelerationTrace.peakText(profile.ratedPeakAccelerationG)) peak), \(a.provenance.text)")
                 if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
             }
         } catch {
