@@ -120,11 +120,12 @@ struct RegisterAccessServiceLoopTests {
             board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500), timing: .realTime)
         var options = HapticEngine.Options(driving: .automatic)
         options.serviceThreadPriority = nil
-        // A real clock inside a parallel test run on a loaded host: what this pins is
-        // the bus path, not how fast the board answers.
-        options.startTimeoutMicroseconds = 5_000_000
+        // A real clock inside a parallel test run on a loaded host (the example packages
+        // compile beside it): what this pins is the bus path, not how fast the board
+        // answers. 5 s was once not enough on CI's two cores.
+        options.startTimeoutMicroseconds = 30_000_000
         let link = BridgeLink(transport: device)
-        link.replyTimeoutMicroseconds = 5_000_000  // the same: a starved process answers late, not never
+        link.replyTimeoutMicroseconds = 30_000_000  // the same: a starved process answers late, not never
         let engine = HapticEngine(link: link, actuator: p, options: options)
         try await engine.start()
         let bus = engine.i2cBus
