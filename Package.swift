@@ -202,7 +202,7 @@ let package = Package(
             swiftSettings: strict),
         // A bench fixture for Swift Testing (a trait, a scoped helper) and the HIL steps as
         // async functions, on the HIL runner's own step code and records.
-        .target(name: "HapbridgeTesting", dependencies: ["HIL", "Measurements"], swiftSettings: strict),
+        .target(name: "HapbridgeTesting", dependencies: ["HIL", "Measurements", "FileAccess"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",

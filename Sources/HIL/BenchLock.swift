@@ -31,6 +31,8 @@ public final class BenchLock: Sendable {
         let expires = now.timeIntervalSince1970 + expirySeconds
         let content = "pid \(pid)\nhost \(host)\nexpires \(Int(expires))\n"
         for _ in 0..<2 {
+            // O_EXCL is the lock itself: the one safe writer (FileWriter) replaces a file
+            // atomically, which would take a lock another run holds.
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 _ = content.withCString { write(fd, $0, strlen($0)) }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import HIL
 import Measurements
@@ -212,8 +213,9 @@ public final class TestBench: Sendable {
             junit = "\(dir)/\(name).junit.xml"
         }
         let r = record
-        if let json { try RunReports.json(r).write(toFile: json, atomically: true, encoding: .utf8) }
-        if let junit { try RunReports.junit(r).write(toFile: junit, atomically: true, encoding: .utf8) }
+        // Through the one safe writer, as `hapbridge run` writes them.
+        if let json { try FileWriter.write(RunReports.json(r), to: FilePath(json)) }
+        if let junit { try FileWriter.write(RunReports.junit(r), to: FilePath(junit)) }
     }
 }
 
