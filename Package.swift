@@ -240,7 +240,7 @@ let package = Package(
         // The product's FT232H path (libftdi, FT232HI2CBus, the DRV2605 driver) as a COMMAND
         // under `hapbridge emulate ft232h`: what FTDITests runs.
         .executableTarget(
-            name: "ftdi-probe", dependencies: ["FTDIBridge", "DRV2605", "DeviceInterface", "Devices", "Actuators"], path: "Tests/FTDIProbe",
+            name: "ftdi-probe", dependencies: ["FTDIBridge", "HostedBoard", "DRV2605", "DeviceInterface", "Devices", "Actuators"], path: "Tests/FTDIProbe",
             swiftSettings: strict),
         .executableTarget(
             name: "PatternBenchmarks", dependencies: ["Haptics"], path: "Benchmarks/PatternBenchmarks",

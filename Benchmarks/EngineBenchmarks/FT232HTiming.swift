@@ -9,9 +9,10 @@ import Foundation
 /// and the same events from Python through pyftdi, the alternative a user would
 /// otherwise pick.
 ///
-/// Figures through the emulation include its USB round trip (the "round trip" line),
-/// which a real FT232H's 125 µs microframes make shorter; actual − stamp is when a
-/// write leaves the host, which the host alone decides.
+/// Figures through the emulation include its USB OUT transfer (the "hand-over" line: the
+/// timer thread's write call; the answer is the reader thread's), which a real FT232H's
+/// 125 µs microframes make shorter; actual − stamp is when a write leaves the host,
+/// which the host alone decides.
 enum FT232HTiming {
     static let clientFlag = "--ft232h-client"
     /// The events' period: each a new RTP amplitude, the envelope updated at 1 kHz. 2 ms,
@@ -82,9 +83,9 @@ enum FT232HTiming {
 
     static func report(_ f: HostedFigures, _ name: String, events: Int) {
         print(f.late.line("\(name): actual − stamp"))
-        print(f.roundTrip.line("   its USB round trip (write handed over → ACKs back)"))
-        print(String(format: "   %d stamped RTP writes of %d events; engine: %d commands sent, %d late, %d underruns; timer thread %@, CPU %.1f %% of a core",
-                     f.late.samples.count, events, f.commandsSent, f.lateCommands, f.underruns, f.scheduling, 100 * f.timerCPUPerSecond))
+        print(f.handOver.line("   its hand-over (the timer thread's write call)"))
+        print(String(format: "   %d stamped RTP writes of %d events; engine: %d commands sent, %d late, %d underruns; timer thread %@, CPU %.1f %% of a core; at most %d answers outstanding",
+                     f.late.samples.count, events, f.commandsSent, f.lateCommands, f.underruns, f.scheduling, 100 * f.timerCPUPerSecond, f.deepestBacklog))
     }
 
     /// The same events from Python: pyftdi's I2cController under the emulation,

@@ -6,11 +6,14 @@ import Haptics
 import HostedBoard
 
 /// What the client measured on the FT232H: each stamped RTP write's actual − stamp
-/// (µs; actual is when the transfer was handed to libftdi), its USB round trip, the
-/// timer thread's CPU per second of play, and the engine's own tally.
+/// (µs; actual is when the transfer was handed to libftdi), how long the timer thread
+/// spent handing it over (its answer is the reader thread's), the most answers
+/// outstanding at once, the timer thread's CPU per second of play, and the engine's
+/// own tally.
 struct HostedFigures {
     var late: Stats
-    var roundTrip: Stats
+    var handOver: Stats
+    var deepestBacklog: Int
     var timerCPUPerSecond: Double
     var scheduling: String
     var commandsSent: Int
@@ -61,7 +64,8 @@ func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinM
     board.stop()  // the chip to standby, EN low (the transport's close does the same when the engine goes)
     return HostedFigures(
         late: Stats(samples: writes.compactMap { $0.lateNanoseconds.map { Double($0) / 1000 } }),
-        roundTrip: Stats(samples: writes.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }),
+        handOver: Stats(samples: writes.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }),
+        deepestBacklog: port.deepestAnswerBacklog,
         timerCPUPerSecond: cpu / wall, scheduling: board.scheduling.description,
         commandsSent: statistics.commandsSent, lateCommands: statistics.lateCommands, underruns: statistics.boardUnderruns)
 }

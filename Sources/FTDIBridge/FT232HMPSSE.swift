@@ -75,16 +75,37 @@ public final class FT232HMPSSE: @unchecked Sendable {
     public func run(
         _ program: MPSSEI2CProgram, extraMilliseconds: Int = 0, sendImmediate: Bool = true, sent: () -> Void = {}
     ) throws(FT232HError) -> [UInt8] {
+        let expected = try send(program, sendImmediate: sendImmediate, sent: sent)
+        return try answer(count: expected, extraMilliseconds: extraMilliseconds)
+    }
+
+    /// The first half of `run`: the program and the sync trailer handed to the chip in
+    /// one transfer, returning once the transfer is taken. The answer's length (the
+    /// trailer's two bytes included) is what `answer(count:)` must then read, in the
+    /// order the programs were sent.
+    ///
+    /// `send` and `answer` may run on two threads at once (one each): libftdi's write
+    /// path (`ftdi_write_data`: the OUT endpoint, the write chunk size and timeout) and
+    /// its read path (`ftdi_read_data`: the read buffer and its offsets, the IN
+    /// endpoint) share no state, and libusb's synchronous transfers are thread-safe.
+    public func send(_ program: MPSSEI2CProgram, sendImmediate: Bool = true, sent: () -> Void = {}) throws(FT232HError) -> Int {
         var p = program
         p.syncTrailer(sendImmediate: sendImmediate)
-        let expected = p.answerCount + 2
-        let answer: [UInt8]
         do {
             sent()
             try ftdi.write(p.commands)
+        } catch { throw .ftdi(error) }
+        return p.answerCount + 2
+    }
+
+    /// The second half of `run`: the next program's answer (`count` bytes, as `send`
+    /// said), checked for the sync trailer and returned without it.
+    public func answer(count expected: Int, extraMilliseconds: Int = 0) throws(FT232HError) -> [UInt8] {
+        let answer: [UInt8]
+        do {
             answer = try ftdi.read(exactly: expected, timeoutMilliseconds: Self.answerSlackMilliseconds + extraMilliseconds)
         } catch { throw .ftdi(error) }
-        if answer.suffix(2) == [MPSSEOpcode.badCommandEcho, MPSSEOpcode.bogus2] { return Array(answer.prefix(p.answerCount)) }
+        if answer.suffix(2) == [MPSSEOpcode.badCommandEcho, MPSSEOpcode.bogus2] { return Array(answer.prefix(expected - 2)) }
         // Out of step: the rest of the answer (what came after the expected count) says why.
         let rest = (try? ftdi.read(exactly: 2, timeoutMilliseconds: 50)) ?? []
         let all = answer + rest

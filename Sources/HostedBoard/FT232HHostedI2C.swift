@@ -5,55 +5,87 @@ import MPSSE
 /// A hosted core's I2C on an FT232H's MPSSE pins: each hook call is one
 /// `MPSSEI2CProgram` in one USB transfer through `FT232HMPSSE` (the path
 /// `FT232HI2CBus` uses), ACK bits checked.
+///
+/// Until the board's threads start, every call waits for its answer. From then on
+/// (`start(priority:)`) a write returns once its transfer is handed over, and an
+/// `FT232HAnswerReader` takes the answers: a write's NACK is reported at the port's
+/// next call, one transaction late. Reads still wait for their bytes.
 public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
-    // @unchecked: the port is used by one caller at a time (the core's lock).
+    // @unchecked: the port is used by one caller at a time (the core's lock); the
+    // reader's state is behind its own lock.
     public let port: FT232HMPSSE
     public let serial: String?
+    private let answers: FT232HAnswerReader
 
     /// Opens the FT232H (`serial` nil: the first) with the DRV2605's EN high.
     public init(serial: String?, sclHz: Double = 400_000) throws(FT232HError) {
         port = try FT232HMPSSE(serial: serial, sclHz: sclHz)
         self.serial = serial
+        answers = FT232HAnswerReader(port: port)
     }
 
     public var summary: String { "MPSSE I2C at \(Int(port.sclHz / 1000)) kHz" }
 
-    /// The last STATUS read in a write's transfer: when, and the fault bits seen since
-    /// the core last took one (they clear on read, so none may be lost between).
-    private var status: (value: UInt8, atNanoseconds: UInt64)?
-    private var faultsSinceTaken: UInt8 = 0
+    /// The most answers the reader had outstanding at once (how far behind it ran).
+    public var deepestAnswerBacklog: Int { answers.deepest }
+
+    public func start(priority: Int32?) { answers.start(priority: priority) }
 
     /// A write to the DRV2605 reads its STATUS back in the same transfer: ~100 µs more
     /// on the wire at 400 kHz, no second USB round trip, and the core's fault poll
     /// answered from it (`recentStatus`) never needs a transaction of its own, which on
     /// a dense stream no gap between writes would hold.
     public func write(address: UInt8, bytes: [UInt8], sent: () -> Void) -> HostedI2CResult {
+        if let earlier = answers.takeFailure() { return earlier }
         var p = port.program()
         p.write(address: address, register: bytes.first ?? 0, bytes: Array(bytes.dropFirst()))
         let chip = UInt8(DRV2605_I2C_ADDR)
-        if address == chip { p.read(address: chip, register: UInt8(DRV2605_REG_STATUS), count: 1) }
-        return result { () throws(I2CTransactionError) in
-            let read = try port.transact(p, sent: sent)
-            if address == chip, let value = read.first { note(status: value) }
+        let readsStatus = address == chip
+        if readsStatus { p.read(address: chip, register: UInt8(DRV2605_REG_STATUS), count: 1) }
+        guard answers.isRunning else {
+            return result { () throws(I2CTransactionError) in
+                var at: UInt64 = 0
+                let read = try port.transact(p) { at = HostedClock.nanoseconds(); sent() }
+                if readsStatus, let value = read.first { answers.noteStatus(value, atNanoseconds: at) }
+            }
+        }
+        var at: UInt64 = 0
+        do {
+            let count = try port.send(p) { at = HostedClock.nanoseconds(); sent() }
+            answers.expect(p, count: count, readsStatus: readsStatus, sentNanoseconds: at)
+            return .acknowledged
+        } catch {
+            answers.adapterFailed(error.description)
+            return .adapterFailure(error.description)
         }
     }
 
     public func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8? {
-        guard let status, HostedClock.nanoseconds() &- status.atNanoseconds <= UInt64(maxAgeMicroseconds) * 1000 else { return nil }
-        defer { faultsSinceTaken = 0 }
-        return status.value | faultsSinceTaken
-    }
-
-    private func note(status value: UInt8) {
-        status = (value, HostedClock.nanoseconds())
-        faultsSinceTaken |= value & UInt8(DRV2605_STATUS_OVER_TEMP | DRV2605_STATUS_OC_DETECT)
+        answers.recentStatus(maxAgeMicroseconds: maxAgeMicroseconds)
     }
 
     public func read(address: UInt8, register: UInt8, count: Int) -> (HostedI2CResult, [UInt8]) {
+        if let earlier = answers.takeFailure() { return (earlier, []) }
         var p = port.program()
         p.read(address: address, register: register, count: count)
         var data: [UInt8] = []
-        let r = result { () throws(I2CTransactionError) in data = try port.transact(p) }
+        guard answers.isRunning else {
+            let r = result { () throws(I2CTransactionError) in data = try port.transact(p) }
+            return (r, data)
+        }
+        let id: UInt64
+        do {
+            id = answers.expect(p, count: try port.send(p), isRead: true)
+        } catch {
+            answers.adapterFailed(error.description)
+            return (.adapterFailure(error.description), [])
+        }
+        guard let answer = answers.awaitRead(id) else {
+            return (answers.takeFailure() ?? .adapterFailure("the FT232H's answer did not come"), [])
+        }
+        // An earlier write's NACK, known now that every answer before this one is in.
+        if let earlier = answers.takeFailure() { return (earlier, []) }
+        let r = result { () throws(I2CTransactionError) in data = try answer.get() }
         return (r, data)
     }
 
@@ -69,9 +101,11 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
         }
     }
 
-    /// RTP amplitude 0 and STANDBY in one transfer, then EN low, then closed with EN
-    /// left driven low. Each step is tried even when one before it failed.
+    /// The answers still outstanding taken, then RTP amplitude 0 and STANDBY in one
+    /// transfer, EN low, and closed with EN left driven low. Each step is tried even
+    /// when one before it failed.
     public func shutDown() {
+        answers.finish()
         var p = port.program()
         let chip = UInt8(DRV2605_I2C_ADDR)
         p.write(address: chip, register: UInt8(DRV2605_REG_RTP_INPUT), bytes: [0])

@@ -37,7 +37,7 @@ public final class HostedBoard: @unchecked Sendable {
         /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
         public var spinMicroseconds: UInt16
         /// The intake HELLO_REPLY states: the least µs between stamped writes this port
-        /// keeps up with (a write is one USB round trip for its ACK bits).
+        /// keeps up with (a write's transfer handed over; its ACK bits are read behind it).
         public var writeSpacingMicroseconds: UInt16 = 500
         /// What a transaction costs beyond its bytes (µs): a USB round trip for the ACK
         /// bits. The core keeps its STATUS polls and untimed reads off the bus unless they
@@ -169,6 +169,8 @@ public final class HostedBoard: @unchecked Sendable {
     // MARK: threads
 
     private func start() {
+        // The port's own thread (the FT232H's answer reader) one step below the timer's.
+        port.start(priority: configuration.priority.map { max(1, $0 - 1) })
         let started = MonotonicCondition()
         var schedulingResult: HostedScheduling?
         let box = Unmanaged.passRetained(ThreadBody { [self] in
@@ -190,7 +192,7 @@ public final class HostedBoard: @unchecked Sendable {
         if let t = Self.spawn(service) { threads.append(t) }
     }
 
-    private static func spawn(_ body: Unmanaged<ThreadBody>) -> pthread_t? {
+    static func spawn(_ body: Unmanaged<ThreadBody>) -> pthread_t? {
         var thread = pthread_t()
         let r = pthread_create(&thread, nil, { raw in
             guard let raw else { return nil }

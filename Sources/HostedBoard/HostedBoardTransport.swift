@@ -74,8 +74,8 @@ public final class HostedBoardTransport: FrameTransport {
             let v = late[min(late.count - 1, Int((Double(late.count) * q).rounded(.down)))]
             return "\((Double(v) / 100).rounded() / 10)"
         }
-        let round = times.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }.sorted()
+        let handOver = times.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }.sorted()
         return "\(late.count) stamped writes, actual − stamp (µs): min \(p(0)) p50 \(p(0.5)) p99 \(p(0.99)) max \(p(1)); "
-            + "USB round trip per write (µs): p50 \(Int(round[round.count / 2].rounded()))"
+            + "hand-over per write (µs): p50 \(Int(handOver[handOver.count / 2].rounded()))"
     }
 }

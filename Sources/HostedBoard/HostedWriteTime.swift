@@ -5,7 +5,8 @@ public struct HostedWriteTime: Sendable, Equatable {
     public var bytes: [UInt8]
     /// CLOCK_MONOTONIC ns just before the transfer was handed to libftdi.
     public var sentNanoseconds: UInt64
-    /// CLOCK_MONOTONIC ns when its answer (the ACK bits) was back.
+    /// CLOCK_MONOTONIC ns when the port's write call returned: its transfer taken (an
+    /// FT232H once its answer reader runs: the ACK bits come later), or its answer back.
     public var answeredNanoseconds: UInt64
     /// The stamp of the command it carries (CLOCK_MONOTONIC ns), for a write the timer
     /// made; nil for the main context's (bring-up, untimed access, stops).

@@ -4,6 +4,7 @@ import DeviceInterface
 import Devices
 import FTDIBridge
 import Foundation
+import HostedBoard
 
 // The product's FT232H path (libftdi → FT232HI2CBus → the DRV2605 driver) as a COMMAND
 // under `hapbridge emulate ft232h`: what FTDITests runs. One line per step,
@@ -20,6 +21,9 @@ import Foundation
 //   ftdi-probe en-low             EN driven low, then the driver's detect
 //   ftdi-probe no-flush           read ADBUS without a send-immediate (the answer comes
 //                                 with the latency timer)
+//   ftdi-probe hosted-nack        the hosted core's port with its answer reader running: a
+//                                 write to an absent address, a read of STATUS, two writes
+//                                 (which call reports the NACK)
 //   ftdi-probe unplug             detect; SIGUSR1 to the emulation (its parent) and STATUS
 //                                 read until the unplug shows as an error; SIGUSR2, the
 //                                 FT232H opened again once it is back, detect
@@ -66,7 +70,30 @@ guard let command = args.first else {
     exit(2)
 }
 
+/// The hosted core's port, as the board uses it once its threads run.
+func hostedNACK() {
+    let port: FT232HHostedI2C
+    do { port = try FT232HHostedI2C(serial: nil, sclHz: sclHz) } catch { fail("open", error) }
+    port.start(priority: nil)
+    func show(_ r: HostedI2CResult) -> String {
+        switch r {
+        case .acknowledged: "ack"
+        case .notAcknowledged: "nack"
+        case .adapterFailure(let why): "adapter(\(why))"
+        }
+    }
+    print("absent-write address=0x3A result=\(show(port.write(address: 0x3A, bytes: [0x01, 0x00]) {}))")
+    let (r, data) = port.read(address: 0x5A, register: 0x00, count: 1)
+    print("next-read register=0x00 result=\(show(r)) bytes=\(data.map(hex).joined(separator: ","))")
+    print("then-write address=0x5A result=\(show(port.write(address: 0x5A, bytes: [0x02, 0x00]) {}))")
+    let (again, status) = port.read(address: 0x5A, register: 0x00, count: 1)
+    print("then-read register=0x00 result=\(show(again)) bytes=\(status.map(hex).joined(separator: ","))")
+    port.shutDown()
+    print("closed ok=1")
+}
+
 func probe(_ command: String) async {
+    if command == "hosted-nack" { return hostedNACK() }
     let bus: FT232HI2CBus
     do { bus = try FT232HI2CBus(sclHz: sclHz) } catch { fail("open", error) }
     print("open sclHz=\(Int(bus.sclHz)) divisor=\(bus.clock.divisor) latency=\(bus.latencyMilliseconds)")

@@ -76,6 +76,21 @@ struct FT232HOverLibFTDITests {
         #expect(run.line("error")?.contains("no ACK from I2C address 0x5A") == true, "\(run)")
     }
 
+    @Test("the hosted core's port with its answer reader: a write returns before its ACK bits, and its NACK is reported once, by the next call, after that call's own answer is in")
+    func pipelinedWriteReportsItsNACKAtTheNextCall() throws {
+        let run = try EmulatedFT232H.probe(["hosted-nack"])
+        #expect(run.status == 0, "\(run)")
+        // The write to an absent address is handed over; its NACK is not known yet.
+        #expect(run.record("absent-write")["result"] == "ack", "\(run)")
+        // The read waits for every answer before its own, so the NACK is known by then
+        // and reported in its place (the core latches an I2C fault).
+        #expect(run.record("next-read")["result"] == "nack", "\(run)")
+        // Reported once: the bus works on.
+        #expect(run.record("then-write")["result"] == "ack", "\(run)")
+        #expect(run.record("then-read")["result"] == "ack", "\(run)")
+        #expect(run.record("then-read")["bytes"] == "0xE0", "STATUS: DEVICE_ID 7, no faults: \(run)")
+    }
+
     @Test("an opcode MPSSE lacks comes back as the bad-command echo FA + opcode and is named in the error")
     func badCommand() throws {
         let run = try EmulatedFT232H.probe(["bad-command"])
