@@ -86,6 +86,9 @@ enum FT232HTiming {
         print(f.handOver.line("   its hand-over (the timer thread's write call)"))
         print(String(format: "   %d stamped RTP writes of %d events; engine: %d commands sent, %d late, %d underruns; timer thread %@, CPU %.1f %% of a core; at most %d answers outstanding",
                      f.late.samples.count, events, f.commandsSent, f.lateCommands, f.underruns, f.scheduling, 100 * f.timerCPUPerSecond, f.deepestBacklog))
+        if !f.lateCauses.isEmpty {
+            print("   writes more than 100 µs late, by what held them: " + f.lateCauses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
     }
 
     /// The same events from Python: pyftdi's I2cController under the emulation,

@@ -14,6 +14,8 @@ struct HostedFigures {
     var late: Stats
     var handOver: Stats
     var deepestBacklog: Int
+    /// The writes more than 100 µs late, each put down to what held it (`lateCause`).
+    var lateCauses: [String: Int]
     var timerCPUPerSecond: Double
     var scheduling: String
     var commandsSent: Int
@@ -60,12 +62,40 @@ func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinM
     let statistics = await engine.statistics
     await engine.stop()
     // Stamped RTP_INPUT writes only: the timer's, each made for one command's stamp.
-    let writes = board.drainWriteTimes().filter { $0.bytes.first == 0x02 && $0.stampNanoseconds != nil }
+    let all = board.drainWriteTimes()
+    let writes = all.filter { $0.bytes.first == 0x02 && $0.stampNanoseconds != nil }
     board.stop()  // the chip to standby, EN low (the transport's close does the same when the engine goes)
     return HostedFigures(
         late: Stats(samples: writes.compactMap { $0.lateNanoseconds.map { Double($0) / 1000 } }),
         handOver: Stats(samples: writes.map { Double($0.answeredNanoseconds &- $0.sentNanoseconds) / 1000 }),
-        deepestBacklog: port.deepestAnswerBacklog,
+        deepestBacklog: port.deepestAnswerBacklog, lateCauses: lateCauses(all),
         timerCPUPerSecond: cpu / wall, scheduling: board.scheduling.description,
         commandsSent: statistics.commandsSent, lateCommands: statistics.lateCommands, underruns: statistics.boardUnderruns)
+}
+
+/// What held each write that left more than 100 µs after its stamp (the core's
+/// underrun), from the timer thread's trace: the service thread holding the core's lock,
+/// the timer thread still in the previous write's hand-over when it was due, a wake-up
+/// late past the stamp (the kernel's timer), or none of those: the thread lost its CPU
+/// between waking and handing the write over (the machine: a hypervisor's or an
+/// interrupt's gap, which a spinning SCHED_FIFO thread sees too).
+func lateCauses(_ all: [HostedWriteTime]) -> [String: Int] {
+    var causes: [String: Int] = [:]
+    var previousAnswered: UInt64 = 0
+    for w in all {
+        defer { previousAnswered = max(previousAnswered, w.answeredNanoseconds) }
+        guard let late = w.lateNanoseconds, late > 100_000, let stamp = w.stampNanoseconds, let t = w.timer else { continue }
+        let cause: String
+        if t.lockedNanoseconds &- t.wokeNanoseconds > 100_000 && t.lockedNanoseconds > stamp + 100_000 {
+            cause = "core lock held elsewhere"
+        } else if previousAnswered >= t.dueNanoseconds && previousAnswered > stamp + 100_000 {
+            cause = "previous hand-over still running"
+        } else if t.wokeNanoseconds > stamp + 100_000 {
+            cause = "woke past the stamp"
+        } else {
+            cause = "lost the CPU after waking"
+        }
+        causes[cause, default: 0] += 1
+    }
+    return causes
 }

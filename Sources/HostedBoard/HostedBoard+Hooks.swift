@@ -81,7 +81,7 @@ extension HostedBoard {
         let stamp = runningStamp(nearNanoseconds: sent == 0 ? answered : sent)
         shared.withLock { s in
             if s.writeTimes.count < configuration.writeTimeCapacity {
-                s.writeTimes.append(HostedWriteTime(bytes: data, sentNanoseconds: sent, answeredNanoseconds: answered, stampNanoseconds: stamp))
+                s.writeTimes.append(HostedWriteTime(bytes: data, sentNanoseconds: sent, answeredNanoseconds: answered, stampNanoseconds: stamp, timer: inTimer ? timerTrace : nil))
             } else {
                 s.unrecordedWrites += 1
             }

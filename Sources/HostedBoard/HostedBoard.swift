@@ -71,6 +71,8 @@ public final class HostedBoard: @unchecked Sendable {
     var stopping = false
     /// Set by the timer thread while it runs `hb_core_timer_fired` (under the core lock).
     var inTimer = false
+    /// The timer thread's latest firing (its writes carry it): set and read by that thread.
+    var timerTrace = HostedWriteTime.TimerTrace(dueNanoseconds: 0, wokeNanoseconds: 0, lockedNanoseconds: 0)
 
     struct Shared {
         var outbox: [(frame: [UInt8], hostMicroseconds: UInt64)] = []
@@ -213,6 +215,7 @@ public final class HostedBoard: @unchecked Sendable {
         while true {
             wake.lock()
             var due = false
+            var dueAt: UInt64 = 0
             while !stopping && !due {
                 guard let at = armedAt else {
                     wake.wait(untilMicroseconds: nil)
@@ -220,7 +223,12 @@ public final class HostedBoard: @unchecked Sendable {
                 }
                 let now = HostedClock.microseconds()
                 let deadline = HostedClock.hostMicroseconds(ofBoard: at, nearHost: now)
-                if deadline <= now { due = true } else { wake.wait(untilMicroseconds: deadline) }
+                if deadline <= now {
+                    due = true
+                    dueAt = deadline
+                } else {
+                    wake.wait(untilMicroseconds: deadline)
+                }
             }
             if stopping {
                 wake.unlock()
@@ -228,7 +236,9 @@ public final class HostedBoard: @unchecked Sendable {
             }
             armedAt = nil
             wake.unlock()
+            let woke = HostedClock.nanoseconds()
             pthread_mutex_lock(coreLock)
+            timerTrace = HostedWriteTime.TimerTrace(dueNanoseconds: dueAt * 1000, wokeNanoseconds: woke, lockedNanoseconds: HostedClock.nanoseconds())
             inTimer = true
             hb_core_timer_fired(core)
             inTimer = false

@@ -11,6 +11,17 @@ public struct HostedWriteTime: Sendable, Equatable {
     /// The stamp of the command it carries (CLOCK_MONOTONIC ns), for a write the timer
     /// made; nil for the main context's (bring-up, untimed access, stops).
     public var stampNanoseconds: UInt64?
+    /// For a write the timer made: the time its thread was due to wake (the armed
+    /// deadline), when it woke, and when it then held the core's lock (ns). What a late
+    /// write is traced back to: a late wake-up, the lock held elsewhere, or the thread
+    /// still busy with the write before.
+    public var timer: TimerTrace?
+
+    public struct TimerTrace: Sendable, Equatable {
+        public var dueNanoseconds: UInt64
+        public var wokeNanoseconds: UInt64
+        public var lockedNanoseconds: UInt64
+    }
 
     /// actual − stamp, ns (nil for an unstamped write).
     public var lateNanoseconds: Int64? {
