@@ -98,6 +98,20 @@ public final class FT232HMPSSE: @unchecked Sendable {
         return p.answerCount + 2
     }
 
+    /// `send` without the wait: the transfer is submitted and this returns at once; the
+    /// answer's length and the submission come back, and `SubmittedProgram.finish()`
+    /// (on the thread that takes the answers) waits for the transfer before its
+    /// answer is read. For a caller on a deadline: the time a write costs it is one
+    /// submission, not the USB transfer.
+    public func submit(_ program: MPSSEI2CProgram, sendImmediate: Bool = true, sent: () -> Void = {}) throws(FT232HError) -> SubmittedProgram {
+        var p = program
+        p.syncTrailer(sendImmediate: sendImmediate)
+        do {
+            sent()
+            return SubmittedProgram(answerCount: p.answerCount + 2, submission: try ftdi.submitWrite(p.commands))
+        } catch { throw .ftdi(error) }
+    }
+
     /// The second half of `run`: the next program's answer (`count` bytes, as `send`
     /// said), checked for the sync trailer and returned without it.
     public func answer(count expected: Int, extraMilliseconds: Int = 0) throws(FT232HError) -> [UInt8] {
@@ -147,4 +161,15 @@ public final class FT232HMPSSE: @unchecked Sendable {
 public enum I2CTransactionError: Error, Sendable {
     case adapter(FT232HError)
     case bus(I2CError)
+}
+
+/// A program submitted without waiting (`FT232HMPSSE.submit`): its answer's length, and
+/// its USB transfer, which `finish()` waits for and frees.
+public struct SubmittedProgram: Sendable {
+    public let answerCount: Int
+    let submission: FTDIWriteSubmission
+
+    public func finish() throws(FT232HError) {
+        do { try submission.finish() } catch { throw .ftdi(error) }
+    }
 }

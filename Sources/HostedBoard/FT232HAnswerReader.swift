@@ -8,18 +8,20 @@ import Glibc
 /// Takes the FT232H's answers on a thread of its own, so that a stamped write costs the
 /// timer thread only the hand-over of its USB transfer, not the wait for its ACK bits.
 ///
-/// Why: a write's answer comes back one USB round trip after it left (bus time, the
-/// chip's IN packet, the host's IN token), and with the timer thread waiting for it a
-/// round trip longer than the gap to the next stamp made that write late. Here the
-/// caller sends and queues what it expects (`expect`); the reader reads the answers in
-/// the order the programs went out (the FT232H answers in order), checks each, and:
+/// Why: a write's transfer completes a microframe or more after it is submitted, and
+/// its answer one USB round trip after that (bus time, the chip's IN packet, the
+/// host's IN token); with the timer thread waiting for them, a round trip longer than
+/// the gap to the next stamp made that write late. Here the caller submits the
+/// transfer and queues what it expects (`expect`); the reader waits for each transfer
+/// (`SubmittedProgram.finish`), reads the answers in the order the programs went out
+/// (the FT232H answers in order), checks each, and:
 /// - a write's NACK or a failed adapter becomes `failure`, which the port reports at
 ///   its next call: a NACK surfaces one transaction late, as the core's I2C fault;
 /// - a write's STATUS read-back is noted for the core's fault poll;
 /// - a read's bytes go back to its caller, who waits (`awaitRead`): reads stay blocking.
 ///
-/// `FT232HMPSSE.send` and `.answer` run on two threads at once, one each (its comment
-/// says why that is safe).
+/// `FT232HMPSSE.submit` and `.answer` run on two threads at once, one each (their
+/// comments say why that is safe).
 final class FT232HAnswerReader: @unchecked Sendable {
     // @unchecked: every field below `port` is guarded by `state`.
     enum Expectation {
@@ -30,7 +32,7 @@ final class FT232HAnswerReader: @unchecked Sendable {
     }
     private struct Pending {
         var program: MPSSEI2CProgram
-        var count: Int
+        var submitted: SubmittedProgram
         var expectation: Expectation
     }
 
@@ -89,13 +91,14 @@ final class FT232HAnswerReader: @unchecked Sendable {
         }
     }
 
-    /// A program just sent: its answer is the reader's to take. A read's id comes back.
+    /// A program just submitted: its transfer and its answer are the reader's to finish
+    /// and take. A read's id comes back.
     @discardableResult
-    func expect(_ program: MPSSEI2CProgram, count: Int, readsStatus: Bool = false, sentNanoseconds: UInt64 = 0, isRead: Bool = false) -> UInt64 {
+    func expect(_ program: MPSSEI2CProgram, submitted: SubmittedProgram, readsStatus: Bool = false, sentNanoseconds: UInt64 = 0, isRead: Bool = false) -> UInt64 {
         state.withLock {
             let id = nextReadID
             if isRead { nextReadID &+= 1 }
-            pending.append(Pending(program: program, count: count, expectation: isRead ? .read(id: id) : .write(readsStatus: readsStatus, sentNanoseconds: sentNanoseconds)))
+            pending.append(Pending(program: program, submitted: submitted, expectation: isRead ? .read(id: id) : .write(readsStatus: readsStatus, sentNanoseconds: sentNanoseconds)))
             deepest = max(deepest, pending.count - head)
             state.signal()
             return id
@@ -162,8 +165,14 @@ final class FT232HAnswerReader: @unchecked Sendable {
             state.lock()
             while head == pending.count && !stopping { _ = state.wait(untilMicroseconds: nil) }
             guard head < pending.count, failure.map({ if case .adapterFailure = $0 { false } else { true } }) ?? true else {
+                // The transfers still submitted are waited for (each fails at once on a
+                // gone device) before the port may close under them.
+                let left = pending[head...].map(\.submitted)
+                pending.removeAll()
+                head = 0
                 running = false
                 state.unlock()
+                for submitted in left { try? submitted.finish() }
                 taken.withLock { taken.signal() }
                 return
             }
@@ -171,7 +180,10 @@ final class FT232HAnswerReader: @unchecked Sendable {
             state.unlock()
 
             var outcome: Result<[UInt8], I2CTransactionError>
-            do { outcome = .success(try port.answer(count: next.count)) } catch { outcome = .failure(.adapter(error)) }
+            do {
+                try next.submitted.finish()
+                outcome = .success(try port.answer(count: next.submitted.answerCount))
+            } catch { outcome = .failure(.adapter(error)) }
             if case .success(let answer) = outcome {
                 do { outcome = .success(try next.program.interpret(answer)) } catch { outcome = .failure(.bus(error)) }
             }

@@ -7,8 +7,8 @@ import MPSSE
 /// `FT232HI2CBus` uses), ACK bits checked.
 ///
 /// Until the board's threads start, every call waits for its answer. From then on
-/// (`start(priority:)`) a write returns once its transfer is handed over, and an
-/// `FT232HAnswerReader` takes the answers: a write's NACK is reported at the port's
+/// (`start(priority:)`) a write returns once its transfer is submitted, and an
+/// `FT232HAnswerReader` waits for the transfers and takes the answers: a write's NACK is reported at the port's
 /// next call, one transaction late. Reads still wait for their bytes.
 public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
     // @unchecked: the port is used by one caller at a time (the core's lock); the
@@ -51,8 +51,8 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
         }
         var at: UInt64 = 0
         do {
-            let count = try port.send(p) { at = HostedClock.nanoseconds(); sent() }
-            answers.expect(p, count: count, readsStatus: readsStatus, sentNanoseconds: at)
+            let submitted = try port.submit(p) { at = HostedClock.nanoseconds(); sent() }
+            answers.expect(p, submitted: submitted, readsStatus: readsStatus, sentNanoseconds: at)
             return .acknowledged
         } catch {
             answers.adapterFailed(error.description)
@@ -75,7 +75,7 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
         }
         let id: UInt64
         do {
-            id = answers.expect(p, count: try port.send(p), isRead: true)
+            id = answers.expect(p, submitted: try port.submit(p), isRead: true)
         } catch {
             answers.adapterFailed(error.description)
             return (.adapterFailure(error.description), [])
