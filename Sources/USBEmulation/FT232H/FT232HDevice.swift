@@ -15,14 +15,20 @@ import Synchronization
 /// read then returns 0 bytes, and a reader polls again). Outside MPSSE mode
 /// (bit mode reset) bulk OUT is taken and ignored: the UART has nothing attached.
 ///
-/// Calls come from the usbdevfs handler's worker thread; the state is behind a lock;
-/// IN packets go out on a queue of the device's own (never from `setPolling`).
+/// Calls come from the usbdevfs handler's worker thread; the state is behind a lock.
+/// Bulk OUT and the control requests run in arrival order on the chip's own queue, as
+/// the chip takes them: a submitted transfer is the host controller's, and the submit
+/// returns at once, not once the emulated MPSSE has clocked the commands out (which
+/// would charge the whole I2C transaction and the chip model to the submitting
+/// thread). IN packets go out on a second queue of the device's (never from
+/// `setPolling`).
 final class FT232HDevice: USBDeviceModel {
     /// The modem-status bytes (FTDI: CTS and DSR high, transmitter empty).
     static let modemStatus: [UInt8] = [0x32, 0x60]
 
     private let state: Mutex<State>
     private let queue = DispatchQueue(label: "hapbridge.emulate.ft232h.in")
+    private let processor = DispatchQueue(label: "hapbridge.emulate.ft232h.mpsse")
 
     struct State {
         var host: (any USBHostPort)?
@@ -139,21 +145,27 @@ final class FT232HDevice: USBDeviceModel {
     func connect(to host: any USBHostPort) { state.withLock { $0.host = host } }
 
     func busReset(completion: @escaping @Sendable () -> Void) {
-        state.withLock { s in
-            s.usb.reset()
-            s.outbound = []
+        processor.async { [self] in
+            state.withLock { s in
+                s.usb.reset()
+                s.outbound = []
+            }
+            completion()
         }
-        completion()
     }
 
     func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
-        let result = state.withLock { s -> USBPipeResult in
-            guard s.running else { return .gone }
-            guard setup.kind == 2 else { return s.usb.handle(setup, data: data) }
-            s.counters.vendorRequests += 1
-            return Self.vendor(setup, &s)
+        // On the processor's queue: a purge or a bit-mode change comes after the
+        // commands sent before it.
+        processor.async { [self] in
+            let result = state.withLock { s -> USBPipeResult in
+                guard s.running else { return .gone }
+                guard setup.kind == 2 else { return s.usb.handle(setup, data: data) }
+                s.counters.vendorRequests += 1
+                return Self.vendor(setup, &s)
+            }
+            completion(result)
         }
-        completion(result)
     }
 
     /// FTDI's vendor requests (SIO_*, as libftdi's ftdi_i.h numbers them), wIndex the
@@ -209,6 +221,10 @@ final class FT232HDevice: USBDeviceModel {
     }
 
     func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
+        processor.async { [self] in execute(endpoint: endpoint, data: data, completion: completion) }
+    }
+
+    private func execute(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
         let result = state.withLock { s -> USBPipeResult in
             guard s.running else { return .gone }
             guard endpoint == FT232HIdentity.bulkOut, s.usb.isConfigured else { return .stall }
