@@ -34,6 +34,32 @@ func cyclicBaseline(count: Int, periodMicroseconds: UInt64, priority: Int32?) ->
     }
 }
 
+/// The floor for host-timed writes on this machine: the hosted timer thread's schedule
+/// without the USB. Each period a dedicated thread sleeps until `spinMicroseconds`
+/// before the tick, spins onto it, and records how late it saw the tick (µs). Late by
+/// more than the core's 100 µs tolerance means the thread woke later than the spin
+/// covers or lost its CPU while spinning (an interrupt, the hypervisor): what no
+/// software on the thread can prevent, and so the least number of underruns a run of
+/// the same length can show here.
+func spinBaseline(count: Int, periodMicroseconds: UInt64, spinMicroseconds: UInt64, priority: Int32?) -> LoopFigures {
+    runOnDedicatedThread(name: "spin-baseline", priority: priority) { scheduling in
+        var errors = [Double](repeating: 0, count: count)
+        let cpuStart = threadCPUNanoseconds()
+        let wallStart = monotonicNanoseconds()
+        var target = wallStart + 10 * periodMicroseconds * 1000
+        for i in 0..<count {
+            sleepUntil(nanoseconds: target - spinMicroseconds * 1000)
+            var now = monotonicNanoseconds()
+            while now < target { now = monotonicNanoseconds() }
+            errors[i] = Double(now - target) / 1000
+            target += periodMicroseconds * 1000
+        }
+        let wall = Double(monotonicNanoseconds() - wallStart) / 1e9
+        let cpu = Double(threadCPUNanoseconds() - cpuStart) / 1e9
+        return LoopFigures(errors: Stats(samples: errors), cpuPerSecond: cpu / wall, scheduling: scheduling)
+    }
+}
+
 /// Runs `body` on a new thread scheduled as asked (SCHED_FIFO at `priority`, or the
 /// normal class), 1 ns timer slack either way, and waits for its result.
 func runOnDedicatedThread(name: String, priority: Int32?, _ body: @escaping @Sendable (ThreadScheduling) -> LoopFigures) -> LoopFigures {

@@ -32,7 +32,8 @@ enum FT232HTiming {
             return
         }
         if CommandLine.arguments.contains("--long-only") {
-            // The ten minutes alone (no baseline needed for a count of underruns).
+            // The ten minutes, after the machine's floor for them.
+            floorForTheLongRun()
             fflush(nil)
             _ = try runQuietly(hapbridge, ["emulate", "ft232h", "--", me.path, clientFlag, "--long-only"])
             return
@@ -43,7 +44,10 @@ enum FT232HTiming {
         print(normal.errors.line("baseline: clock_nanosleep wake-ups, \(periodMicroseconds / 1000) ms, normal class"))
         var arguments = ["emulate", "ft232h", "--", me.path, clientFlag, "--events", String(events),
                          "--baseline-fifo-p99", String(fifo.errors.percentile(99)), "--baseline-normal-p99", String(normal.errors.percentile(99))]
-        if long { arguments.append("--long") }
+        if long {
+            floorForTheLongRun()
+            arguments.append("--long")
+        }
         fflush(nil)  // our lines first: the client writes to the same descriptor
         let status = try runQuietly(hapbridge, arguments)
         if status != 0 { print("   WARNING: the run under the emulation ended with status \(status)") }
@@ -71,6 +75,21 @@ enum FT232HTiming {
         print(String(format: "   the spin's CPU cost: %.1f %% of a core (timer thread %.1f %% with it, %.1f %% without)",
                      100 * (withFIFO.timerCPUPerSecond - noSpin.timerCPUPerSecond), 100 * withFIFO.timerCPUPerSecond, 100 * noSpin.timerCPUPerSecond))
         if arguments.contains("--long") { try await long(spin: spin) }
+    }
+
+    /// How long the floor for the ten minutes is measured (a fifth of them: the count
+    /// over ten minutes is this one's times five, said as such).
+    static let floorSeconds = 120
+
+    /// The machine's floor for `--long`: the hosted timer's schedule (1 ms, SCHED_FIFO
+    /// 30, 150 µs spin) without the USB, for `floorSeconds`: how many ticks this
+    /// machine alone makes more than 100 µs late.
+    static func floorForTheLongRun() {
+        let ticks = floorSeconds * 1_000_000 / Int(longPeriodMicroseconds)
+        let floor = spinBaseline(count: ticks, periodMicroseconds: UInt64(longPeriodMicroseconds), spinMicroseconds: 150, priority: priority)
+        let late = floor.errors.samples.filter { $0 > 100 }.count
+        print(floor.errors.line("floor: sleep then spin 150 µs onto each 1 ms tick, \(floor.scheduling.shortName), \(floorSeconds) s"))
+        print("   \(late) of \(ticks) ticks more than 100 µs late on this machine alone (×\(600 / floorSeconds) for ten minutes: ~\(late * 600 / floorSeconds))")
     }
 
     /// Ten minutes writing every 1 ms (in 20 s bursts: `burstSeconds`), SCHED_FIFO.

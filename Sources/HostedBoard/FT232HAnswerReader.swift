@@ -61,7 +61,8 @@ final class FT232HAnswerReader: @unchecked Sendable {
     init(port: FT232HMPSSE) { self.port = port }
 
     /// Starts the thread, SCHED_FIFO at `priority` where permitted (below the timer's:
-    /// it must keep up, but never delay a write), else the normal class.
+    /// it must keep up, but never delay a write; `HostedBoard.Configuration.portPriority`),
+    /// else the normal class.
     func start(priority: Int32?) {
         let ready = MonotonicCondition()
         var started = false

@@ -33,6 +33,11 @@ public final class HostedBoard: @unchecked Sendable {
         /// SCHED_FIFO priority asked for the timer thread (above the engine's service
         /// thread); nil keeps it in the normal class (the benchmark's comparison).
         public var priority: Int32? = 30
+        /// SCHED_FIFO priority asked for the port's own thread (the FT232H's answer
+        /// reader), when the timer asks for one: below the timer's, so it never delays a
+        /// write; below `emulate ft232h`'s device threads (25), so an emulated FT232H
+        /// serves the timer's submissions first; above the engine's service thread (20).
+        public var portPriority: Int32 = 24
         /// How long before a stamp the timer thread wakes and then spins (µs). Covers the
         /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
         public var spinMicroseconds: UInt16
@@ -171,8 +176,8 @@ public final class HostedBoard: @unchecked Sendable {
     // MARK: threads
 
     private func start() {
-        // The port's own thread (the FT232H's answer reader) one step below the timer's.
-        port.start(priority: configuration.priority.map { max(1, $0 - 1) })
+        // The port's own thread (the FT232H's answer reader): real time when the timer is.
+        port.start(priority: configuration.priority.map { min($0 - 1, configuration.portPriority) })
         let started = MonotonicCondition()
         var schedulingResult: HostedScheduling?
         let box = Unmanaged.passRetained(ThreadBody { [self] in
