@@ -56,7 +56,8 @@ final class FT232HAnswerReader: @unchecked Sendable {
     private var faultsSinceTaken: UInt8 = 0
     /// The most answers seen outstanding at once (a report's figure: how far behind the
     /// reader ran).
-    private(set) var deepest = 0
+    private var deepest = 0
+    var deepestBacklog: Int { state.withLock { deepest } }
 
     init(port: FT232HMPSSE) { self.port = port }
 
@@ -190,8 +191,13 @@ final class FT232HAnswerReader: @unchecked Sendable {
             }
             state.withLock {
                 head += 1
+                // Taken entries go when the queue empties, or in a block once many are
+                // (a reader that never quite catches up must not grow it for ever).
                 if head == pending.count {
                     pending.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 1024 {
+                    pending.removeFirst(head)
                     head = 0
                 }
                 take(outcome, for: next.expectation)

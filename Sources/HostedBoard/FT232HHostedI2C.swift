@@ -8,8 +8,9 @@ import MPSSE
 ///
 /// Until the board's threads start, every call waits for its answer. From then on
 /// (`start(priority:)`) a write returns once its transfer is submitted, and an
-/// `FT232HAnswerReader` waits for the transfers and takes the answers: a write's NACK is reported at the port's
-/// next call, one transaction late. Reads still wait for their bytes.
+/// `FT232HAnswerReader` waits for the transfers and takes the answers: a write's NACK
+/// is reported at the port's next call, one transaction late. Reads still wait for
+/// their bytes.
 public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
     // @unchecked: the port is used by one caller at a time (the core's lock); the
     // reader's state is behind its own lock.
@@ -27,7 +28,7 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
     public var summary: String { "MPSSE I2C at \(Int(port.sclHz / 1000)) kHz" }
 
     /// The most answers the reader had outstanding at once (how far behind it ran).
-    public var deepestAnswerBacklog: Int { answers.deepest }
+    public var deepestAnswerBacklog: Int { answers.deepestBacklog }
 
     public func start(priority: Int32?) { answers.start(priority: priority) }
 

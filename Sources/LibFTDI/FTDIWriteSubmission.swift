@@ -22,8 +22,9 @@ public final class FTDIWriteSubmission: @unchecked Sendable {
     }
 
     deinit {
-        // Never finished: libusb may still read the bytes, and the context the transfer
-        // belongs to may be closed by now, so neither is touched: the few bytes are left.
+        // Finished: the bytes are ours to free. Never finished: libusb may still read
+        // them and the context the transfer belongs to may be closed by now, so neither
+        // is touched and the few bytes are left.
         if control == nil { buffer.deallocate() }
     }
 
