@@ -35,7 +35,8 @@ enum FT232HTiming {
             // The ten minutes, after the machine's floor for them.
             floorForTheLongRun()
             fflush(nil)
-            _ = try runQuietly(hapbridge, ["emulate", "ft232h", "--", me.path, clientFlag, "--long-only"])
+            let status = try runQuietly(hapbridge, ["emulate", "ft232h", "--", me.path, clientFlag, "--long-only"])
+            if status != 0 { print("   WARNING: the run under the emulation ended with status \(status)") }
             return
         }
         let fifo = cyclicBaseline(count: events, periodMicroseconds: UInt64(periodMicroseconds), priority: priority)
@@ -155,15 +156,20 @@ enum FT232HTiming {
         return nil
     }
 
-    /// Runs a command with our standard output, standard error to /dev/null (the
-    /// emulation's summary line).
+    /// Runs a command with our standard output; its standard error (the emulation's
+    /// summary line, and what a client that failed said) is shown only when it fails.
     static func runQuietly(_ executable: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
         try process.run()
+        let text = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        if process.terminationStatus != 0 {
+            print(String(decoding: text, as: UTF8.self).split(separator: "\n").suffix(10).map { "   stderr: \($0)" }.joined(separator: "\n"))
+        }
         return process.terminationStatus
     }
 
