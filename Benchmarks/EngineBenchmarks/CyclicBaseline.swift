@@ -14,35 +14,17 @@ struct LoopFigures {
 
 /// The machine's own baseline, as cyclictest measures it: a dedicated thread at the
 /// priority asked for, woken by clock_nanosleep(TIMER_ABSTIME) on CLOCK_MONOTONIC
-/// every `periodMicroseconds`, its lateness recorded each time. No spin: this is how
-/// precisely the kernel alone wakes a thread here, the figure host timing is read
+/// every `periodMicroseconds`, its lateness recorded each time. With no spin this is
+/// how precisely the kernel alone wakes a thread here, the figure host timing is read
 /// against.
-func cyclicBaseline(count: Int, periodMicroseconds: UInt64, priority: Int32?) -> LoopFigures {
+///
+/// With `spinMicroseconds`, the thread sleeps until that long before each tick and
+/// spins onto it: the hosted timer's schedule without the USB, and so the floor for
+/// host-timed writes here. A tick reached more than 100 µs late then means the thread
+/// woke later than the spin covers or lost its CPU while spinning (an interrupt, the
+/// hypervisor), which nothing on the thread can prevent.
+func cyclicBaseline(count: Int, periodMicroseconds: UInt64, priority: Int32?, spinMicroseconds: UInt64 = 0) -> LoopFigures {
     runOnDedicatedThread(name: "cyclic-baseline", priority: priority) { scheduling in
-        var errors = [Double](repeating: 0, count: count)
-        let cpuStart = threadCPUNanoseconds()
-        let wallStart = monotonicNanoseconds()
-        var target = wallStart + 10 * periodMicroseconds * 1000
-        for i in 0..<count {
-            sleepUntil(nanoseconds: target)
-            errors[i] = Double(Int64(bitPattern: monotonicNanoseconds() &- target)) / 1000
-            target += periodMicroseconds * 1000
-        }
-        let wall = Double(monotonicNanoseconds() - wallStart) / 1e9
-        let cpu = Double(threadCPUNanoseconds() - cpuStart) / 1e9
-        return LoopFigures(errors: Stats(samples: errors), cpuPerSecond: cpu / wall, scheduling: scheduling)
-    }
-}
-
-/// The floor for host-timed writes on this machine: the hosted timer thread's schedule
-/// without the USB. Each period a dedicated thread sleeps until `spinMicroseconds`
-/// before the tick, spins onto it, and records how late it saw the tick (µs). Late by
-/// more than the core's 100 µs tolerance means the thread woke later than the spin
-/// covers or lost its CPU while spinning (an interrupt, the hypervisor): what no
-/// software on the thread can prevent, and so the least number of underruns a run of
-/// the same length can show here.
-func spinBaseline(count: Int, periodMicroseconds: UInt64, spinMicroseconds: UInt64, priority: Int32?) -> LoopFigures {
-    runOnDedicatedThread(name: "spin-baseline", priority: priority) { scheduling in
         var errors = [Double](repeating: 0, count: count)
         let cpuStart = threadCPUNanoseconds()
         let wallStart = monotonicNanoseconds()
@@ -50,8 +32,8 @@ func spinBaseline(count: Int, periodMicroseconds: UInt64, spinMicroseconds: UInt
         for i in 0..<count {
             sleepUntil(nanoseconds: target - spinMicroseconds * 1000)
             var now = monotonicNanoseconds()
-            while now < target { now = monotonicNanoseconds() }
-            errors[i] = Double(now - target) / 1000
+            while spinMicroseconds > 0 && now < target { now = monotonicNanoseconds() }
+            errors[i] = Double(Int64(bitPattern: now &- target)) / 1000
             target += periodMicroseconds * 1000
         }
         let wall = Double(monotonicNanoseconds() - wallStart) / 1e9

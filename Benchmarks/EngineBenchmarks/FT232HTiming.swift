@@ -1,4 +1,5 @@
 import Foundation
+import HostedBoard
 
 /// Host timing on the FT232H (issue 22.7): the firmware core hosted in this process,
 /// its timer on a dedicated thread, each stamped write handed to libftdi by the host.
@@ -20,8 +21,9 @@ enum FT232HTiming {
     /// 1 ms (a few events alias onto their neighbours there).
     static let periodMicroseconds: Int64 = 2000
     static let longPeriodMicroseconds: Int64 = 1000
-    /// The hosted timer thread's priority (HostedBoard.Configuration's default).
+    /// The hosted timer thread's priority and spin (HostedBoard.Configuration's defaults).
     static let priority: Int32 = 30
+    static let spinMicroseconds = HostedBoard.Configuration(serial: []).spinMicroseconds
     static let pyftdiVersion = "0.57.2"
 
     static func run(events: Int, long: Bool, packageRoot: String) async throws {
@@ -63,7 +65,7 @@ enum FT232HTiming {
         let events = value("--events").flatMap(Int.init) ?? 10_000
         let fifoBaseline = value("--baseline-fifo-p99").flatMap(Double.init)
         let normalBaseline = value("--baseline-normal-p99").flatMap(Double.init)
-        let spin: UInt16 = 150
+        let spin = spinMicroseconds
         if arguments.contains("--long-only") { return try await long(spin: spin) }
         let withFIFO = try await hostedEvents(count: events, periodMicroseconds: periodMicroseconds, priority: priority, spinMicroseconds: spin)
         report(withFIFO, "hosted core, SCHED_FIFO \(priority), \(spin) µs spin", events: events)
@@ -87,9 +89,9 @@ enum FT232HTiming {
     /// machine alone makes more than 100 µs late.
     static func floorForTheLongRun() {
         let ticks = floorSeconds * 1_000_000 / Int(longPeriodMicroseconds)
-        let floor = spinBaseline(count: ticks, periodMicroseconds: UInt64(longPeriodMicroseconds), spinMicroseconds: 150, priority: priority)
+        let floor = cyclicBaseline(count: ticks, periodMicroseconds: UInt64(longPeriodMicroseconds), priority: priority, spinMicroseconds: UInt64(spinMicroseconds))
         let late = floor.errors.samples.filter { $0 > 100 }.count
-        print(floor.errors.line("floor: sleep then spin 150 µs onto each 1 ms tick, \(floor.scheduling.shortName), \(floorSeconds) s"))
+        print(floor.errors.line("floor: sleep then spin \(spinMicroseconds) µs onto each 1 ms tick, \(floor.scheduling.shortName), \(floorSeconds) s"))
         print("   \(late) of \(ticks) ticks more than 100 µs late on this machine alone (×\(600 / floorSeconds) for ten minutes: ~\(late * 600 / floorSeconds))")
     }
 
