@@ -50,7 +50,7 @@ let package = Package(
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
         .target(name: "DRV2605Model", dependencies: ["DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
         // The bench accelerometer on the bridge board's bus (an ST LIS3DH), in virtual time.
-        .target(name: "SensorModel", dependencies: ["DeviceInterface"], swiftSettings: strict),
+        .target(name: "SensorModel", dependencies: ["DeviceInterface", "DRV2605Model"], swiftSettings: strict),
         // The bridge firmware's portable core, compiled for the host from the very same
         // sources the ATmega32U4 build uses (Firmware/core). Its headers are the one
         // definition of the wire protocol; Swift imports them, never re-declares them.

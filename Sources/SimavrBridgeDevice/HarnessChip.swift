@@ -57,15 +57,7 @@ public final class HarnessChip {
     /// board (`SimulatedBoard.moveClock`).
     public func advance(toSimulationMicroseconds t: Double) {
         guard t > 0 else { return }
-        let target = UInt64(t.rounded(.down))
-        if let sensor = accelerometer {
-            let chip = chip
-            sensor.advance(toMicroseconds: target) { at in
-                chip.advance(toMicroseconds: at)
-                return chip.accelerationG
-            }
-        }
-        chip.advance(toMicroseconds: target)
+        chip.advance(toMicroseconds: UInt64(t.rounded(.down)), sampledBy: accelerometer)
     }
 
     /// Whether a harness line is one of the peers' ("chip …", "accel …"), for `answer`.

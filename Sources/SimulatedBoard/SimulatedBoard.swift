@@ -249,15 +249,7 @@ public final class SimulatedBoard {
     }
 
     func moveClock(to target: UInt64) {
-        if let sensor = accelerometer {
-            // Each sample at its own moment: the physics brought there first.
-            let chip = chip
-            sensor.advance(toMicroseconds: target) { at in
-                chip.advance(toMicroseconds: at)
-                return chip.accelerationG
-            }
-        }
-        chip.advance(toMicroseconds: target)
+        chip.advance(toMicroseconds: target, sampledBy: accelerometer)
         time = target
     }
 
