@@ -62,6 +62,9 @@ public final class PlaySession: Sendable {
     /// The device runs on the wall clock (a bridge board, the simulated board with
     /// real timing); otherwise the session advances virtual time itself.
     public let isRealTime: Bool
+    /// Whether the host's timer thread got real time, where the host times the writes
+    /// (an FT232H); nil where a board keeps its own time.
+    public let hostTimerIsRealTime: Bool?
     public let options: Options
     private let outcome = PlayOutcome()
 
@@ -83,6 +86,7 @@ public final class PlaySession: Sendable {
         self.actuator = actuator
         self.options = options
         isRealTime = opened.transport.isRealTime
+        hostTimerIsRealTime = opened.hostTiming?.isRealTime
         let serial = opened.usbBoard?.serialNumber ?? opened.hostedSerial ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
         drive = options.usesStoredCalibration
             ? StoredDrive.lookUp(serial: serial, profile: actuator) : StoredDrive(note: "drive: open loop (stored calibration not used)")

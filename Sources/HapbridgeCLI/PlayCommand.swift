@@ -102,7 +102,11 @@ public struct PlayCommand: AsyncParsableCommand {
         Interruption.shared.onInterrupt { _ in session.stop(reason: Interruption.shared.reason ?? "interrupted") }
 
         try Console.lines(["device: \(session.summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))"], to: .output)
-        if session.isRealTime, let notice = session.engine.serviceThreadScheduling.notice { try Console.err("note: \(notice)") }
+        // One notice per cause: where the device already said its host timer was refused
+        // real time (an FT232H), the service thread's refusal has the same cause and remedy.
+        if session.isRealTime, session.hostTimerIsRealTime != false, let notice = session.engine.serviceThreadScheduling.notice {
+            try Console.err("note: \(notice)")
+        }
         let caps: Capabilities
         do { caps = try await session.startEngine() } catch {
             try Interruption.shared.exitIfInterrupted()
