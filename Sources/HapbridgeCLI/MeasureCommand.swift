@@ -17,7 +17,8 @@ public struct MeasureCommand: AsyncParsableCommand {
             time are of the drive's first step: from the stamp of the command that takes the drive up from 0 (lag: to \
             the acceleration envelope crossing 10 % of its settled level; rise: 10 % to 90 %), and from the stamp of the \
             command that brings it back to 0 (stop: to 10 % of the envelope's level at that stamp). The envelope is \
-            read at each half cycle's peak. The recording runs \(Int(Self.tailSeconds * 1000)) ms past the pattern's \
+            read at each half cycle's amplitude (its largest sample; from a sensor's few samples a half cycle, a half \
+            sine fitted to them). The recording runs \(Int(Self.tailSeconds * 1000)) ms past the pattern's \
             end so the ring-down is measured whole. A figure that cannot be measured (no accelerometer, no drive step) \
             is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
             "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \

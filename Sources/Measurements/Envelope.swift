@@ -1,54 +1,111 @@
 import DeviceInterface
 import Foundation
 
-/// The amplitude envelope of a vibration: one point per half cycle, at the largest
-/// |acceleration| between two zero crossings (a lobe), joined by exponential segments
+/// The amplitude envelope of a vibration: one point per half cycle (a lobe, between
+/// two zero crossings), at the lobe's amplitude, joined by exponential segments
 /// (straight lines on a log scale; linear to and from 0).
 ///
 /// Why lobes and not a sliding-window maximum: a window lags or leads the envelope by
 /// up to half its width (≈ 3 ms for a 175 Hz LRA, the size of the figures measured
-/// here), while a lobe's peak lies on the envelope, so crossings interpolated between
-/// lobe peaks are off by much less than a half cycle whenever the envelope changes
+/// here), while a lobe's amplitude lies on the envelope, so crossings interpolated
+/// between lobes are off by much less than a half cycle whenever the envelope changes
 /// little within one half cycle. Works for any carrier (an LRA at resonance, an ERM
-/// whose rotation speeds up); exact zeros (a silent stretch) keep the envelope at 0
-/// from the stretch's first to its last sample; the tiny lobes noise makes at a zero
-/// crossing are dropped (`withoutNotches`).
+/// whose rotation speeds up).
+///
+/// A lobe's amplitude: where it has `denseLobeSamples` samples or more (a model's
+/// trace), its largest sample; sparser (a sensor's), the amplitude of a half sine
+/// fitted to its samples between the crossings (interpolated linearly between the
+/// samples either side), at the half cycle's middle. Why the fit: a LIS3DH at 1344 Hz
+/// takes 3.8 samples a half cycle of 175 Hz, so its largest sample lies anywhere from
+/// cos(π · 175/1344) ≈ 92 % to 100 % of the crest depending on where the samples fall;
+/// read at the samples, the envelope wobbles by that much from one half cycle to the
+/// next, and a rise time read off it (where the envelope is nearly flat, at 90 %) moves
+/// by up to a fifth. The fit reads
+/// the crest from every sample of the lobe wherever they fall, and a sensor's noise
+/// averages out of it where it would only push a largest sample up (which, near the
+/// 10 % of a stop, holds a stop time open by milliseconds).
+///
+/// Exact zeros: a run of at least `silentSamples` keeps the envelope at 0 from its
+/// first to its last sample (silence before a drive); a shorter run is a zero
+/// crossing that a quantized sensor happened to sample (a LIS3DH reads 0 counts
+/// within ±1 mg), not a dip to 0 in the middle of a vibration. The tiny lobes noise
+/// makes at a zero crossing are dropped (`withoutNotches`).
 public struct Envelope: Sendable, Equatable {
     public struct Point: Sendable, Equatable {
         public var boardMicroseconds: UInt64
         public var g: Double
     }
 
+    /// Exact zeros in a row that are silence rather than a sampled zero crossing.
+    public static let silentSamples = 3
+    /// Samples in a half cycle from which its largest lies within 2 % of the crest
+    /// (cos(π/2 / 8) = 0.981): there the largest sample is the lobe's amplitude.
+    public static let denseLobeSamples = 8
+    /// A half-sine fit needs samples away from its crossings: Σ sin² of their phases at
+    /// least this (a lone sample next to a crossing would scale its noise up without bound).
+    static let fitWeight = 0.5
+
     /// In time order.
     public private(set) var points: [Point]
 
     public init(_ samples: [AccelerationSample]) {
-        var points: [Point] = []
-        var lobeSign = 0
-        var lobeStart = 0
-        func closeLobe(_ end: Int) {
-            guard end > lobeStart else { return }
-            if lobeSign == 0 {
-                points.append(Point(boardMicroseconds: samples[lobeStart].boardMicroseconds, g: 0))
-                if end - 1 > lobeStart { points.append(Point(boardMicroseconds: samples[end - 1].boardMicroseconds, g: 0)) }
-            } else {
-                var best = lobeStart
-                for i in lobeStart..<end where abs(samples[i].g) > abs(samples[best].g) { best = i }
-                points.append(Point(boardMicroseconds: samples[best].boardMicroseconds, g: abs(samples[best].g)))
-            }
-        }
+        // Runs of one sign (+1, −1, or 0 for exact zeros), as [start, end) index ranges.
+        var runs: [(sign: Int, range: Range<Int>)] = []
         for (i, s) in samples.enumerated() {
             let sign = s.g > 0 ? 1 : (s.g < 0 ? -1 : 0)
-            if i == 0 {
-                lobeSign = sign
-            } else if sign != lobeSign {
-                closeLobe(i)
-                lobeStart = i
-                lobeSign = sign
+            if let last = runs.last, last.sign == sign {
+                runs[runs.count - 1].range = last.range.lowerBound..<(i + 1)
+            } else {
+                runs.append((sign, i..<(i + 1)))
             }
         }
-        closeLobe(samples.count)
+        func time(_ i: Int) -> Double { Double(samples[i].boardMicroseconds) }
+        // Where the signal crosses 0 between the last sample of one run and the first of
+        // the next: a sampled zero itself, or interpolated between opposite signs.
+        func crossing(after a: Int, before b: Int) -> Double {
+            let ga = samples[a].g, gb = samples[b].g
+            if ga == 0 { return time(a) }
+            if gb == 0 { return time(b) }
+            return time(a) + (time(b) - time(a)) * ga / (ga - gb)
+        }
+        var points: [Point] = []
+        for (k, run) in runs.enumerated() {
+            if run.sign == 0 {
+                guard run.range.count >= Self.silentSamples else { continue }
+                points.append(Point(boardMicroseconds: samples[run.range.lowerBound].boardMicroseconds, g: 0))
+                points.append(Point(boardMicroseconds: samples[run.range.upperBound - 1].boardMicroseconds, g: 0))
+                continue
+            }
+            var best = run.range.lowerBound
+            for i in run.range where abs(samples[i].g) > abs(samples[best].g) { best = i }
+            var point = Point(boardMicroseconds: samples[best].boardMicroseconds, g: abs(samples[best].g))
+            let z0 = k > 0 ? crossing(after: run.range.lowerBound - 1, before: run.range.lowerBound) : nil
+            let z1 = k + 1 < runs.count ? crossing(after: run.range.upperBound - 1, before: run.range.upperBound) : nil
+            if run.range.count < Self.denseLobeSamples, let z0, let z1, let fitted = Self.halfSine(samples[run.range], from: z0, to: z1) {
+                point = fitted
+            }
+            points.append(point)
+        }
         self.points = Self.withoutNotches(points)
+    }
+
+    /// The amplitude of the half sine between crossings `z0` and `z1` (board µs) that
+    /// fits the samples best (least squares: Σ|g|·s / Σs², s the sine at each sample's
+    /// phase), at the half cycle's middle; nil where the samples cannot carry a fit.
+    static func halfSine(_ lobe: ArraySlice<AccelerationSample>, from z0: Double, to z1: Double) -> Point? {
+        let span = z1 - z0
+        guard span > 0, span.isFinite else { return nil }
+        var weighted = 0.0, weight = 0.0
+        for s in lobe {
+            let phase = min(max((Double(s.boardMicroseconds) - z0) / span, 0), 1)
+            let sine = Foundation.sin(Double.pi * phase)
+            weighted += abs(s.g) * sine
+            weight += sine * sine
+        }
+        guard weight >= fitWeight else { return nil }
+        let middle = ((z0 + z1) / 2).rounded()
+        guard middle >= 0, middle < 0x1p63 else { return nil }
+        return Point(boardMicroseconds: UInt64(middle), g: weighted / weight)
     }
 
     /// Drops a half-cycle peak under half of both the last peak kept before it and the

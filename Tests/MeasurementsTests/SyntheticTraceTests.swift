@@ -92,6 +92,50 @@ struct SyntheticTraceTests {
         #expect(abs(small.value - stop.value) < 0.05)
     }
 
+    /// The burst as a LIS3DH at 1344 Hz samples it (744.048 µs apart) with its first
+    /// sample `phaseMicroseconds` into the trace: 3.8 samples a half cycle of 175 Hz.
+    static func sensorBurst(phaseMicroseconds: Double, riseTauMs: Double = 10, fallTauMs: Double = 8) -> [AccelerationSample] {
+        let dense = burst(hz: 175, riseTauMs: riseTauMs, fallTauMs: fallTauMs)
+        func g(atMicroseconds t: Double) -> Double {
+            let ms = t / 1000, onMs = 50.0, offMs = 250.0
+            let levelAtOff = 1 - exp(-(offMs - onMs) / riseTauMs)
+            let envelope = ms < onMs ? 0 : ms < offMs ? 1 - exp(-(ms - onMs) / riseTauMs) : levelAtOff * exp(-(ms - offMs) / fallTauMs)
+            return envelope * sin(2 * Double.pi * 175 * (ms - onMs) / 1000)
+        }
+        let period = 1e6 / 1344
+        let end = Double(dense.last?.boardMicroseconds ?? 0)
+        return stride(from: phaseMicroseconds, through: end, by: period).map { AccelerationSample(boardMicroseconds: UInt64($0.rounded()), g: g(atMicroseconds: $0)) }
+    }
+
+    @Test("A 175 Hz burst sampled as a LIS3DH does (1344 Hz, 3.8 samples a half cycle), wherever the samples fall: rise time within 3 % and stop time within 1 % of the closed form (read at the largest sample of each half cycle they moved by −13…+21 % and −4…+2 %)")
+    func sparseSamplesAtAnyPhase() throws {
+        for (rise, fall) in [(10.0, 8.0), (20.0, 15.0)] {
+            for k in 0..<24 {
+                let trace = Self.sensorBurst(phaseMicroseconds: Double(k) * 744.048 / 24, riseTauMs: rise, fallTauMs: fall)
+                let r = try ResponseTimes.riseTimeMilliseconds(trace, step: Self.step).value
+                let s = try ResponseTimes.stopTimeMilliseconds(trace, step: Self.step).value
+                #expect(abs(r - log(9) * rise) <= 0.03 * log(9) * rise, "τ \(rise) ms, phase \(k)/24: rise \(r) ms")
+                #expect(abs(s - log(10) * fall) <= 0.01 * log(10) * fall, "τ \(fall) ms, phase \(k)/24: stop \(s) ms")
+            }
+        }
+    }
+
+    @Test("A sensor's sample of exactly 0 g at a zero crossing (0 counts) is a crossing, not silence: the stop time is the one without it; three zeros in a row are silence")
+    func aSampledZeroIsACrossing() throws {
+        let trace = Self.sensorBurst(phaseMicroseconds: 0)
+        let clean = try ResponseTimes.stopTimeMilliseconds(trace, step: Self.step).value
+        // The sample nearest a zero crossing 5 ms into the fall, read as 0 counts.
+        var zeroed = trace
+        let fall = zeroed.indices.filter { zeroed[$0].boardMicroseconds > 255_000 && zeroed[$0].boardMicroseconds < 258_000 }
+        let nearest = try #require(fall.min { abs(zeroed[$0].g) < abs(zeroed[$1].g) })
+        zeroed[nearest].g = 0
+        #expect(Envelope(zeroed).points.allSatisfy { $0.g > 0 || $0.boardMicroseconds < 50_000 })
+        #expect(abs(try ResponseTimes.stopTimeMilliseconds(zeroed, step: Self.step).value - clean) < 0.5)
+        // Three in a row: the envelope is 0 there.
+        for i in nearest..<(nearest + 3) { zeroed[i].g = 0 }
+        #expect(Envelope(zeroed).value(atMicroseconds: Double(zeroed[nearest + 1].boardMicroseconds)) == 0)
+    }
+
     @Test("A sign flicker at a zero crossing (noise on a small vibration) is not a dip in the envelope; a stop's fall is kept")
     func flickerIsNotANotch() {
         // Half cycles of ±1 g at 200 Hz (25 samples each), with noise making the sign
