@@ -20,10 +20,10 @@ import Foundation
 /// cos(π · 175/1344) ≈ 92 % to 100 % of the crest depending on where the samples fall;
 /// read at the samples, the envelope wobbles by that much from one half cycle to the
 /// next, and a rise time read off it (where the envelope is nearly flat, at 90 %) moves
-/// by up to a fifth. The fit reads
-/// the crest from every sample of the lobe wherever they fall, and a sensor's noise
-/// averages out of it where it would only push a largest sample up (which, near the
-/// 10 % of a stop, holds a stop time open by milliseconds).
+/// by up to a fifth. The fit reads the crest from every sample of the lobe wherever
+/// they fall, and a sensor's noise averages out of it where it would only push a
+/// largest sample up (which, near the 10 % of a stop, holds a stop time open by
+/// milliseconds).
 ///
 /// Exact zeros: a run of at least `silentSamples` keeps the envelope at 0 from its
 /// first to its last sample (silence before a drive); a shorter run is a zero
