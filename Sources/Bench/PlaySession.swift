@@ -209,9 +209,12 @@ public final class PlaySession: Sendable {
         // The acceleration from a little before the first stamp: a sensor samples every
         // 744 µs, so a trace cut at the stamp would start after the motion did and no
         // envelope of it would cover the drive's start (rise time and lag need it).
+        // A sensor's samples less its zero-g offset (`ZeroGOffset`); a model has none.
+        let origin = await engine.withLink { $0.telemetry?.accelerationOrigin }
+        let recorded = await engine.acceleration(since: beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0)
         let trace = PlayTrace(
-            samples: await engine.acceleration(since: beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0), source: await engine.withLink { $0.telemetry?.accelerationSource },
-            drive: driveTrace, origin: await engine.withLink { $0.telemetry?.accelerationOrigin })
+            samples: origin == .sensor ? recorded.map(ZeroGOffset.removed(from:)) : recorded,
+            source: await engine.withLink { $0.telemetry?.accelerationSource }, drive: driveTrace, origin: origin)
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
             engineStopReason: state.stopReason, interruption: interruption, position: state.position, duration: state.duration,

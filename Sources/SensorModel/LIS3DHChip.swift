@@ -22,6 +22,10 @@ import Foundation
 /// - AN3308 (the LIS3DH application note): reading the FIFO with auto-increment from
 ///   0x28, the address rolls back from 0x2D to 0x28, one sample per 6 bytes.
 ///
+/// - §3.1.2 and Table 4: the zero-g level offset (TyOff), what an axis reads with no
+///   acceleration on it, ±40 mg typical at ±2 g: each axis reads its own `zeroGOffsetG`
+///   on top of what it senses (by default one sensor of that population, below).
+///
 /// Model decisions (the datasheet is silent): FSS reads 31 with all 32 levels full;
 /// noise is white, Gaussian, at 220 µg/√Hz (ST's figure for this sensing element in its
 /// LIS2DH12 datasheet, Table 4; the LIS3DH's own datasheet gives none) over a bandwidth
@@ -35,6 +39,10 @@ public final class LIS3DHChip {
     public static let fifoDepth = 32
     /// Noise density, g/√Hz (model decision above).
     public static let noiseDensityGPerRootHz = 220e-6
+    /// The zero-g levels of the sensor the simulated boards carry, X, Y, Z in g: one
+    /// part of the population whose spread Table 4 gives as ±40 mg (TyOff), so that
+    /// everything reading a simulated sensor meets an offset as it would on a bench.
+    public static let defaultZeroGOffsetG = SIMD3<Double>(0.036, -0.018, 0.024)
 
     public enum Register: UInt8 {
         case whoAmI = 0x0F, ctrlReg1 = 0x20, ctrlReg4 = 0x23, ctrlReg5 = 0x24
@@ -54,6 +62,8 @@ public final class LIS3DHChip {
 
     public let address: UInt8
     public let mounting: Mounting
+    /// What each axis (X, Y, Z) reads with no acceleration on it, g (TyOff).
+    public let zeroGOffsetG: SIMD3<Double>
     /// false: nothing answers at the address.
     public var isPresent = true
     public private(set) var nowMicroseconds: UInt64 = 0
@@ -71,9 +81,13 @@ public final class LIS3DHChip {
     /// The register the last byte-wise read byte came from (`i2cReadByte`).
     var bytePointer: UInt8 = 0
 
-    public init(address: UInt8 = LIS3DHChip.defaultAddress, mounting: Mounting = Mounting(), seed: UInt64 = 0x4C49_5333_4448) {
+    public init(
+        address: UInt8 = LIS3DHChip.defaultAddress, mounting: Mounting = Mounting(),
+        zeroGOffsetG: SIMD3<Double> = LIS3DHChip.defaultZeroGOffsetG, seed: UInt64 = 0x4C49_5333_4448
+    ) {
         self.address = address
         self.mounting = mounting
+        self.zeroGOffsetG = zeroGOffsetG
         random = SplitMix64(seed: seed)
         registers[Int(Register.whoAmI.rawValue)] = Self.whoAmIValue
         registers[Int(Register.ctrlReg1.rawValue)] = 0x07
@@ -148,7 +162,7 @@ public final class LIS3DHChip {
         taken += 1
         var sample: [UInt16] = [0, 0, 0]
         for axis in 0..<3 {
-            var g = random.gaussian() * noiseRMSG
+            var g = random.gaussian() * noiseRMSG + zeroGOffsetG[axis]
             if axis == mounting.actuatorAxis { g += actuatorG }
             if axis == mounting.gravityAxis { g += 1 }
             sample[axis] = encode(g)

@@ -1,3 +1,4 @@
+import Bench
 import DeviceInterface
 import Foundation
 import HapticCompilation
@@ -134,6 +135,21 @@ struct SyntheticTraceTests {
         // Three in a row: the envelope is 0 there.
         for i in nearest..<(nearest + 3) { zeroed[i].g = 0 }
         #expect(Envelope(zeroed).value(atMicroseconds: Double(zeroed[nearest + 1].boardMicroseconds)) == 0)
+    }
+
+    @Test("A sensor's zero-g level (TyOff, up to ±40 mg) is the recording's mean and comes out whole: the burst read 40 mg high gives the peak and stop time it gives without; left in, the ring-down's last 10 % (under 40 mg) has no zero crossing")
+    func zeroGOffsetComesOut() throws {
+        let trace = Self.sensorBurst(phaseMicroseconds: 100)
+        let shifted = trace.map { AccelerationSample(boardMicroseconds: $0.boardMicroseconds, g: $0.g + 0.040) }
+        // The burst starts and ends at rest, so its own mean is ~0: what is left is the offset.
+        #expect(abs(ZeroGOffset.of(shifted) - 0.040) < 0.001)
+        let restored = ZeroGOffset.removed(from: shifted)
+        #expect(abs(try AccelerationLevels.peakG(restored).value - AccelerationLevels.peakG(trace).value) < 0.001)
+        let clean = try ResponseTimes.stopTimeMilliseconds(trace, step: Self.step).value
+        #expect(abs(try ResponseTimes.stopTimeMilliseconds(restored, step: Self.step).value - clean) < 0.1)
+        // Left in: below 40 mg every sample is positive, one lobe to the end of the recording.
+        let kept = try? ResponseTimes.stopTimeMilliseconds(shifted, step: Self.step).value
+        #expect(kept.map { abs($0 - clean) > 1 } ?? true, "stop with the offset left in: \(String(describing: kept)) ms")
     }
 
     @Test("A sign flicker at a zero crossing (noise on a small vibration) is not a dip in the envelope; a stop's fall is kept")

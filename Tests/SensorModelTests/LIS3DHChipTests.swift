@@ -35,9 +35,10 @@ import Testing
         let bytes = try chip.i2cRead(address: 0x18, register: 0x28 | 0x80, count: 6)
         let x = Int16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
         #expect(x & 0x0F == 0)  // left-justified 12 bits
-        #expect(abs(Double(x >> 4) - 500) <= 10)  // 0.5 g = 500 mg, noise ~2.6 mg rms
+        // 0.5 g = 500 mg plus X's zero-g level; noise ~2.6 mg rms.
+        #expect(abs(Double(x >> 4) - (500 + 1000 * chip.zeroGOffsetG.x)) <= 10)
         let z = Int16(bitPattern: UInt16(bytes[4]) | UInt16(bytes[5]) << 8)
-        #expect(abs(Double(z >> 4) - 1000) <= 10)  // gravity on Z
+        #expect(abs(Double(z >> 4) - (1000 + 1000 * chip.zeroGOffsetG.z)) <= 10)  // gravity on Z
         #expect(chip.fifoCount == 12)
     }
 
@@ -67,6 +68,32 @@ import Testing
         #expect(after == 0x20)  // EMPTY, no overrun, FSS 0
     }
 
+    /// §3.1.2: "A sensor in a steady state on a horizontal surface measures 0 g for the
+    /// X-axis and 0 g for the Y-axis whereas the Z-axis measures 1 g … A deviation from
+    /// ideal value in this case is called Zero-g offset"; Table 4 gives TyOff ±40 mg.
+    @Test("at rest each axis reads its zero-g level (within TyOff, ±40 mg), Z on top of 1 g; a sensor made with none reads 0")
+    func zeroGLevel() throws {
+        func atRest(_ chip: LIS3DHChip) throws -> SIMD3<Double> {
+            try configure(chip, odr: 9, fs: 0)
+            chip.advance(toMicroseconds: 20_000) { _ in 0 }
+            let n = Int(try chip.i2cRead(address: 0x18, register: 0x2F, count: 1)[0] & 0x1F)
+            let bytes = try chip.i2cRead(address: 0x18, register: 0x28 | 0x80, count: 6 * n)
+            var sum = SIMD3<Double>(0, 0, 0)
+            for i in 0..<n {
+                for axis in 0..<3 { sum[axis] += chip.decode(UInt16(bytes[6 * i + 2 * axis]) | UInt16(bytes[6 * i + 2 * axis + 1]) << 8) }
+            }
+            return sum / Double(n)
+        }
+        let chip = LIS3DHChip()
+        #expect((0..<3).allSatisfy { abs(chip.zeroGOffsetG[$0]) <= 0.040 })
+        let mean = try atRest(chip)
+        // 26 samples: the mean's noise is 5.7 mg / √26 ≈ 1.1 mg.
+        #expect(abs(mean.x - chip.zeroGOffsetG.x) < 0.004 && abs(mean.y - chip.zeroGOffsetG.y) < 0.004)
+        #expect(abs(mean.z - 1 - chip.zeroGOffsetG.z) < 0.004)
+        let ideal = try atRest(LIS3DHChip(zeroGOffsetG: .zero))
+        #expect(abs(ideal.x) < 0.004 && abs(ideal.y) < 0.004 && abs(ideal.z - 1) < 0.004)
+    }
+
     /// The noise the model adds is the density over ODR/2: 220 µg/√Hz × √672 ≈ 5.7 mg rms.
     @Test("the noise at 1344 Hz has the rms the noise density gives")
     func noise() throws {
@@ -79,7 +106,9 @@ import Testing
             let bytes = try chip.i2cRead(address: 0x18, register: 0x28 | 0x80, count: 6 * n)
             for i in 0..<n { values.append(chip.decode(UInt16(bytes[6 * i]) | UInt16(bytes[6 * i + 1]) << 8)) }
         }
-        let rms = (values.map { $0 * $0 }.reduce(0, +) / Double(values.count)).squareRoot()
+        // The spread about the zero-g level (the mean) is the noise.
+        let mean = values.reduce(0, +) / Double(values.count)
+        let rms = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot()
         #expect(values.count > 900)
         #expect(abs(rms - chip.noiseRMSG) < 0.15 * chip.noiseRMSG)
     }
