@@ -19,8 +19,8 @@ public struct MeasureCommand: AsyncParsableCommand {
             command that brings it back to 0 (stop: to 10 % of the envelope's level at that stamp). The envelope is \
             read at each half cycle's amplitude (its largest sample; from a sensor's few samples a half cycle, a half \
             sine fitted to them). The recording runs \(Int(Self.tailSeconds * 1000)) ms past the pattern's \
-            end so the ring-down is measured whole. A figure that cannot be measured (no accelerometer, no drive step) \
-            is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
+            end so the ring-down is measured whole. A figure that cannot be measured (no accelerometer, no drive step, a \
+            level within the sensor's noise) is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
             "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \
             "model": the actuator's model computed them), "sourceDevice" ("LIS3DH", "simulated sled"), "samples", \
             "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}.

@@ -58,6 +58,9 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
     case noResonance(measurement: String)
     /// The bench procedure a measurement needs failed; its report's line.
     case procedureFailed(measurement: String, reason: String)
+    /// The level the figure is read at lies within the sensor's noise (`NoiseFloor`):
+    /// the drive is too weak for this sensor to time.
+    case withinNoise(measurement: String, levelG: Double, noiseG: Double)
 
     public var description: String {
         switch self {
@@ -67,6 +70,8 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
             "\(m): the acceleration envelope never crosses \(String(format: "%.4f", level)) g after \(String(format: "%.3f", after)) ms"
         case .noResonance(let m): "\(m): LRA_PERIOD is 0 (the chip tracked no resonance: an ERM, an open-loop LRA, or an LRA that does not resonate)"
         case .procedureFailed(let m, let reason): "\(m): \(reason)"
+        case .withinNoise(let m, let level, let noise):
+            "\(m): the level it is read at, \(String(format: "%.4f", level)) g, is within the sensor's noise (\(String(format: "%.4f", noise)) g rms where the recording is quietest; it needs \(String(format: "%.0f", NoiseFloor.margin)) times that): a drive this weak cannot be timed by this sensor"
         }
     }
 }

@@ -32,6 +32,7 @@ public enum ResponseTimes {
         guard let settled = settledLevelG(envelope, step: step), settled > 0 else { throw .noAcceleration(measurement: name) }
         let start = Double(step.startMicroseconds)
         let low = onsetFraction * settled, high = 0.9 * settled
+        try NoiseFloor.check(low, in: samples, measurement: name)
         guard let t10 = envelope.firstCrossing(low, rising: true, fromMicroseconds: start) else {
             throw .levelNotReached(measurement: name, levelG: low, afterMilliseconds: start / 1000)
         }
@@ -48,6 +49,7 @@ public enum ResponseTimes {
         let envelope = Envelope(samples)
         guard let settled = settledLevelG(envelope, step: step), settled > 0 else { throw .noAcceleration(measurement: name) }
         let start = Double(step.startMicroseconds)
+        try NoiseFloor.check(onsetFraction * settled, in: samples, measurement: name)
         guard let onset = envelope.firstCrossing(onsetFraction * settled, rising: true, fromMicroseconds: start) else {
             throw .levelNotReached(measurement: name, levelG: onsetFraction * settled, afterMilliseconds: start / 1000)
         }
@@ -68,6 +70,7 @@ public enum ResponseTimes {
         // from a level up to half a cycle's decay too low.
         let level = envelope.lastPeak(atOrBeforeMicroseconds: t0)?.g ?? envelope.value(atMicroseconds: t0)
         guard level > 0 else { return BenchMeasurement(name: name, unit: .milliseconds, value: 0) }
+        try NoiseFloor.check(0.1 * level, in: samples, measurement: name)
         guard let t = envelope.firstCrossing(0.1 * level, rising: false, fromMicroseconds: t0) else {
             throw .levelNotReached(measurement: name, levelG: 0.1 * level, afterMilliseconds: t0 / 1000)
         }

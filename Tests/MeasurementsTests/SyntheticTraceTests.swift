@@ -95,7 +95,9 @@ struct SyntheticTraceTests {
 
     /// The burst as a LIS3DH at 1344 Hz samples it (744.048 µs apart) with its first
     /// sample `phaseMicroseconds` into the trace: 3.8 samples a half cycle of 175 Hz.
-    static func sensorBurst(phaseMicroseconds: Double, riseTauMs: Double = 10, fallTauMs: Double = 8) -> [AccelerationSample] {
+    static func sensorBurst(
+        phaseMicroseconds: Double, amplitudeG: Double = 1, riseTauMs: Double = 10, fallTauMs: Double = 8, noiseG: Double = 0
+    ) -> [AccelerationSample] {
         let dense = burst(hz: 175, riseTauMs: riseTauMs, fallTauMs: fallTauMs)
         func g(atMicroseconds t: Double) -> Double {
             let ms = t / 1000, onMs = 50.0, offMs = 250.0
@@ -105,7 +107,45 @@ struct SyntheticTraceTests {
         }
         let period = 1e6 / 1344
         let end = Double(dense.last?.boardMicroseconds ?? 0)
-        return stride(from: phaseMicroseconds, through: end, by: period).map { AccelerationSample(boardMicroseconds: UInt64($0.rounded()), g: g(atMicroseconds: $0)) }
+        // Gaussian noise from a fixed sequence (Box–Muller over a 64-bit LCG), so the test is the same every run.
+        var state: UInt64 = 0x5EED
+        func uniform() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (Double(state >> 11) + 0.5) / Double(UInt64(1) << 53)
+        }
+        return stride(from: phaseMicroseconds, through: end, by: period).map {
+            let noise = noiseG > 0 ? noiseG * (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform()) : 0
+            return AccelerationSample(boardMicroseconds: UInt64($0.rounded()), g: amplitudeG * g(atMicroseconds: $0) + noise)
+        }
+    }
+
+    @Test("A level within the sensor's noise is not timed: a 20 mg burst under 5.7 mg rms (a LIS3DH's at 1344 Hz) has its rise, lag and stop refused as withinNoise; at 0.5 g all three are measured, and a noise-free trace is never refused")
+    func levelsWithinTheNoiseAreRefused() throws {
+        let weak = Self.sensorBurst(phaseMicroseconds: 0, amplitudeG: 0.02, noiseG: 0.0057)
+        let noise = try #require(NoiseFloor.rmsG(weak))
+        #expect(noise > 0.003 && noise < 0.0065, "noise \(noise) g")
+        func refusal(_ body: () throws(MeasurementError) -> BenchMeasurement) -> MeasurementError? {
+            do { _ = try body() } catch { return error }
+            return nil
+        }
+        let refusals = [
+            refusal { () throws(MeasurementError) in try ResponseTimes.riseTimeMilliseconds(weak, step: Self.step) },
+            refusal { () throws(MeasurementError) in try ResponseTimes.lagMilliseconds(weak, step: Self.step) },
+            refusal { () throws(MeasurementError) in try ResponseTimes.stopTimeMilliseconds(weak, step: Self.step) },
+        ]
+        for error in refusals {
+            guard case .withinNoise(_, let level, _)? = error else {
+                Issue.record("expected withinNoise, got \(String(describing: error))")
+                continue
+            }
+            #expect(level < NoiseFloor.margin * noise)
+            #expect(error?.description.contains("within the sensor's noise") == true)
+        }
+        let strong = Self.sensorBurst(phaseMicroseconds: 0, amplitudeG: 0.5, noiseG: 0.0057)
+        #expect(abs(try ResponseTimes.stopTimeMilliseconds(strong, step: Self.step).value - log(10) * 8) < 1)
+        _ = try ResponseTimes.riseTimeMilliseconds(strong, step: Self.step)
+        #expect(NoiseFloor.rmsG(Self.sensorBurst(phaseMicroseconds: 0, amplitudeG: 0.001)) == 0)
+        _ = try ResponseTimes.stopTimeMilliseconds(Self.sensorBurst(phaseMicroseconds: 0, amplitudeG: 0.001), step: Self.step)
     }
 
     @Test("A 175 Hz burst sampled as a LIS3DH does (1344 Hz, 3.8 samples a half cycle), wherever the samples fall: rise time within 3 % and stop time within 1 % of the closed form (read at the largest sample of each half cycle they moved by −13…+21 % and −4…+2 %)")
