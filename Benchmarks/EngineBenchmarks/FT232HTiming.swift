@@ -23,7 +23,7 @@ enum FT232HTiming {
     static let longPeriodMicroseconds: Int64 = 1000
     /// The hosted timer thread's priority and spin (HostedBoard.Configuration's defaults).
     static let priority: Int32 = 30
-    static let spinMicroseconds = HostedBoard.Configuration(serial: []).spinMicroseconds
+    static let spinMicroseconds = HostedBoard.Configuration.defaultSpinMicroseconds
     static let pyftdiVersion = "0.57.2"
 
     static func run(events: Int, long: Bool, packageRoot: String) async throws {

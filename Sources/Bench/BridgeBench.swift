@@ -34,10 +34,8 @@ public final class BridgeBench: HardwareDevice {
 
     public func acceleration() -> AccelerationTrace? {
         guard let telemetry = session.telemetry else { return nil }
-        let recorded = telemetry.acceleration(since: 0)
-        guard !recorded.isEmpty else { return nil }
-        // A sensor's samples less its zero-g offset (`ZeroGOffset`); a model has none.
-        let samples = telemetry.accelerationOrigin == .sensor ? ZeroGOffset.removed(from: recorded) : recorded
+        let samples = ZeroGOffset.motion(in: telemetry.acceleration(since: 0), origin: telemetry.accelerationOrigin)
+        guard !samples.isEmpty else { return nil }
         return AccelerationTrace(
             timeMilliseconds: samples.map { Double($0.boardMicroseconds) / 1000 }, accelerationG: samples.map(\.g),
             source: telemetry.accelerationSource, origin: telemetry.accelerationOrigin)

@@ -209,11 +209,10 @@ public final class PlaySession: Sendable {
         // The acceleration from a little before the first stamp: a sensor samples every
         // 744 µs, so a trace cut at the stamp would start after the motion did and no
         // envelope of it would cover the drive's start (rise time and lag need it).
-        // A sensor's samples less its zero-g offset (`ZeroGOffset`); a model has none.
         let origin = await engine.withLink { $0.telemetry?.accelerationOrigin }
         let recorded = await engine.acceleration(since: beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0)
         let trace = PlayTrace(
-            samples: origin == .sensor ? recorded.map(ZeroGOffset.removed(from:)) : recorded,
+            samples: recorded.map { ZeroGOffset.motion(in: $0, origin: origin ?? .model) },
             source: await engine.withLink { $0.telemetry?.accelerationSource }, drive: driveTrace, origin: origin)
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,

@@ -17,6 +17,12 @@ public enum ZeroGOffset {
         samples.isEmpty ? 0 : samples.reduce(0) { $0 + $1.g } / Double(samples.count)
     }
 
+    /// The motion in a recording: a sensor's samples less their mean, a model's as they
+    /// are (a model has no offset).
+    public static func motion(in samples: [AccelerationSample], origin: AccelerationOrigin) -> [AccelerationSample] {
+        origin == .sensor ? removed(from: samples) : samples
+    }
+
     /// The samples less their mean.
     public static func removed(from samples: [AccelerationSample]) -> [AccelerationSample] {
         let offset = of(samples)

@@ -40,7 +40,8 @@ public final class HostedBoard: @unchecked Sendable {
         public var portPriority: Int32 = 24
         /// How long before a stamp the timer thread wakes and then spins (µs). Covers the
         /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
-        public var spinMicroseconds: UInt16
+        public var spinMicroseconds: UInt16 = Self.defaultSpinMicroseconds
+        public static let defaultSpinMicroseconds: UInt16 = 150
         /// The intake HELLO_REPLY states: the least µs between stamped writes this port
         /// keeps up with (a write's transfer handed over; its ACK bits are read behind it).
         public var writeSpacingMicroseconds: UInt16 = 500
@@ -52,7 +53,7 @@ public final class HostedBoard: @unchecked Sendable {
         /// The most write times kept for `drainWriteTimes()`.
         public var writeTimeCapacity = 100_000
 
-        public init(serial: [UInt8], spinMicroseconds: UInt16 = 150) {
+        public init(serial: [UInt8], spinMicroseconds: UInt16 = Self.defaultSpinMicroseconds) {
             self.serial = serial
             self.spinMicroseconds = spinMicroseconds
         }

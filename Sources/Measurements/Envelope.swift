@@ -78,13 +78,17 @@ public struct Envelope: Sendable, Equatable {
             }
             var best = run.range.lowerBound
             for i in run.range where abs(samples[i].g) > abs(samples[best].g) { best = i }
-            var point = Point(boardMicroseconds: samples[best].boardMicroseconds, g: abs(samples[best].g))
-            let z0 = k > 0 ? crossing(after: run.range.lowerBound - 1, before: run.range.lowerBound) : nil
-            let z1 = k + 1 < runs.count ? crossing(after: run.range.upperBound - 1, before: run.range.upperBound) : nil
-            if run.range.count < Self.denseLobeSamples, let z0, let z1, let fitted = Self.halfSine(samples[run.range], from: z0, to: z1) {
-                point = fitted
+            let largest = Point(boardMicroseconds: samples[best].boardMicroseconds, g: abs(samples[best].g))
+            // A sparse lobe between two crossings (not the recording's first or last).
+            guard run.range.count < Self.denseLobeSamples, k > 0, k + 1 < runs.count,
+                let fitted = Self.halfSine(
+                    samples[run.range], from: crossing(after: run.range.lowerBound - 1, before: run.range.lowerBound),
+                    to: crossing(after: run.range.upperBound - 1, before: run.range.upperBound))
+            else {
+                points.append(largest)
+                continue
             }
-            points.append(point)
+            points.append(fitted)
         }
         self.points = Self.withoutNotches(points)
     }

@@ -40,8 +40,7 @@ public enum NoiseFloor {
                 let rms = max(0, sumOfSquares / n - mean * mean).squareRoot()
                 quietest = min(quietest ?? rms, rms)
             }
-            guard end > start else { break }
-            start = end
+            start = end  // the window holds at least its first sample, so this moves on
         }
         return quietest
     }
