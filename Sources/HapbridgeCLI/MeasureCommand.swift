@@ -102,5 +102,17 @@ public struct MeasureCommand: AsyncParsableCommand {
             if !json { try Console.out("plot: \(plotFile.name)") }
         }
         if result.endedEarly { throw ExitStatus.incomplete.exitCode }
+        let s = result.statistics
+        if !result.deliverySettled {
+            throw CLIError("the board did not account for every command it was sent (\(PlayCommand.delivery(result))): what the chip got is unknown")
+        }
+        if let lost = result.undeliveredCommands, lost > 0 {
+            throw CLIError("\(lost) of the \(s.commandsSent) commands sent never reached the chip (the board ran \(s.commandsRun ?? 0))")
+        }
+        // A late drive makes late figures: the same rule as `play`.
+        if result.playedLate {
+            try Console.err("played late: \(PlayCommand.lateness(s)); the timings above are not the actuator's alone")
+            throw ExitStatus.playedLate.exitCode
+        }
     }
 }

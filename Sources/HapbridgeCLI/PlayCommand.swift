@@ -133,9 +133,14 @@ public struct PlayCommand: AsyncParsableCommand {
         let result = try await session.finish(interruption: Interruption.shared.reason)
         let s = result.statistics
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
+        report.append(Self.delivery(result))
         if s.rejectedFrames > 0 {
+            let dropped =
+                result.noneDropped ? "none dropped"
+                : result.deliverySettled && (s.commandsUndelivered ?? 0) > 0
+                    ? "\(s.commandsUndelivered ?? 0) never sent again" : "whether all arrived is unknown"
             report.append(
-                "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (none dropped), "
+                "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (\(dropped)), "
                     + "\(s.lateAfterRefusal) of them too late for their stamps")
         }
         if s.mergedWrites > 0 || s.delayedWrites > 0 {
@@ -169,11 +174,45 @@ public struct PlayCommand: AsyncParsableCommand {
         }
         try Interruption.shared.exitIfInterrupted()
         if result.endedEarly { throw ExitStatus.incomplete.exitCode }
-        if result.deliveredLate {
-            try Console.err("played late: the board fell behind and refused commands; they were sent again, \(s.lateAfterRefusal) after their stamps, \(s.boardUnderruns) run late by the board")
+        if !result.deliverySettled {
+            throw CLIError("the board did not account for every command it was sent (\(Self.delivery(result))): what the chip got is unknown")
+        }
+        if let lost = result.undeliveredCommands, lost > 0 {
+            throw CLIError("\(lost) of the \(s.commandsSent) commands sent never reached the chip (the board ran \(s.commandsRun ?? 0))")
+        }
+        if result.playedLate {
+            try Console.err("played late: \(Self.lateness(s))")
             throw ExitStatus.playedLate.exitCode
         }
         if !result.completed { throw CLIError("the player did not report completion within 1 s of the pattern's end") }
+    }
+
+    /// What the chip got, by the board's own count.
+    static func delivery(_ result: PlayResult) -> String {
+        let s = result.statistics
+        guard let ran = s.commandsRun else { return "delivered: unknown (the board did not report what it ran)" }
+        var parts = ["\(ran) ran on the chip (the board's count)"]
+        if s.commandsFlushed > 0 { parts.append("\(s.commandsFlushed) flushed by the stop") }
+        if s.commandsWithdrawn > 0 { parts.append("\(s.commandsWithdrawn) replaced by changes") }
+        if s.commandsQueued > 0 { parts.append("\(s.commandsQueued) still queued when the board last reported") }
+        if let u = s.commandsUndelivered, u > 0 {
+            parts.append(result.undeliveredCommands != nil ? "\(u) never reached the chip" : "\(u) refused and not sent again before the stop")
+        }
+        if !result.deliverySettled { parts.append("not all accounted for: the board's last report") }
+        if s.boardFramesLost > 0 { parts.append("\(s.boardFramesLost) of the board's replies lost: these counts may be off") }
+        return "delivered: " + parts.joined(separator: ", ")
+    }
+
+    /// Why a play counts as late, in figures.
+    static func lateness(_ s: StreamStatistics) -> String {
+        var why: [String] = []
+        if s.lateCommands > 0 {
+            why.append(
+                "\(s.lateCommands) commands sent after their stamps"
+                    + (s.lateAfterRefusal > 0 ? " (\(s.lateAfterRefusal) of them sent again after the board refused them)" : ""))
+        }
+        if s.boardUnderruns > 0 { why.append("\(s.boardUnderruns) started late by the board (underruns)") }
+        return why.joined(separator: ", ")
     }
 
     /// The engine's stop reason, with the figure that explains it where there is one.
