@@ -28,8 +28,14 @@ public struct PlayCommand: AsyncParsableCommand {
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the device going away) the reason is printed and the exit status is 3. --plot saves the drive the board was \
-            sent, with the acceleration where the device has a source of it (the simulated sled).
+            the board falling behind, the device going away) the reason is printed and the exit status is 3. A pattern \
+            played to its end with any command sent after its stamp or any underrun did not play on time: exit status 4. \
+            The summary says what ran on the chip by the board's own count (QUEUE_STATUS), what a stop flushed, and \
+            every refusal by reason; a command the board refused is sent again, in order, and "none dropped" is printed \
+            only when the board's count shows every one ran. A play that ran to its end with commands the chip never \
+            got (or that the board could not account for) is a failure: exit status 1. --record lists the commands the \
+            chip got, in order. --plot saves the drive the chip got, with the acceleration where the device has a \
+            source of it (the simulated sled, an accelerometer).
             """)
 
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
@@ -135,10 +141,12 @@ public struct PlayCommand: AsyncParsableCommand {
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
         report.append(Self.delivery(result))
         if s.rejectedFrames > 0 {
+            let undelivered = s.commandsUndelivered ?? 0
             let dropped =
                 result.noneDropped ? "none dropped"
-                : result.deliverySettled && (s.commandsUndelivered ?? 0) > 0
-                    ? "\(s.commandsUndelivered ?? 0) never sent again" : "whether all arrived is unknown"
+                : !result.deliverySettled ? "whether all arrived is unknown"
+                : result.undeliveredCommands != nil ? "\(undelivered) never sent again"
+                : "\(undelivered) not sent again: the play stopped first"
             report.append(
                 "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (\(dropped)), "
                     + "\(s.lateAfterRefusal) of them too late for their stamps")
