@@ -37,7 +37,7 @@ public struct HILRunner: Sendable {
     public static func profile(for device: BenchFile.Device, bench: BenchFile) throws(ScriptError) -> ActuatorProfile {
         let arg = device.actuator
         let isPath = arg.contains("/") || arg.hasSuffix(".json")
-        let located = isPath && !arg.hasPrefix("/") ? "\((bench.file as NSString).deletingLastPathComponent)/\(arg)" : arg
+        let located = isPath && !arg.hasPrefix("/") ? "\(directory(of: bench.file))/\(arg)" : arg
         do { return try ActuatorProfileLoader.locate(located).profile } catch {
             throw ScriptError(file: bench.file, line: nil, key: "devices.\(device.name).actuator", rule: "\(error)")
         }
@@ -159,7 +159,7 @@ public struct HILRunner: Sendable {
         // attempt unplugged is plugged back in (and awaited) first.
         if let line = await slot.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress("\(tag) #\(number): \(line)") }
         var steps: [StepResult] = []
-        let directory = (script.file as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: script.file)
         for (i, step) in test.steps.enumerated() {
             let label = Self.label(step)
             let stepStart = ContinuousClock.now
@@ -229,6 +229,13 @@ public struct HILRunner: Sendable {
             }
         }
         return result
+    }
+
+    /// The directory a bench file's or script's relative paths start from: the file's
+    /// own, "." for a file named without one (`hapbridge run bench.yaml suite.yaml`).
+    static func directory(of file: String) -> String {
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
     }
 
     static func identityText(_ h: DeviceHealth) -> String {

@@ -139,4 +139,30 @@ struct RunnerBehaviourTests {
         let device = (o.record["devices"] as? [[String: Any]])?.first
         #expect(device?["healthy"] as? Bool == false && device?["serialNumber"] as? String == "SIMULATED")
     }
+
+    /// A pattern that changes its drive every 2 ms for 1 s: the deep stream keeps the
+    /// board's queue full, so a board that stalls falls behind it.
+    static let denseSteps: String = {
+        let events = (0..<500).map { i in
+            #"{"Event": {"Time": \#(Double(i) * 0.002), "EventType": "HapticContinuous", "EventDuration": 0.002, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \#(i % 2 == 0 ? 1 : 0.6)}]}}"#
+        }
+        return #"{"Version": 1, "Pattern": ["# + events.joined(separator: ", ") + "]}"
+    }()
+
+    @Test("A script beside the working directory finds its patterns there (`hapbridge run bench.yaml suite.yaml`)")
+    func relativeScriptFindsItsPatterns() throws {
+        let dir = try temporaryDirectory()
+        try Self.denseSteps.write(toFile: "\(dir)/steps.ahap", atomically: true, encoding: .utf8)
+        try "suite: s\ntests:\n  - name: a\n    steps:\n      - play: steps.ahap\n".write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
+        p.arguments = ["run", Repo.path("Examples/hil/bench-sim.yaml"), "t.yaml", "--lock-dir", "."]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+    }
 }
