@@ -273,9 +273,10 @@ extension EmulateCommand {
                 check, program, read, read configuration for the signature 1E 95 87, start the application). \
                 Starting the application (or a reset) takes the device off the bus. At the end one line on \
                 standard error counts erases, pages written, bytes read and refused commands.
-                Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not be set up \
-                (or --dump could not be written), with one line `Error: ...`; 126 / 127 if COMMAND could not be \
-                run / was not found.
+                --dump to a FIFO waits for its reader until SIGINT, SIGTERM or SIGHUP (one line saying so; a \
+                second exits at once). Exit status: COMMAND's; 128+N if signal N killed it, or came while --dump \
+                waited for a reader; 125 if the emulation could not be set up (or --dump could not be written), \
+                with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
         @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
@@ -311,7 +312,7 @@ extension EmulateCommand {
             let status: Int32
             do { status = try DFUEmulation.run(.init(command: command, dumpPath: dump, fault: try? parsedFault)) } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
-                throw ExitCode(EmulationSession.setUpFailedStatus)
+                throw ExitCode(error.exitStatus)
             }
             throw ExitCode(status)
         }
