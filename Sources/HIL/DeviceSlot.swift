@@ -77,7 +77,7 @@ final class DeviceSlot: @unchecked Sendable {
     /// address", and the poll is cheap (a device list).
     func awaitPresence(_ present: Bool, within seconds: Double) async -> Double? {
         let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(seconds) {
+        while ContinuousClock.now - start < TimeLimits.duration(seconds) {
             if isPresent == present { return Self.seconds(ContinuousClock.now - start) }
             if Task.isCancelled { return nil }
             try? await Task.sleep(for: .milliseconds(100))

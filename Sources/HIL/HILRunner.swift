@@ -45,7 +45,7 @@ public struct HILRunner: Sendable {
 
     public func run() async throws(ScriptError) -> RunRecord {
         let start = ContinuousClock.now
-        let deadline = start + .seconds(options.runTimeoutSeconds)
+        let deadline = start + TimeLimits.duration(options.runTimeoutSeconds)
         var slots: [String: DeviceSlot] = [:]
         for d in bench.devices {
             slots[d.name] = DeviceSlot(
@@ -154,7 +154,7 @@ public struct HILRunner: Sendable {
         _ test: TestCase, number: Int, reason: Attempt.Reason, script: TestScript, slot: DeviceSlot, tag: String, runDeadline: ContinuousClock.Instant
     ) async -> Attempt {
         let start = ContinuousClock.now
-        let testDeadline = start + .seconds(test.timeoutSeconds)
+        let testDeadline = start + TimeLimits.duration(test.timeoutSeconds)
         // Each attempt starts on the bench as set up: a device an earlier test or
         // attempt unplugged is plugged back in (and awaited) first.
         if let line = await slot.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress("\(tag) #\(number): \(line)") }

@@ -62,8 +62,12 @@ public struct RunCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds above 0, not \(timeout)") }
-        guard vanishWait >= 0, vanishWait.isFinite else { throw ValidationError("--vanish-wait must be 0 or more seconds, not \(vanishWait)") }
+        guard timeout > 0, timeout <= TimeLimits.maxSeconds else {
+            throw ValidationError("--timeout must be seconds above 0 and \(TimeLimits.maxText), not \(timeout)")
+        }
+        guard vanishWait >= 0, vanishWait <= TimeLimits.maxSeconds else {
+            throw ValidationError("--vanish-wait must be 0 or more seconds, \(TimeLimits.maxText), not \(vanishWait)")
+        }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
     }
 
