@@ -183,7 +183,7 @@ public struct HILRunner: Sendable {
 
     /// One step under its time limit, its limits applied to what it measured: a figure
     /// outside them FAILs (MARGINAL inside the band), one not measured is an ERROR, and
-    /// a device gone missing under it is said as such after a bounded wait for it.
+    /// a device gone missing under an ERROR is said as such after a bounded wait for it.
     func execute(
         _ step: Step, index i: Int, on slot: DeviceSlot, directory: String, limit: (seconds: Double, whose: String),
         note: @escaping @Sendable (String) -> Void = { _ in }
@@ -219,13 +219,16 @@ public struct HILRunner: Sendable {
             result.verdict = .error
             result.message = Self.text(error)
             result.measurements = step.limits.map { MeasuredResult(limit: $0, value: nil, verdict: .error, note: "the step did not finish") }
-            // A device that is gone is said as such, after a bounded wait for it.
-            if !slot.isPresent {
-                if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
-                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
-                } else {
-                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
-                }
+        }
+        // An ERROR with the device gone (a step that failed under it, a play the
+        // engine stopped for it) is said as such, after a bounded wait for it.
+        if result.verdict == .error, !slot.isPresent {
+            let name = "\(slot.spec.name) (\(slot.spec.address))"
+            if !slot.isSimulated { note("\(name) is gone: waiting up to \(Limit.format(options.vanishWaitSeconds)) s for it to come back") }
+            if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
+                result.message = "\(name) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
+            } else {
+                result.message = "\(name) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
             }
         }
         return result
