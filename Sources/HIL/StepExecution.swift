@@ -33,7 +33,7 @@ enum StepExecution {
         switch step.action {
         case .calibrate(let runs):
             let bench = try await openBench(slot)
-            let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile)
+            let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile, stop: { slot.interruption.reason != nil })
             await bench.close()
             if let line = result.reports.flatMap(\.lines).first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
             var o = StepOutcome(figures: result.measurements)
@@ -73,7 +73,8 @@ enum StepExecution {
         case .wait(let ms):
             // The simulated board runs in virtual time and only while a step has it
             // open: a pause between steps changes nothing there, so it is not waited.
-            if !slot.isSimulated { try? await Task.sleep(for: .milliseconds(ms)) }
+            // Elsewhere the run's interruption ends it.
+            if !slot.isSimulated { await slot.interruption.sleep(seconds: ms / 1000) }
             return StepOutcome()
         case .flash(let image):
             return try await StepFlash.run(image: image, on: slot, scriptDirectory: scriptDirectory, note: note)
@@ -127,9 +128,13 @@ enum StepExecution {
         return o
     }
 
+    /// A bench session on the slot's device whose every wait the run's interruption
+    /// cuts short (`BridgeLink.interruption`); `close()` stops the actuator whatever
+    /// happened.
     static func openBench(_ slot: DeviceSlot) async throws(StepProblem) -> BridgeBench {
         let opened = try slot.open()
-        do { return try await BridgeBench(opened) } catch { throw .error("\(slot.spec.name): \(error)") }
+        let interruption = slot.interruption
+        do { return try await BridgeBench(opened, interruption: { interruption.reason }) } catch { throw .error("\(slot.spec.name): \(error)") }
     }
 
     /// A pattern file (relative to the script's directory) or a built-in haptic's name.

@@ -15,6 +15,8 @@ import Measurements
 ///   lost commands or could not have them accounted for (the rule `play` exits 1 by):
 ///   ERROR, which says nothing about the part, so `retries` apply; a device gone is
 ///   then waited for (`HILRunner.execute`);
+/// - the run was interrupted: the engine is stopped at once (STOP_ALL) from the
+///   interruption's own thread, and the step is an ERROR with the reason.
 enum StepPlay {
     /// Recorded past a measured pattern's end, so the ring-down is measured whole (as
     /// `hapbridge measure` does).
@@ -22,6 +24,7 @@ enum StepPlay {
 
     static func run(_ spec: String, measuring: Bool, on slot: DeviceSlot, scriptDirectory: String) async throws(StepProblem) -> StepOutcome {
         let pattern = try StepExecution.loadPattern(spec, relativeTo: scriptDirectory)
+        if let why = slot.interruption.reason { throw .error(why) }
         let opened = try slot.open()
         var options = PlaySession.Options(keepsCommands: true)
         // A stored calibration is the user's machine's state: a script's result must
@@ -29,22 +32,24 @@ enum StepPlay {
         options.usesStoredCalibration = false
         let session = PlaySession(opened: opened, actuator: slot.profile, options: options)
         do { try await session.start(pattern) } catch { throw .error("\(spec): \(error)") }
-        let result: PlayResult
-        do {
-            while try await !session.step().isFinished { try Task.checkCancellation() }
-            if measuring {
-                for _ in 0..<Int((tailSeconds / options.stepSeconds).rounded(.up)) {
-                    try Task.checkCancellation()
-                    _ = try await session.step()
+        let interruption = slot.interruption
+        let result = try await interruption.whileRunning(onInterrupt: { session.stop(reason: $0) }) { () throws(StepProblem) -> PlayResult in
+            do {
+                while try await !session.step().isFinished { try Task.checkCancellation() }
+                if measuring {
+                    for _ in 0..<Int((tailSeconds / options.stepSeconds).rounded(.up)) where interruption.reason == nil {
+                        try Task.checkCancellation()
+                        _ = try await session.step()
+                    }
                 }
+                return try await session.finish()
+            } catch is CancellationError {
+                session.stop(reason: "timed out")
+                _ = try? await session.finish()
+                throw .error("cancelled")
+            } catch {
+                throw .error("\(error)")
             }
-            result = try await session.finish()
-        } catch is CancellationError {
-            session.stop(reason: "timed out")
-            _ = try? await session.finish()
-            throw .error("cancelled")
-        } catch {
-            throw .error("\(error)")
         }
         var o = StepOutcome(trace: result.trace)
         if measuring {
