@@ -26,14 +26,15 @@ enum ExitStatus: Int32, CaseIterable {
     /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
     /// none ERRORed.
     case runFailed = 8
-    /// `run`: a test ERRORed (a device vanished, a step timed out or could not run), or
-    /// the run was cut short (a health check failed, `--timeout`).
+    /// `run`: a test ERRORed (a device vanished, a step timed out or could not run, a
+    /// play that ran late), or the run was cut short (a health check failed, `--timeout`).
     case runError = 9
     /// `run`: the bench is locked by another run (`BenchLock`: who holds it is printed).
     case benchLocked = 10
 
-    // 128 + N: `play`, `calibrate`, `diagnose` and `rom` stopped by signal N (SIGINT
-    // 130, SIGTERM 143, SIGHUP 129) after stopping the actuator; see `Interruption`.
+    // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
+    // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
+    // actuator, or a wait for a FIFO's reader ended by it; see `Interruption`.
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
