@@ -118,6 +118,7 @@ import Testing
         run.send(SIGINT)
         #expect(run.waitForExit(seconds: 10) == 130, "\(run.err)")
         #expect(run.err.contains("SIGINT again: exiting at once"), "\(run.err)")
+        withExtendedLifetime(stuck) {}  // its reader held to the end: the process stays stuck, never EPIPE
     }
 
     // MARK: hapbridge run
@@ -281,5 +282,6 @@ import Testing
         let status = run.waitForExit(seconds: 30)
         #expect(status == 130 || status == 143, "\(String(describing: status))")
         #expect(!FileManager.default.fileExists(atPath: lock), "the lock is removed on the way out")
+        withExtendedLifetime(stuck) {}  // its reader held to the end: the process stays stuck, never EPIPE
     }
 }
