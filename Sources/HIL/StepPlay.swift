@@ -43,12 +43,13 @@ enum StepPlay {
                     }
                 }
                 return try await session.finish()
-            } catch is CancellationError {
-                session.stop(reason: "timed out")
-                _ = try? await session.finish()
-                throw .error("cancelled")
             } catch {
-                throw .error("\(error)")
+                // Whatever ended the play early, the actuator is left stopped (STOP_ALL,
+                // where the board still answers) and the engine closed.
+                let cancelled = error is CancellationError
+                session.stop(reason: cancelled ? "timed out" : "\(error)")
+                _ = try? await session.finish()
+                throw .error(cancelled ? "cancelled" : "\(error)")
             }
         }
         var o = StepOutcome(trace: result.trace)
