@@ -18,9 +18,10 @@ struct FlashCommand: AsyncParsableCommand {
         commandName: "flash",
         abstract: "Write firmware (Intel HEX or ELF; by default the image this hapbridge carries) to a board in its Caterina or Atmel DFU bootloader, verified by reading back.",
         discussion: """
-            The image is checked before anything is erased (records, checksums, overlaps, the MCU, data at or past \
-            the bootloader section at 0x7000, the board's signature); fuses, lock bits and the bootloader are never \
-            touched. Without IMAGE: the firmware built with this hapbridge (PREFIX/share/hapbridge/firmware when \
+            The image is checked before anything is erased (the file read as a regular file of at most 16 MiB, \
+            records, checksums, overlaps, ELF segments in the AVR's address spaces, the MCU, data at or past the \
+            bootloader section at 0x7000, code at the reset vector 0x0000, the board's signature); fuses, lock bits \
+            and the bootloader are never touched. Without IMAGE: the firmware built with this hapbridge (PREFIX/share/hapbridge/firmware when \
             installed, else the checkout's Firmware/build, made there if missing). The bootloader: --port (a \
             Caterina tty; the tty of a sketch gets the 1200-baud reset and its Caterina is awaited), --device \
             usb:BUS-PORT or usb:SERIAL (a bootloader at that address, or a board running hapbridge firmware, which \
@@ -36,7 +37,7 @@ struct FlashCommand: AsyncParsableCommand {
             "previousFirmware" and "firmware" (the version running now); on failure "error" (a kind: bad-image, \
             wrong-part, no-bootloader, protocol, gone, verify-failed, interrupted, application-did-not-start) and \
             "message"}. Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 usage error, \
-            5 image refused (nothing erased), 6 no bootloader found or it did not answer, 7 verify failed (the \
+            5 image refused or unreadable (nothing erased), 6 no bootloader found or it did not answer, 7 verify failed (the \
             board stays in its bootloader: run flash again), 8 the write was interrupted after the erase \
             (unplugged, timed out: the application is partly written, the board is left in its bootloader: run \
             flash again).
@@ -79,15 +80,12 @@ struct FlashCommand: AsyncParsableCommand {
         let part = AVRPart.atmega32u4
         let path: String
         let loaded: FirmwareImage
-        do {
-            path = try image ?? CarriedFirmware.locate()
-            let bytes = try FileReader.read(FilePath(path), limit: FirmwareImageFile.byteLimit)
-            do { loaded = try FirmwareImageFile.image(bytes, source: path, part: part) } catch { throw FlashError(error) }
-        } catch let e as FileAccessError {
-            try? Console.err("Error: \(e.description)")
-            throw ExitCode.failure
-        } catch let e as FlashError {
-            try fail(e)
+        // Every way the image cannot be used, an unreadable file included, is one refusal (5).
+        do throws(FlashError) {
+            if let image { path = image } else { path = try CarriedFirmware.locate() }
+            loaded = try FlashPlan.loadImage(path, for: part)
+        } catch {
+            try fail(error)
         }
         let pages = loaded.pages(of: part)
         let start = pages.first?.address ?? 0, end = (pages.last?.address ?? 0) + part.pageBytes - 1
