@@ -274,11 +274,12 @@ extension EmulateCommand {
                 Starting the application (or a reset) takes the device off the bus. At the end one line on \
                 standard error counts erases, pages written, bytes read and refused commands.
                 Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not be set up \
-                (or --dump could not be written), with one line `Error: ...`; 126 / 127 if COMMAND could not be \
-                run / was not found.
+                (--dump's path cannot be written: checked before COMMAND starts), or the dump could not be written \
+                when COMMAND had ended, with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not \
+                found.
                 """)
 
-        @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE (checked before COMMAND starts).", valueName: "FILE"))
         var dump: String?
 
         @Option(

@@ -19,7 +19,9 @@ extension EmulateCommand {
                 clock. SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (a replug is a freshly \
                 powered FT232H and chip, at the next device address). At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
                 transactions. Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not \
-                be set up, with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
+                be set up (--log's path cannot be written: checked before COMMAND starts), or the log could not be \
+                written when COMMAND had ended, with one line `Error: ...`; 126 / 127 if COMMAND could not be run / \
+                was not found.
                 """)
 
         @Option(help: ArgumentHelp("The FT232H's serial number (its USB string descriptor).", valueName: "S"))
@@ -31,7 +33,7 @@ extension EmulateCommand {
         @Flag(help: "No chip on the I2C pins: every address is NACKed (a miswired or missing DRV2605).")
         var noChip = false
 
-        @Option(help: ArgumentHelp("When COMMAND has ended, write every I2C transaction the chip saw to FILE as JSON lines.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("When COMMAND has ended, write every I2C transaction the chip saw to FILE as JSON lines (checked before COMMAND starts).", valueName: "FILE"))
         var log: String?
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
