@@ -4,7 +4,7 @@ import RealTime
 import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP while a command drives the actuator (`play`,
-/// `calibrate`, `diagnose`, `rom`).
+/// `calibrate`, `diagnose`, `rom`) or programs a board (`flash`).
 ///
 /// By default these signals kill the process where it stands: nothing is printed,
 /// no record or plot is written, and the board plays what it has queued and then
@@ -14,7 +14,8 @@ import Synchronization
 /// and why it stopped, writes its record and plot, and exits as a shell reports a
 /// death by that signal (128 + N: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP),
 /// so a script sees the same status either way. A second signal while it stops
-/// exits at once, with the same status.
+/// exits at once, with the same status. `flash` finishes the block in flight instead,
+/// stops, and says what the board holds (`FlashStop`, `FlashLeft`).
 ///
 /// The signals reach a thread of their own (`SignalRelay`), so the reaction may lock,
 /// allocate and start tasks.
@@ -25,6 +26,9 @@ final class Interruption: Sendable {
     private struct State {
         var signal: Int32?
         var reactions: [@Sendable (Int32) -> Void] = []
+        /// What the first signal starts, and what a second one leaves, for the lines said then.
+        var stopping = "stopping the actuator"
+        var atOnce = ""
     }
 
     private let state = Mutex(State())
@@ -35,8 +39,14 @@ final class Interruption: Sendable {
     private init() {}
 
     /// Installs the handlers (once; later calls do nothing). Called by a command as it
-    /// starts to drive, before it opens the device.
-    static func install() {
+    /// starts to drive, before it opens the device. `stopping`: what the first signal
+    /// does, said on standard error as it comes; `atOnce`: what exiting at once on a
+    /// second one leaves behind (said after "exiting at once").
+    static func install(stopping: String = "stopping the actuator", atOnce: String = "") {
+        shared.state.withLock { s in
+            s.stopping = stopping
+            s.atOnce = atOnce
+        }
         _ = installed
     }
 
@@ -58,19 +68,19 @@ final class Interruption: Sendable {
     }
 
     private func received(_ signal: Int32) {
-        let reactions: [@Sendable (Int32) -> Void]? = state.withLock { s in
-            guard s.signal == nil else { return nil }
+        let (reactions, stopping, atOnce) = state.withLock { s -> ([@Sendable (Int32) -> Void]?, String, String) in
+            guard s.signal == nil else { return (nil, s.stopping, s.atOnce) }
             s.signal = signal
             defer { s.reactions = [] }
-            return s.reactions
+            return (s.reactions, s.stopping, s.atOnce)
         }
         guard let reactions else {
             // A second signal while stopping: the user wants out now.
-            let message = "\nhapbridge: \(Self.name(signal)) again: exiting at once\n"
+            let message = "\nhapbridge: \(Self.name(signal)) again: exiting at once\(atOnce)\n"
             _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             _exit(Self.exitStatus(signal))
         }
-        let message = "\nhapbridge: \(Self.name(signal)): stopping the actuator (again to exit at once)\n"
+        let message = "\nhapbridge: \(Self.name(signal)): \(stopping) (again to exit at once)\n"
         _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         for reaction in reactions { reaction(signal) }
     }
