@@ -110,8 +110,10 @@ public struct FlashLeft: Sendable, Equatable, CustomStringConvertible {
                 + "starts it again by itself about 8 s after coming up when no programmer speaks to it (the board comes back as it was), "
                 + "an Atmel DFU bootloader waits to be told; run `hapbridge flash` again to flash it"
         case .intact:
-            return "nothing was erased, the application is as it was: \(stays); " + byItself(armed: true)
-                + " (where there is one); run `hapbridge flash` again to flash it"
+            let waits =
+                bootloader == "atmel-dfu"
+                ? byItself(armed: true) : "Caterina starts that application by itself about 8 s after the last command, if there is one"
+            return "nothing was erased, the application is as it was: \(stays); \(waits); run `hapbridge flash` again to flash it"
         case .erased:
             return "the application section is erased and nothing is written: \(stays), and " + byItself(armed: false)
                 + "; run `hapbridge flash` again to write it"

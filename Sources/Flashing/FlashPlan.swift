@@ -63,7 +63,7 @@ public enum FlashPlan {
         _ image: FirmwareImage, _ part: AVRPart, _ programmer: some BootloaderProgrammer, _ mode: Mode, _ progress: FlashProgress,
         _ startApplication: Bool, _ stop: FlashStop, _ left: inout FlashLeft
     ) throws(FlashError) -> Report {
-        try stop.check("before the bootloader was asked anything")
+        try stop.check("before the board's part was read")
         let board = try programmer.readPart()
         guard board == part else {
             throw FlashError(
