@@ -1,5 +1,4 @@
 import DeviceInterface
-import FileAccess
 import FirmwareImage
 import Devices
 import Flashing

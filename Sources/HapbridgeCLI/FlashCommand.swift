@@ -1,5 +1,4 @@
 import ArgumentParser
-import FileAccess
 import FirmwareImage
 import Flashing
 import Foundation
