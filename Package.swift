@@ -15,6 +15,9 @@ let package = Package(
         // HIL tests in a user's own `swift test`: `import HapbridgeTesting` (see
         // Sources/HapbridgeTesting, Examples/HILPackage).
         .library(name: "HapbridgeTesting", targets: ["HapbridgeTesting"]),
+        // Preloaded by `hapbridge emulate` in front of umockdev's preload library, into
+        // COMMAND and itself (Sources/EmulationPreload): not a library to link.
+        .library(name: "HapbridgeEmulationPreload", type: .dynamic, targets: ["EmulationPreload"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -154,6 +157,10 @@ let package = Package(
         // What Swift cannot reach of umockdev's GObject API and <linux/usbdevice_fs.h>:
         // signal connection, usbdevfs request numbers, the URB's layout. No logic.
         .target(name: "CUSBDevFS", dependencies: ["CUMockdev"]),
+        // What `hapbridge emulate` preloads in front of umockdev's library: a bind() that
+        // gives each process's libudev monitor a uevent socket name of its own, so clients
+        // started at the same moment all enumerate (uevent_socket.c says why).
+        .target(name: "EmulationPreload"),
         // The client of `hapbridge emulate bridge`'s control socket (and the socket helpers
         // its server shares): what a COMMAND under the emulation unplugs and replugs with,
         // without linking umockdev.

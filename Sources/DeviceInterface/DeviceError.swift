@@ -44,6 +44,9 @@ public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
         public static func ~= (kind: Kind, error: DeviceError) -> Bool { error.kind == kind }
 
         /// `catch DeviceError.Kind.busy` where the error is untyped, as `Errno`'s `~=`.
+        /// It takes any error, so in a `switch` over another error type with members of
+        /// these names (LibUSBError's `.busy`, `.timeout`, `.io`) a bare `case .busy:` is
+        /// this one and never matches: write `case LibUSBError.busy:` there.
         public static func ~= (kind: Kind, error: any Error) -> Bool { (error as? DeviceError)?.kind == kind }
     }
 

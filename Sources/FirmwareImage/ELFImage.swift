@@ -2,8 +2,10 @@
 /// core in `e_flags & EF_AVR_ARCH_MASK` (avr5 for the ATmega32U4). Flash is what the
 /// PT_LOAD segments put below 0x800000 by their *physical* (load) address: `.text`, and
 /// `.data`'s initial values, which run from RAM (virtual 0x800100) but are stored in
-/// flash after `.text`. Above that lie RAM (0x800000), EEPROM (0x810000) and simavr's
-/// `.mmcu` tag (0x910000): not flash, never written.
+/// flash after `.text`. The other address spaces (`AddressSpace`: RAM, EEPROM, fuses,
+/// …, simavr's `.mmcu` tag) are not flash and never written; a segment with bytes at
+/// a load address in none of them is refused: no AVR tool puts one there, and whatever
+/// it holds (code, as like as not) would be lost.
 ///
 /// avr-libc (2.0 on) also records the device in a `.note.gnu.avr.deviceinfo` note
 /// (flash size, device name): when present it must name the part, which tells an
@@ -14,6 +16,35 @@ public enum ELFImage {
     static let loadable: UInt32 = 1
     /// Where the AVR toolchain puts data memory: physical addresses below are flash.
     static let dataSpaceStart = 0x80_0000
+
+    /// The AVR address spaces an ELF's load addresses fall in, as binutils' avr linker
+    /// scripts place them (avr5.x's MEMORY: text 0, data 0x800060, eeprom 0x810000,
+    /// fuse 0x820000, lock 0x830000, signature 0x840000, user_signatures 0x850000) and
+    /// avrdude reads them back (fileio.c `elf_mem_limits`: flash up to 8 MiB, each of
+    /// the others a 64 KiB window), and simavr's `.mmcu` tag (`--section-start=.mmcu=0x910000`).
+    public enum AddressSpace: String, Sendable, CaseIterable {
+        case flash, ram = "RAM", eeprom = "EEPROM", fuses, lockBits = "lock bits", signature, userSignatures = "user signatures"
+        case simavrTag = "simavr's .mmcu tag"
+
+        public var range: Range<Int> {
+            switch self {
+            case .flash: 0..<0x80_0000
+            case .ram: 0x80_0000..<0x81_0000
+            case .eeprom: 0x81_0000..<0x82_0000
+            case .fuses: 0x82_0000..<0x83_0000
+            case .lockBits: 0x83_0000..<0x84_0000
+            case .signature: 0x84_0000..<0x85_0000
+            case .userSignatures: 0x85_0000..<0x86_0000
+            case .simavrTag: 0x91_0000..<0x92_0000
+            }
+        }
+
+        /// The space a load address is in, if any.
+        public static func containing(_ address: Int) -> AddressSpace? { allCases.first { $0.range.contains(address) } }
+
+        /// "flash 0x000000, RAM 0x800000, …": for messages.
+        static var listed: String { allCases.map { "\($0.rawValue) \(hex6($0.range.lowerBound))" }.joined(separator: ", ") }
+    }
 
     /// Whether `bytes` start with the ELF magic (how `FirmwareImageFile` tells the formats apart).
     public static func isELF(_ bytes: [UInt8]) -> Bool { bytes.starts(with: [0x7F, 0x45, 0x4C, 0x46]) }
@@ -58,8 +89,14 @@ public enum ELFImage {
             let offset = Int(u32(bytes, at + 4))
             let physical = Int(u32(bytes, at + 12))
             let size = Int(u32(bytes, at + 16))
-            guard size > 0, physical < dataSpaceStart else { continue }
+            guard size > 0 else { continue }
             let location = "program header \(index)"
+            guard let space = AddressSpace.containing(physical) else {
+                throw fail(
+                    .outsideMemory, location,
+                    "its \(size) bytes load at \(hex6(physical)), in none of the AVR's address spaces (\(AddressSpace.listed)): no AVR tool links a segment there, and nothing of it could be written")
+            }
+            guard space == .flash else { continue }
             guard offset + size <= bytes.count else { throw fail(.malformed, location, "the segment's \(size) bytes at file offset \(offset) lie outside the file (cut short?)") }
             guard physical + size <= dataSpaceStart else { throw fail(.tooLarge, location, "the segment at \(hex(physical)) runs into data memory (0x800000)") }
             if let clash = runs.indices.first(where: { runs[$0].address < physical + size && physical < runs[$0].end }) {
@@ -121,6 +158,12 @@ public enum ELFImage {
         case 94: " (Xtensa)"
         default: ""
         }
+    }
+
+    /// "0x810000": a load address as the ELF's 24-bit view of the AVR's spaces writes it.
+    static func hex6(_ value: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
     private static func u16(_ b: [UInt8], _ at: Int) -> UInt32 {

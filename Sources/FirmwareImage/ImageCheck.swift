@@ -1,9 +1,17 @@
 /// The checks every image passes before a bootloader is told to erase anything: it
-/// holds data, it was built for the part, and it ends before the bootloader section
+/// holds data, it was built for the part, it ends before the bootloader section
 /// (avrdude has no such check: an oversized image overwrites the bootloader, or is
-/// half-written when the bootloader refuses). The board's own signature is checked
-/// by the flash plan against `BootloaderProgrammer.readPart()`.
+/// half-written when the bootloader refuses), and it has code at the reset vector.
+/// The board's own signature is checked by the flash plan against
+/// `BootloaderProgrammer.readPart()`.
 public enum ImageCheck {
+    /// The reset vector: the MCU starts at flash address 0 (the vector table's first
+    /// entry, a `jmp` on the 32U4), and Caterina starts an application only when the
+    /// word there is not erased (`pgm_read_word(0) != 0xFFFF`, Caterina.c): an image
+    /// with nothing there would be written and never run, and the board would stay in
+    /// its bootloader.
+    public static let resetVector = 0
+
     public static func check(_ image: FirmwareImage, for part: AVRPart) throws(ImageError) {
         guard !image.isEmpty else { throw ImageError(source: image.source, rule: .empty, detail: "the image holds no flash data: nothing to write") }
         if let declared = image.declaredPart, declared != part {
@@ -18,6 +26,20 @@ public enum ImageCheck {
                 source: image.source, rule: .tooLarge,
                 detail: "data at \(hex(firstOver)), at or past the bootloader section at \(hex(part.bootloaderStart)): the \(part.name)'s application may use \(part.applicationBytes) bytes (0x0000...\(hex(part.bootloaderStart - 1))), this image reaches \(hex(image.end - 1))"
             )
+        }
+        // The first word, both bytes: what the reset jumps to and what Caterina reads.
+        let first = image.runs.first { $0.address <= resetVector && resetVector + 2 <= $0.end }
+        guard let first else {
+            let lowest = image.runs.first.map { " (its lowest data is at \(hex($0.address)))" } ?? ""
+            throw ImageError(
+                source: image.source, rule: .noResetVector,
+                detail: "no code at the reset vector \(hex(resetVector))\(lowest): the \(part.name) starts there, so this image would never run (is it an application, linked from 0x0000?)")
+        }
+        let at = resetVector - first.address
+        guard first.bytes[at] != 0xFF || first.bytes[at + 1] != 0xFF else {
+            throw ImageError(
+                source: image.source, rule: .noResetVector,
+                detail: "the word at the reset vector \(hex(resetVector)) is 0xFFFF, erased flash: Caterina takes that for no application and never starts it")
         }
     }
 }

@@ -15,6 +15,10 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongPart = "wrong-part"
         /// No data to write.
         case empty
+        /// An ELF segment whose load address is in none of the AVR's address spaces.
+        case outsideMemory = "outside-memory"
+        /// Nothing (or erased flash) at the reset vector, 0x0000, where the MCU starts.
+        case noResetVector = "no-reset-vector"
     }
 
     public var source: String

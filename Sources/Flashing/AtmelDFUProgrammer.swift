@@ -142,11 +142,12 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         }
     }
 
-    public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress) throws(FlashError) {
+    public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress, stop: FlashStop) throws(FlashError) {
         let total = pages.reduce(0) { $0 + $1.bytes.count }
         var done = 0
         progress.report(.write, 0, total)
         for block in Self.blocks(pages) {
+            try stop.check("before the block at \(Self.address(block.address))")
             try selectPage(of: block.address)
             let range = "\(Self.address(block.address))...\(Self.address(block.address + block.bytes.count - 1))"
             try run(
@@ -156,11 +157,12 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         }
     }
 
-    public func read(address: Int, count: Int, progress: FlashProgress) throws(FlashError) -> [UInt8] {
+    public func read(address: Int, count: Int, progress: FlashProgress, stop: FlashStop) throws(FlashError) -> [UInt8] {
         var bytes: [UInt8] = []
         progress.report(.read, 0, count)
         while bytes.count < count {
             let start = address + bytes.count
+            try stop.check("before reading back \(Self.address(start))")
             // A read stays inside one 64 KiB page and one transfer.
             let length = min(count - bytes.count, AtmelDFU.maxTransferBytes, 0x10000 - start % 0x10000)
             let range = "\(Self.address(start))...\(Self.address(start + length - 1))"

@@ -12,13 +12,27 @@ public protocol BootloaderProgrammer: AnyObject {
     /// The part the bootloader reports (its signature), checked before anything is erased.
     func readPart() throws(FlashError) -> AVRPart
     /// Erases the application section (the bootloader section is protected by the part).
+    /// One command: never cut short.
     func eraseApplication(progress: FlashProgress) throws(FlashError)
-    /// Writes whole pages (`FirmwareImage.pages(of:)`), in address order.
-    func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress) throws(FlashError)
-    /// Reads `count` bytes of flash from `address`.
-    func read(address: Int, count: Int, progress: FlashProgress) throws(FlashError) -> [UInt8]
+    /// Writes whole pages (`FirmwareImage.pages(of:)`) in the order given, block by
+    /// block; before each block it looks at `stop` (`.stopped`: the blocks before are
+    /// written and answered, none after).
+    func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress, stop: FlashStop) throws(FlashError)
+    /// Reads `count` bytes of flash from `address`, looking at `stop` before each block.
+    func read(address: Int, count: Int, progress: FlashProgress, stop: FlashStop) throws(FlashError) -> [UInt8]
     /// Leaves the bootloader and starts the application.
     func startApplication() throws(FlashError)
+}
+
+extension BootloaderProgrammer {
+    /// Without a stop to look at: to the end, or to the first failure.
+    public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress) throws(FlashError) {
+        try write(pages: pages, progress: progress, stop: FlashStop())
+    }
+
+    public func read(address: Int, count: Int, progress: FlashProgress) throws(FlashError) -> [UInt8] {
+        try read(address: address, count: count, progress: progress, stop: FlashStop())
+    }
 }
 
 /// Progress of one phase, reported by the programmer as it goes (bytes done of total).
@@ -50,12 +64,19 @@ public struct FlashError: Error, Sendable, Equatable, CustomStringConvertible {
         case interrupted
         /// The application did not come back (enumerate, answer HELLO) after leaving the bootloader.
         case applicationDidNotStart = "application-did-not-start"
+        /// Stopped on request (`FlashStop`: a signal) at a safe point: the block in
+        /// flight finished, nothing started after it; `left` says what the board holds.
+        case stopped
     }
     public var kind: Kind
     public var message: String
-    public init(_ kind: Kind, _ message: String) {
+    /// What the board was left holding, where the flash knows it (a failure or a stop
+    /// once the board was reached).
+    public var left: FlashLeft?
+    public init(_ kind: Kind, _ message: String, left: FlashLeft? = nil) {
         self.kind = kind
         self.message = message
+        self.left = left
     }
     public var description: String { message }
 }

@@ -36,16 +36,18 @@ public enum CaterinaPort {
     }
 
     /// Waits for a Caterina tty: on `port` when given, else one that is not in
-    /// `before` (the 1200-baud touch's sketch may come back on another tty name).
-    /// Looks every 50 ms up to `timeout`; nil when none came.
+    /// `before` (the 1200-baud touch's sketch may come back on another tty name), and
+    /// its node under /dev (sysfs shows the tty before udev has made the node).
+    /// Looks every 50 ms up to `timeout`, or until `giveUp` says so; nil when none came.
     public static func waitForBootloader(
-        identities: [(vendorID: UInt16, productID: UInt16)], port: String?, before: [String], timeout: Duration
+        identities: [(vendorID: UInt16, productID: UInt16)], port: String?, before: [String], timeout: Duration,
+        giveUp: () -> Bool = { false }
     ) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let found = find(identities: identities, port: port)
+            let found = find(identities: identities, port: port).filter { FileManager.default.fileExists(atPath: $0) }
             if let tty = port == nil ? found.first(where: { !before.contains($0) }) : found.first { return tty }
-            if ContinuousClock.now >= deadline { return nil }
+            if ContinuousClock.now >= deadline || giveUp() { return nil }
             usleep(50_000)
         }
     }

@@ -66,7 +66,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         progress.report(.erase, bytes, bytes)
     }
 
-    public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress) throws(FlashError) {
+    public func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress, stop: FlashStop) throws(FlashError) {
         try enterProgramming()
         let total = pages.reduce(0) { $0 + $1.bytes.count }
         var done = 0
@@ -77,6 +77,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
             while offset < page.bytes.count {
                 let address = page.address + offset
                 let chunk = Array(page.bytes[offset..<min(page.bytes.count, offset + blockBytes)])
+                try stop.check("before the block at \(hex(address))")
                 if next != address { try setAddress(address) }
                 try serial.write([UInt8(ascii: "B"), UInt8(chunk.count >> 8), UInt8(chunk.count & 0xFF), UInt8(ascii: "F")] + chunk, timeout: Self.answerTimeout)
                 try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the block write at \(hex(address)) (B)"), after: "B at \(hex(address))")
@@ -88,12 +89,13 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         }
     }
 
-    public func read(address: Int, count: Int, progress: FlashProgress) throws(FlashError) -> [UInt8] {
+    public func read(address: Int, count: Int, progress: FlashProgress, stop: FlashStop) throws(FlashError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         try setAddress(address)
         progress.report(.read, 0, count)
         while out.count < count {
+            try stop.check("before reading back \(hex(address + out.count))")
             let size = min(blockBytes, count - out.count)
             try serial.write([UInt8(ascii: "g"), UInt8(size >> 8), UInt8(size & 0xFF), UInt8(ascii: "F")], timeout: Self.answerTimeout)
             out += try serial.read(count: size, timeout: Self.answerTimeout, awaiting: "the block read at \(hex(address + out.count)) (g)")

@@ -1,4 +1,5 @@
 import FirmwareImage
+import Synchronization
 
 /// The one order every flash follows, whatever the bootloader: read the board's part
 /// and check the image against it (nothing is erased before both pass), erase the
@@ -7,7 +8,10 @@ import FirmwareImage
 /// writing; `--dry-run` never reaches a plan (the CLI stops after the image checks).
 ///
 /// A failure after the erase leaves the board in its bootloader (it does not start a
-/// half-written application): the error says so, and running `flash` again starts over.
+/// half-written application, and the reset vector's page is written last, so not even
+/// Caterina's timeout or a power-on does): the error says so and what the board holds
+/// (`FlashError.left`), and running `flash` again starts over. A `FlashStop` (a
+/// signal) stops it the same way at the next block.
 public enum FlashPlan {
     public enum Mode: String, Sendable { case write, verifyOnly = "verify-only" }
 
@@ -35,10 +39,31 @@ public enum FlashPlan {
         do { try ImageCheck.check(image, for: part) } catch { throw FlashError(error) }
     }
 
+    /// The plan on `programmer`'s bootloader. `stop` is looked at before each phase and
+    /// (by the programmer) before each block: a stop never starts an erase, and leaves
+    /// the board in its bootloader. The reset vector's page is written last (see
+    /// `FlashLeft`: until it is, a Caterina board stays in its bootloader whatever
+    /// happens). Every failure and stop says what the board holds (`FlashError.left`).
     public static func run(
         image: FirmwareImage, expected part: AVRPart, programmer: some BootloaderProgrammer, mode: Mode, progress: FlashProgress,
-        startApplication: Bool = true
+        startApplication: Bool = true, stop: FlashStop = FlashStop(), location: String? = nil
     ) throws(FlashError) -> Report {
+        var left = FlashLeft(application: .intact, inBootloader: true, bootloader: programmer.protocolName, location: location)
+        do {
+            return try run(image, part, programmer, mode, progress, startApplication, stop, &left)
+        } catch {
+            var failed = error
+            failed.left = left
+            if error.kind == .stopped { failed.message += ": " + left.description }
+            throw failed
+        }
+    }
+
+    private static func run(
+        _ image: FirmwareImage, _ part: AVRPart, _ programmer: some BootloaderProgrammer, _ mode: Mode, _ progress: FlashProgress,
+        _ startApplication: Bool, _ stop: FlashStop, _ left: inout FlashLeft
+    ) throws(FlashError) -> Report {
+        try stop.check("before the board's part was read")
         let board = try programmer.readPart()
         guard board == part else {
             throw FlashError(
@@ -50,6 +75,7 @@ public enum FlashPlan {
         var report = Report(
             bootloader: programmer.protocolName, part: board.name, image: image.source, imageBytes: image.byteCount, pages: pages.count,
             start: pages.first?.address ?? 0, end: (pages.last?.address ?? 0) + board.pageBytes)
+        left.image = report.start...(report.end - 1)
         let clock = ContinuousClock()
         func timed<T>(_ phase: String, _ body: () throws(FlashError) -> T) throws(FlashError) -> T {
             let started = clock.now
@@ -59,29 +85,57 @@ public enum FlashPlan {
             }
             return try body()
         }
+        // Bytes each phase had done (answered), for what a failure or a stop left.
+        let done = Mutex<[FlashProgress.Phase: Int]>([:])
+        let tracked = FlashProgress { phase, count, total in
+            done.withLock { $0[phase] = count }
+            progress.report(phase, count, total)
+        }
         if mode == .write {
+            try stop.check("before the erase")
             do {
                 try timed("erase") { () throws(FlashError) in try programmer.eraseApplication(progress: progress) }
             } catch { throw stillInBootloader(error) }
             report.erased = true
+            left.application = .erased
+            // The reset vector's page last: until it is written, 0x0000 stays erased.
+            let resetPage = ImageCheck.resetVector - ImageCheck.resetVector % board.pageBytes
+            let order = pages.filter { $0.address != resetPage } + pages.filter { $0.address == resetPage }
             do {
-                try timed("write") { () throws(FlashError) in try programmer.write(pages: pages, progress: progress) }
-            } catch { throw stillInBootloader(error) }
+                try timed("write") { () throws(FlashError) in try programmer.write(pages: order, progress: tracked, stop: stop) }
+            } catch {
+                left.written = FlashLeft.ranges(of: order, done: done.withLock { $0[.write] ?? 0 })
+                if !left.written.isEmpty { left.application = .partlyWritten }
+                throw error.kind == .stopped ? error : stillInBootloader(error)
+            }
             report.writtenBytes = pages.count * board.pageBytes
+            left.written = FlashLeft.ranges(of: order, done: report.writtenBytes)
+            left.application = .written
+            try stop.check("before the read-back")
         }
         do {
-            report.verifiedBytes = try timed("verify") { () throws(FlashError) in try verify(pages, programmer: programmer, progress: progress) }
-        } catch { throw mode == .write ? stillInBootloader(error) : error }
+            report.verifiedBytes = try timed("verify") { () throws(FlashError) in try verify(pages, programmer: programmer, progress: tracked, stop: stop) }
+        } catch {
+            left.verifiedBytes = done.withLock { $0[.verify] ?? 0 }
+            throw mode == .write && error.kind != .stopped ? stillInBootloader(error) : error
+        }
+        left.verifiedBytes = report.verifiedBytes
+        if mode == .write { left.application = .verified }
         if startApplication {
+            try stop.check("before the application was started")
             try programmer.startApplication()
             report.applicationStarted = true
+            if mode == .write { left.application = .started }
+            left.inBootloader = false
         }
         return report
     }
 
     /// Reads back each run of consecutive pages and compares it with what was meant
     /// to be there; the first difference is the error.
-    static func verify(_ pages: [(address: Int, bytes: [UInt8])], programmer: some BootloaderProgrammer, progress: FlashProgress) throws(FlashError) -> Int {
+    static func verify(
+        _ pages: [(address: Int, bytes: [UInt8])], programmer: some BootloaderProgrammer, progress: FlashProgress, stop: FlashStop
+    ) throws(FlashError) -> Int {
         let total = pages.reduce(0) { $0 + $1.bytes.count }
         var done = 0
         var index = 0
@@ -96,7 +150,7 @@ public enum FlashPlan {
             }
             let base = done
             let got = try programmer.read(
-                address: start, count: expected.count, progress: FlashProgress { _, d, _ in progress.report(.verify, base + d, total) })
+                address: start, count: expected.count, progress: FlashProgress { _, d, _ in progress.report(.verify, base + d, total) }, stop: stop)
             if let at = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? (got.count != expected.count ? min(got.count, expected.count) : nil) {
                 let found = at < got.count ? "0x" + hex2(got[at]) : "nothing"
                 throw FlashError(.verifyFailed, "verify failed at \(hex(start + at)): the board has \(found), the image 0x\(hex2(expected[at]))")

@@ -34,12 +34,24 @@ public struct FlashTarget {
     /// the board came from hapbridge firmware, follows it back to its firmware on the
     /// same port (`awaitFirmware`).
     public func flash(
-        _ image: FirmwareImage, expected part: AVRPart, mode: FlashPlan.Mode, progress: FlashProgress, catalog: DeviceCatalog
+        _ image: FirmwareImage, expected part: AVRPart, mode: FlashPlan.Mode, progress: FlashProgress, catalog: DeviceCatalog,
+        stop: FlashStop = FlashStop()
     ) async throws(FlashError) -> Outcome {
-        let report = try FlashPlan.run(image: image, expected: part, programmer: programmer, mode: mode, progress: progress)
+        let report = try FlashPlan.run(
+            image: image, expected: part, programmer: programmer, mode: mode, progress: progress, stop: stop, location: location)
         guard previousFirmware != nil, let port else { return Outcome(report: report, firmware: nil) }
-        return Outcome(report: report, firmware: try await Self.awaitFirmware(on: port, catalog: catalog))
+        do { return Outcome(report: report, firmware: try await Self.awaitFirmware(on: port, catalog: catalog, stop: stop)) } catch {
+            // Flashed and started: what is left is a board on its way back to its firmware.
+            var left = FlashLeft(application: mode == .write ? .started : .intact, inBootloader: false, bootloader: programmer.protocolName)
+            left.image = report.start...(report.end - 1)
+            left.written = report.writtenBytes > 0 ? [report.start...(report.end - 1)] : []
+            left.verifiedBytes = report.verifiedBytes
+            throw FlashError(error.kind, error.message + (error.kind == .stopped ? ": " + left.description : ""), left: left)
+        }
     }
+
+    /// How often a wait for a board looks at its `FlashStop`.
+    static let stopLook: Duration = .milliseconds(100)
 
     /// How long the bootloader has to appear after the reset: a real board's Caterina
     /// enumerates within about a second; the emulated ELF board's jump takes longer.
@@ -56,8 +68,13 @@ public struct FlashTarget {
     /// touch), --device (whatever is at that USB address: a bootloader, or hapbridge
     /// firmware sent into its bootloader), else the only bootloader or the only bridge
     /// board on USB.
-    public static func choose(port: String?, device: String?, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
-        if let port { return try ttyTarget(port) }
+    /// `stop`: looked at before the board is sent anywhere and while its bootloader is
+    /// awaited; a stop there says where the board is (`FlashError.left`).
+    public static func choose(port: String?, device: String?, catalog: DeviceCatalog, stop: FlashStop = FlashStop()) async throws(FlashError)
+        -> FlashTarget
+    {
+        try untouched(stop, "before the board was reached")
+        if let port { return try ttyTarget(port, stop: stop) }
         if let device {
             guard case .usb(let selector)? = try? DeviceAddress(parsing: device) else { throw FlashError(.noBootloader, "--device \(device) is not a USB address") }
             let here = catalog.usbDevices().filter { d in
@@ -75,7 +92,7 @@ public struct FlashTarget {
                     "nothing to flash at \(device): no hapbridge board, no Caterina and no Atmel DFU bootloader there (\(seen)); `hapbridge list` shows the addresses")
             }
             if let board = here.first(where: { $0.kind == .bridgeFirmware })?.bridgeBoard {
-                return try await fromFirmware(board, catalog: catalog)
+                return try await fromFirmware(board, catalog: catalog, stop: stop)
             }
             if case .port(let bus, let ports) = selector,
                 let tty = CaterinaPort.find(identities: caterinaIDs, port: DeviceAddress.portPath(bus: bus, ports: ports)).first
@@ -94,7 +111,7 @@ public struct FlashTarget {
         case (0, 1, _):
             let dfu = try AtmelDFUProgrammer(selector: .any)
             return FlashTarget(programmer: dfu, location: dfu.location, port: nil, entry: "waiting")
-        case (0, 0, 1): return try await fromFirmware(boards[0], catalog: catalog)
+        case (0, 0, 1): return try await fromFirmware(boards[0], catalog: catalog, stop: stop)
         case (0, 0, 0):
             throw FlashError(
                 .noBootloader,
@@ -111,13 +128,16 @@ public struct FlashTarget {
     /// --port: a Caterina tty is programmed as it is; the tty of any other USB device
     /// (a sketch) gets the 1200-baud touch and its Caterina is awaited on the same
     /// USB port (or as a new tty when sysfs does not say the port).
-    static func ttyTarget(_ tty: String) throws(FlashError) -> FlashTarget {
+    static func ttyTarget(_ tty: String, stop: FlashStop) throws(FlashError) -> FlashTarget {
         let owner = CaterinaPort.usbDevice(ofTTY: tty)
         let isBootloader = owner.map { o in caterinaIDs.contains { $0.vendorID == o.vendorID && $0.productID == o.productID } } ?? true
         if isBootloader { return FlashTarget(programmer: try CaterinaProgrammer(port: tty), location: tty, port: nil, entry: "waiting") }
         let before = CaterinaPort.find(identities: caterinaIDs)
         try CaterinaPort.touch1200(tty)
-        guard let found = CaterinaPort.waitForBootloader(identities: caterinaIDs, port: owner?.port, before: before, timeout: bootloaderTimeout) else {
+        let found = CaterinaPort.waitForBootloader(
+            identities: caterinaIDs, port: owner?.port, before: before, timeout: bootloaderTimeout, giveUp: { stop.requested != nil })
+        try handingOver(stop, "while its Caterina was awaited after the 1200-baud touch")
+        guard let found else {
             throw FlashError(
                 .noBootloader,
                 "\(tty) got the 1200-baud reset but no Caterina bootloader appeared\(owner.map { " on usb:\($0.port)" } ?? "") within \(bootloaderTimeout) "
@@ -129,7 +149,24 @@ public struct FlashTarget {
     /// A board running hapbridge firmware: HELLO, ENTER_BOOTLOADER through its link,
     /// then its bootloader on the same port (another device number), its tty for
     /// Caterina.
-    static func fromFirmware(_ board: USBBridgeBoard, catalog: DeviceCatalog) async throws(FlashError) -> FlashTarget {
+    /// A stop before anything was sent to the board.
+    static func untouched(_ stop: FlashStop, _ where: String) throws(FlashError) {
+        do { try stop.check(`where`) } catch {
+            let left = FlashLeft(application: .untouched, inBootloader: false)
+            throw FlashError(.stopped, error.message + ": " + left.description, left: left)
+        }
+    }
+
+    /// A stop during the hand-over: the board has left its firmware for its bootloader,
+    /// nothing is erased (`FlashLeft`: what that bootloader does by itself).
+    static func handingOver(_ stop: FlashStop, _ where: String) throws(FlashError) {
+        do { try stop.check(`where`) } catch {
+            let left = FlashLeft(application: .intact, inBootloader: true)
+            throw FlashError(.stopped, error.message + ": " + left.description, left: left)
+        }
+    }
+
+    static func fromFirmware(_ board: USBBridgeBoard, catalog: DeviceCatalog, stop: FlashStop) async throws(FlashError) -> FlashTarget {
         guard let usb = catalog.usb else { throw FlashError(.noBootloader, catalog.usbUnavailable ?? "USB unavailable") }
         let opened: OpenedDevice
         do { opened = try catalog.open(board) } catch {
@@ -139,8 +176,16 @@ public struct FlashTarget {
         let version: String
         do {
             version = try await link.open().firmwareVersion
-            _ = try await link.enterBootloader()
         } catch {
+            link.close()
+            throw FlashError(.noBootloader, "the hapbridge board at usb:\(board.portPath) did not take ENTER_BOOTLOADER (\(error)): " + CaterinaPort.manualReset)
+        }
+        // The last moment a stop leaves the board as it was.
+        do { try untouched(stop, "before the board was sent to its bootloader") } catch {
+            link.close()
+            throw error
+        }
+        do { _ = try await link.enterBootloader() } catch {
             link.close()
             throw FlashError(.noBootloader, "the hapbridge board at usb:\(board.portPath) did not take ENTER_BOOTLOADER (\(error)): " + CaterinaPort.manualReset)
         }
@@ -148,8 +193,10 @@ public struct FlashTarget {
         let found: USBDiscoveredDevice
         do {
             found = try await USBDiscovery.waitForDevice(
-                onPort: board.port, kinds: [.caterinaBootloader, .atmelDFUBootloader], replacing: board.deviceAddress, timeout: bootloaderTimeout, in: usb)
+                onPort: board.port, kinds: [.caterinaBootloader, .atmelDFUBootloader], replacing: board.deviceAddress, timeout: bootloaderTimeout, in: usb,
+                giveUp: (every: stopLook, when: { stop.requested != nil }))
         } catch {
+            try handingOver(stop, "while usb:\(board.portPath)'s bootloader was awaited (ENTER_BOOTLOADER sent)")
             throw FlashError(
                 .noBootloader, "the board at usb:\(board.portPath) left for its bootloader, but \(error.description): " + CaterinaPort.manualReset)
         }
@@ -158,7 +205,10 @@ public struct FlashTarget {
             return FlashTarget(programmer: dfu, location: dfu.location, port: board.port, entry: "enter-bootloader", previousFirmware: version)
         }
         // The tty comes with the device; sysfs may show it a moment after.
-        guard let tty = CaterinaPort.waitForBootloader(identities: caterinaIDs, port: board.port.path, before: [], timeout: .seconds(3)) else {
+        let tty = CaterinaPort.waitForBootloader(
+            identities: caterinaIDs, port: board.port.path, before: [], timeout: .seconds(3), giveUp: { stop.requested != nil })
+        try handingOver(stop, "while usb:\(board.portPath)'s Caterina tty was awaited")
+        guard let tty else {
             throw FlashError(.noBootloader, "Caterina enumerated on usb:\(board.portPath) but no tty of it appeared (is cdc_acm loaded?)")
         }
         return FlashTarget(
@@ -167,10 +217,14 @@ public struct FlashTarget {
 
     /// After the bootloader left: the hapbridge firmware on `port` (enumerated, HELLO
     /// answered); its version.
-    public static func awaitFirmware(on port: USBPort, catalog: DeviceCatalog) async throws(FlashError) -> String {
+    public static func awaitFirmware(on port: USBPort, catalog: DeviceCatalog, stop: FlashStop = FlashStop()) async throws(FlashError) -> String {
         guard let usb = catalog.usb else { throw FlashError(.applicationDidNotStart, catalog.usbUnavailable ?? "USB unavailable") }
         let found: USBDiscoveredDevice
-        do { found = try await USBDiscovery.waitForDevice(onPort: port, kinds: [.bridgeFirmware], timeout: firmwareTimeout, in: usb) } catch {
+        do {
+            found = try await USBDiscovery.waitForDevice(
+                onPort: port, kinds: [.bridgeFirmware], timeout: firmwareTimeout, in: usb, giveUp: (every: stopLook, when: { stop.requested != nil }))
+        } catch {
+            try stop.check("while the firmware was awaited on usb:\(port.path)")
             throw FlashError(
                 .applicationDidNotStart,
                 "the flash is verified, but no hapbridge firmware came back on usb:\(port.path): \(error.description); unplug the board and plug it back in")

@@ -1,5 +1,4 @@
 import DeviceInterface
-import FileAccess
 import FirmwareImage
 import Devices
 import Flashing
@@ -57,12 +56,7 @@ enum StepFlash {
         } else {
             do { path = try CarriedFirmware.locate() } catch { throw .error("flash: \(error.message)") }
         }
-        let bytes: [UInt8]
-        do { bytes = try FileReader.read(FilePath(path), limit: FirmwareImageFile.byteLimit) } catch {
-            throw .error("flash: \(error) (nothing was erased)")
-        }
-        do { return (path, try FirmwareImageFile.image(bytes, source: path, part: part)) } catch {
-            throw .error("flash: refused \(FlashError(error).message)")
-        }
+        // One refusal for every way the image cannot be used, as `hapbridge flash` gives it.
+        do { return (path, try FlashPlan.loadImage(path, for: part)) } catch { throw .error("flash: \(error.message)") }
     }
 }

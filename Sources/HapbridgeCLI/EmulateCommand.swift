@@ -27,12 +27,14 @@ struct EmulateCommand: ParsableCommand {
                 ignored), --protocol 1.0 (the core answering as firmware 0.1 did: HELLO_REPLY at minor 0, \
                 1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
                 without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
-                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS|stall [BOARD] MS`; \
+                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS|stall [BOARD] MS|hold [BOARD]|release [BOARD]`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board. COMMAND starts with every \
                 signal at its default disposition and none blocked. ENTER_BOOTLOADER puts the board's \
                 Caterina bootloader (1b4f:9205, a tty /dev/ttyACMn) on its port over a flash holding what the \
                 board runs; leaving it (E) brings the firmware back, the ELF backing running what was flashed. \
-                `fault` arms a failure for that bootloader at the first block written over ADDRESS. `stall` \
+                `fault` arms a failure for that bootloader at the first block written over ADDRESS (unplug, silence, \
+                corrupt, or slow: every block from there answered 0.25 s late); `hold` keeps the board's next \
+                bootloader off its port until `release`. `stall` \
                 freezes a board's firmware for MS milliseconds (no timer, no USB intake; the ELF's simulator \
                 stopped), then it runs on: commands that fell due run late and what no longer fits its queue \
                 is refused, as a board whose CPU was held.
@@ -218,7 +220,7 @@ struct EmulateCommand: ParsableCommand {
 
     struct Control: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, stall [BOARD] MS, help.",
+            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt|slow ADDRESS, stall [BOARD] MS, hold [BOARD], release [BOARD], help.",
             discussion: """
                 BOARD is a bus-port name (1-2) or a serial number. The emulation's reply is printed with control \
                 characters made visible. Exit status: 0 when the emulation answered ok, 1 when it answered an \
@@ -240,7 +242,7 @@ struct EmulateCommand: ParsableCommand {
                 throw CleanExit.helpRequest(self)
             }
             guard !words.isEmpty else {
-                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, stall [BOARD] MS, help")
+                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt|slow ADDRESS, stall [BOARD] MS, hold [BOARD], release [BOARD], help")
             }
         }
 
@@ -273,18 +275,19 @@ extension EmulateCommand {
                 check, program, read, read configuration for the signature 1E 95 87, start the application). \
                 Starting the application (or a reset) takes the device off the bus. At the end one line on \
                 standard error counts erases, pages written, bytes read and refused commands.
-                --dump to a FIFO waits for its reader until SIGINT, SIGTERM or SIGHUP (one line saying so; a \
-                second exits at once). Exit status: COMMAND's; 128+N if signal N killed it, or came while --dump \
-                waited for a reader; 125 if the emulation could not be set up (or --dump could not be written), \
-                with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
+                --dump's path is checked before COMMAND starts; to a FIFO it waits for its reader until SIGINT, \
+                SIGTERM or SIGHUP (one line saying so; a second exits at once). Exit status: COMMAND's; 128+N if \
+                signal N killed it, or came while --dump waited for a reader; 125 if the emulation could not be set \
+                up (--dump's path cannot be written), or the dump could not be written when COMMAND had ended, with \
+                one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
-        @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE (checked before COMMAND starts).", valueName: "FILE"))
         var dump: String?
 
         @Option(
             help: ArgumentHelp(
-                "Fail the first block programmed over ADDRESS: unplug (not written, the board leaves the bus and is plugged back in 0.3 s later, in its bootloader), silence (written, never answered: the host times out) or corrupt (one bit flipped: the read-back differs). For rehearsing an interrupted flash.",
+                "Fail the first block programmed over ADDRESS: unplug (not written, the board leaves the bus and is plugged back in 0.3 s later, in its bootloader), silence (written, never answered: the host times out), corrupt (one bit flipped: the read-back differs) or slow (it and every block after it answered 0.25 s late). For rehearsing an interrupted flash.",
                 valueName: "KIND@ADDRESS"))
         var fault: String?
 

@@ -18,9 +18,10 @@ extension EmulateCommand {
                 chip model sees every transaction bit by bit; its time (and its actuator's) follows the MPSSE \
                 clock. SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (a replug is a freshly \
                 powered FT232H and chip, at the next device address). At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
-                transactions. --log to a FIFO waits for its reader until SIGINT, SIGTERM or SIGHUP (one line saying \
-                so; a second exits at once). Exit status: COMMAND's; 128+N if signal N killed it, or came while \
-                --log waited for a reader; 125 if the emulation could not be set up (or --log could not be written), \
+                transactions. --log's path is checked before COMMAND starts; to a FIFO it waits for its reader \
+                until SIGINT, SIGTERM or SIGHUP (one line saying so; a second exits at once). Exit status: COMMAND's; \
+                128+N if signal N killed it, or came while --log waited for a reader; 125 if the emulation could not \
+                be set up (--log's path cannot be written), or the log could not be written when COMMAND had ended, \
                 with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
@@ -33,7 +34,7 @@ extension EmulateCommand {
         @Flag(help: "No chip on the I2C pins: every address is NACKed (a miswired or missing DRV2605).")
         var noChip = false
 
-        @Option(help: ArgumentHelp("When COMMAND has ended, write every I2C transaction the chip saw to FILE as JSON lines.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("When COMMAND has ended, write every I2C transaction the chip saw to FILE as JSON lines (checked before COMMAND starts).", valueName: "FILE"))
         var log: String?
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FileAccess
 import FirmwareImage
 import Flashing
 import Foundation
@@ -18,9 +17,10 @@ struct FlashCommand: AsyncParsableCommand {
         commandName: "flash",
         abstract: "Write firmware (Intel HEX or ELF; by default the image this hapbridge carries) to a board in its Caterina or Atmel DFU bootloader, verified by reading back.",
         discussion: """
-            The image is checked before anything is erased (records, checksums, overlaps, the MCU, data at or past \
-            the bootloader section at 0x7000, the board's signature); fuses, lock bits and the bootloader are never \
-            touched. Without IMAGE: the firmware built with this hapbridge (PREFIX/share/hapbridge/firmware when \
+            The image is checked before anything is erased (the file read as a regular file of at most 16 MiB, \
+            records, checksums, overlaps, ELF segments in the AVR's address spaces, the MCU, data at or past the \
+            bootloader section at 0x7000, code at the reset vector 0x0000, the board's signature); fuses, lock bits \
+            and the bootloader are never touched. Without IMAGE: the firmware built with this hapbridge (PREFIX/share/hapbridge/firmware when \
             installed, else the checkout's Firmware/build, made there if missing). The bootloader: --port (a \
             Caterina tty; the tty of a sketch gets the 1200-baud reset and its Caterina is awaited), --device \
             usb:BUS-PORT or usb:SERIAL (a bootloader at that address, or a board running hapbridge firmware, which \
@@ -34,12 +34,22 @@ struct FlashCommand: AsyncParsableCommand {
             "entry" ("waiting", "1200-baud touch" or "enter-bootloader"), "erased", "writtenBytes", \
             "verifiedBytes", "applicationStarted", "seconds" (per phase), and after ENTER_BOOTLOADER \
             "previousFirmware" and "firmware" (the version running now); on failure "error" (a kind: bad-image, \
-            wrong-part, no-bootloader, protocol, gone, verify-failed, interrupted, application-did-not-start) and \
-            "message"}. Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 usage error, \
-            5 image refused (nothing erased), 6 no bootloader found or it did not answer, 7 verify failed (the \
-            board stays in its bootloader: run flash again), 8 the write was interrupted after the erase \
-            (unplugged, timed out: the application is partly written, the board is left in its bootloader: run \
-            flash again).
+            wrong-part, no-bootloader, protocol, gone, verify-failed, interrupted, application-did-not-start, \
+            stopped) and "message", "location" and "entry" once a bootloader was chosen, and once the board was \
+            reached what it holds: "application" (untouched, intact, erased, partly-written, written, verified, \
+            started), "inBootloader", "bootloader", "erased", "writtenBytes", "written" ([first, last] address \
+            pairs), "verifiedBytes"; after a signal "signal". The page with the reset vector (0x0000) is written \
+            last: Caterina leaves for the application by itself (8 s after its last command, at once at a \
+            power-on) only when 0x0000 holds code, so a write cut short leaves the board in its bootloader. \
+            SIGINT, SIGTERM or SIGHUP finishes the block in flight, starts nothing after it (never an erase), \
+            says what the board holds and how to recover (during the --device hand-over: the board has left its \
+            firmware, nothing erased), prints the record with "error": "stopped", and exits 128 + N; a second \
+            signal exits at once. Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 \
+            usage error, 5 image refused or unreadable (nothing erased), 6 no bootloader found or it did not \
+            answer, 7 verify failed (the board stays in its bootloader: run flash again), 8 the write was \
+            interrupted after the erase (unplugged, timed out: the application is partly written, the board is \
+            left in its bootloader: run flash again), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (128 + N \
+            whatever the board holds, as a shell reports a death by it: a person stopped it, not a failure).
             """)
 
     @Argument(help: ArgumentHelp("The image: Intel HEX or ELF (default: the firmware this hapbridge carries).", valueName: "IMAGE"))
@@ -79,15 +89,12 @@ struct FlashCommand: AsyncParsableCommand {
         let part = AVRPart.atmega32u4
         let path: String
         let loaded: FirmwareImage
-        do {
-            path = try image ?? CarriedFirmware.locate()
-            let bytes = try FileReader.read(FilePath(path), limit: FirmwareImageFile.byteLimit)
-            do { loaded = try FirmwareImageFile.image(bytes, source: path, part: part) } catch { throw FlashError(error) }
-        } catch let e as FileAccessError {
-            try? Console.err("Error: \(e.description)")
-            throw ExitCode.failure
-        } catch let e as FlashError {
-            try fail(e)
+        // Every way the image cannot be used, an unreadable file included, is one refusal (5).
+        do throws(FlashError) {
+            if let image { path = image } else { path = try CarriedFirmware.locate() }
+            loaded = try FlashPlan.loadImage(path, for: part)
+        } catch {
+            try fail(error)
         }
         let pages = loaded.pages(of: part)
         let start = pages.first?.address ?? 0, end = (pages.last?.address ?? 0) + part.pageBytes - 1
@@ -105,14 +112,23 @@ struct FlashCommand: AsyncParsableCommand {
             }
             return
         }
+        // From here a board is touched: SIGINT, SIGTERM and SIGHUP finish the block in
+        // flight, stop, say what the board holds and exit 128 + N (see `stoppedStatus`).
+        let stop = FlashStop()
+        Interruption.install(
+            stopping: "finishing the block in flight, then stopping", atOnce: " (the board may be left in its bootloader mid-command: run `hapbridge flash` again)")
+        Interruption.shared.onInterrupt { stop.request(Interruption.name($0)) }
         let progress = FlashProgress.drawn(terminal: isatty(STDERR_FILENO) == 1) { FileHandle.standardError.write(Data($0.utf8)) }
+        var chosen: FlashTarget?
         do {
             // USB events (the board leaving for its bootloader) are expected here: warnings only.
             var logger = Logger(label: "hapbridge.flash")
             logger.logLevel = .warning
             let catalog = DeviceCatalog(logger: logger)
-            let target = try await FlashTarget.choose(port: port, device: device, catalog: catalog)
-            let flashed = try await target.flash(loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog)
+            let target = try await FlashTarget.choose(port: port, device: device, catalog: catalog, stop: stop)
+            chosen = target
+            let flashed = try await target.flash(
+                loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog, stop: stop)
             let done = flashed.report
             report += [
                 ("bootloader", .string(done.bootloader)), ("location", .string(target.location)), ("entry", .string(target.entry)),
@@ -133,15 +149,24 @@ struct FlashCommand: AsyncParsableCommand {
                     try Console.out("usb:\(port.path) now runs hapbridge firmware \(running) (it ran \(target.previousFirmware ?? "?"))")
                 }
             }
-        } catch let e as FlashError { try fail(e) }
+        } catch let e as FlashError { try fail(e, target: chosen) }
     }
 
-    private func fail(_ error: FlashError) throws -> Never {
+    /// A flash stopped by signal N exits 128 + N, as `play` and the shell report a death
+    /// by it, whatever the board was left holding: the status says a person (or a CI
+    /// runner's timeout) stopped it, not that the board failed, so a script that retries
+    /// on 8 does not fight a Ctrl-C; what the board holds is in the message and the JSON.
+    static func stoppedStatus() -> Int32 { Interruption.exitStatus(Interruption.shared.signal ?? SIGINT) }
+
+    private func fail(_ error: FlashError, target: FlashTarget? = nil) throws -> Never {
         if json {
-            let object = JSONValue.object([
+            var fields: [(key: String, value: JSONValue)] = [
                 ("schema", .string("hapbridge-flash/1")), ("ok", .bool(false)), ("error", .string(error.kind.rawValue)), ("message", .string(error.message)),
-            ])
-            try? Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
+            ]
+            if error.kind == .stopped, let signal = Interruption.shared.signalName { fields.append(("signal", .string(signal))) }
+            if let target { fields += [("location", .string(target.location)), ("entry", .string(target.entry))] }
+            if let left = error.left { fields += Self.fields(left) }
+            try? Console.write(JSONWriter.string(.object(fields), pretty: false) + "\n", to: .output)
         }
         try? Console.err("Error: " + HapbridgeCommand.oneLine(error.message))
         switch error.kind {
@@ -149,7 +174,19 @@ struct FlashCommand: AsyncParsableCommand {
         case .noBootloader: throw ExitCode(Self.noBootloader)
         case .verifyFailed: throw ExitCode(Self.verifyFailed)
         case .interrupted: throw ExitCode(Self.interrupted)
+        case .stopped: throw ExitCode(Self.stoppedStatus())
         default: throw ExitCode.failure
         }
+    }
+
+    /// What the board was left holding, as the JSON record's fields.
+    static func fields(_ left: FlashLeft) -> [(key: String, value: JSONValue)] {
+        [
+            ("application", .string(left.application.rawValue)), ("inBootloader", .bool(left.inBootloader)),
+            ("bootloader", left.bootloader.map { .string($0) } ?? .null),
+            ("erased", .bool(![.untouched, .intact].contains(left.application))), ("writtenBytes", .number(Double(left.writtenBytes))),
+            ("written", .array(left.written.map { .array([.number(Double($0.lowerBound)), .number(Double($0.upperBound))]) })),
+            ("verifiedBytes", .number(Double(left.verifiedBytes))),
+        ]
     }
 }

@@ -4,7 +4,7 @@ import RealTime
 import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP while a command drives the actuator (`play`, `measure`,
-/// `sweep`, `calibrate`, `diagnose`, `rom`, `run`).
+/// `sweep`, `calibrate`, `diagnose`, `rom`, `run`) or programs a board (`flash`).
 ///
 /// By default these signals kill the process where it stands: nothing is printed,
 /// no record or plot is written, and the board plays what it has queued and then
@@ -14,7 +14,8 @@ import Synchronization
 /// and why it stopped, writes its record and plot, and exits as a shell reports a
 /// death by that signal (128 + N: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP),
 /// so a script sees the same status either way. A second signal while it stops
-/// exits at once, with the same status.
+/// exits at once, with the same status. `flash` finishes the block in flight instead,
+/// stops, and says what the board holds (`FlashStop`, `FlashLeft`).
 ///
 /// The signals reach a thread of their own (`SignalRelay`), so the reaction may lock,
 /// allocate and start tasks.
@@ -28,6 +29,9 @@ final class Interruption: Sendable {
         /// Run by a second signal before it exits: quick, async-signal-agnostic work
         /// (the relay's thread runs it) such as removing a lock file.
         var lastWords: [@Sendable () -> Void] = []
+        /// What the first signal starts, and what a second one leaves, for the lines said then.
+        var stopping = "stopping the actuator"
+        var atOnce = ""
     }
 
     private let state = Mutex(State())
@@ -38,8 +42,14 @@ final class Interruption: Sendable {
     private init() {}
 
     /// Installs the handlers (once; later calls do nothing). Called by a command as it
-    /// starts to drive, before it opens the device.
-    static func install() {
+    /// starts to drive, before it opens the device. `stopping`: what the first signal
+    /// does, said on standard error as it comes; `atOnce`: what exiting at once on a
+    /// second one leaves behind (said after "exiting at once").
+    static func install(stopping: String = "stopping the actuator", atOnce: String = "") {
+        shared.state.withLock { s in
+            s.stopping = stopping
+            s.atOnce = atOnce
+        }
         _ = installed
     }
 
@@ -67,19 +77,19 @@ final class Interruption: Sendable {
     }
 
     private func received(_ signal: Int32) {
-        let reactions: [@Sendable (Int32) -> Void]? = state.withLock { s in
-            guard s.signal == nil else { return nil }
+        let (reactions, stopping, atOnce) = state.withLock { s -> ([@Sendable (Int32) -> Void]?, String, String) in
+            guard s.signal == nil else { return (nil, s.stopping, s.atOnce) }
             s.signal = signal
             defer { s.reactions = [] }
-            return s.reactions
+            return (s.reactions, s.stopping, s.atOnce)
         }
         guard let reactions else {
             // A second signal while stopping: the user wants out now.
-            Self.say("\nhapbridge: \(Self.name(signal)) again: exiting at once\n")
+            Self.say("\nhapbridge: \(Self.name(signal)) again: exiting at once\(atOnce)\n")
             for action in state.withLock({ $0.lastWords }) { action() }
             _exit(Self.exitStatus(signal))
         }
-        Self.say("\nhapbridge: \(Self.name(signal)): stopping the actuator (again to exit at once)\n")
+        Self.say("\nhapbridge: \(Self.name(signal)): \(stopping) (again to exit at once)\n")
         for reaction in reactions { reaction(signal) }
     }
 

@@ -155,11 +155,14 @@ public final class USBBridgeTransport: FrameTransport {
 
     /// The same for any device discovery found (`what`: "the bridge board", "the FTDI FT232H", …).
     public static func deviceError(_ error: LibUSBError, node: String, port: USBPort, what: String) -> DeviceError {
+        // Qualified: a bare `.busy` or `.timeout` here is DeviceError.Kind's, whose `~=`
+        // takes any Error and never matches a LibUSBError (LIBUSB_ERROR_BUSY came out as
+        // an I/O failure, and `list` said "error" for a board another program held).
         switch error {
-        case .access: .accessDenied(device: "\(node) (usb:\(port.path))", advice: error.advice ?? "")
-        case .busy: .busy(device: "\(what) at usb:\(port.path)")
-        case .noDevice: .disconnected
-        case .timeout: .timeout("\(what) at usb:\(port.path) did not take the data")
+        case LibUSBError.access: .accessDenied(device: "\(node) (usb:\(port.path))", advice: error.advice ?? "")
+        case LibUSBError.busy: .busy(device: "\(what) at usb:\(port.path)")
+        case LibUSBError.noDevice: .disconnected
+        case LibUSBError.timeout: .timeout("\(what) at usb:\(port.path) did not take the data")
         default: .io("\(error)" + (error.advice.map { ": \($0)" } ?? ""))
         }
     }

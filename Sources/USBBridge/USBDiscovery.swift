@@ -60,9 +60,11 @@ public enum USBDiscovery {
     /// Woken by libusb's hotplug for any VID:PID on the port (looked at again every
     /// 100 ms where there is no hotplug, and every second anyway), so it returns about
     /// when the new identity's "add" arrives. `flash` follows a board this way.
+    /// `giveUp`: looked at every `every` (instead of the hotplug wait's 1 s slices) and
+    /// the wait ends with `.gaveUp` when it says so (a flash asked to stop).
     public static func waitForDevice(
         onPort port: USBPort, kinds: Set<USBDeviceKind>, replacing previous: UInt8? = nil, timeout: Duration,
-        in context: USBContext
+        in context: USBContext, giveUp: (every: Duration, when: @Sendable () -> Bool)? = nil
     ) async throws(USBDiscoveryError) -> USBDiscoveredDevice {
         let arrivals = ArrivalSignal()
         let registration = try? context.onHotplug(vendorID: nil, productID: nil) { event, device in
@@ -76,7 +78,8 @@ public enum USBDiscovery {
             if let next = seen.first(where: { isSuccessor($0, kinds: kinds, replacing: previous) }) { return next }
             let left = clock.now.duration(to: deadline)
             guard left > .zero else { throw .timeout(port: port, kinds: kinds, lastSeen: seen, waited: timeout) }
-            await arrivals.wait(upTo: min(left, registration == nil ? .milliseconds(100) : .seconds(1)))
+            if let giveUp, giveUp.when() { throw .gaveUp(port: port) }
+            await arrivals.wait(upTo: min(left, registration == nil ? .milliseconds(100) : .seconds(1), giveUp?.every ?? .seconds(1)))
         }
     }
 
@@ -91,6 +94,8 @@ public enum USBDiscovery {
 public enum USBDiscoveryError: Error, Sendable, Equatable, CustomStringConvertible {
     case usb(LibUSBError)
     case timeout(port: USBPort, kinds: Set<USBDeviceKind>, lastSeen: [USBDiscoveredDevice], waited: Duration)
+    /// The caller's `giveUp` said to stop waiting.
+    case gaveUp(port: USBPort)
 
     public var description: String {
         switch self {
@@ -98,6 +103,7 @@ public enum USBDiscoveryError: Error, Sendable, Equatable, CustomStringConvertib
         case .timeout(let port, let kinds, let seen, let waited):
             "nothing of kind \(kinds.map(\.rawValue).sorted().joined(separator: " or ")) appeared on usb:\(port.path) within \(waited)"
                 + (seen.isEmpty ? " (the port is empty)" : "; there now: " + seen.map(\.description).joined(separator: ", "))
+        case .gaveUp(let port): "the wait for usb:\(port.path) was given up"
         }
     }
 }

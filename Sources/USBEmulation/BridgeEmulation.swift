@@ -58,6 +58,10 @@ public final class BridgeEmulation: Sendable {
         public var reportedSerial: String?
         /// "caterina" while the board is in its bootloader (`node` is then its tty).
         public var bootloader: String?
+        /// `hold`: its next bootloader does not enumerate until `release`.
+        public var held = false
+        /// Its bootloader is held back (the board jumped; the port stays empty).
+        public var bootloaderWaiting = false
 
         public var isPlugged: Bool { node != nil }
 
@@ -65,6 +69,7 @@ public final class BridgeEmulation: Sendable {
             var s = "\(busPort) serial=\(serial) " + (node.map { "plugged node=\($0)" } ?? "unplugged")
             if let bootloader { s += " bootloader=\(bootloader)" }
             if let r = reportedSerial, r != serial { s += " reported-serial=\(r)" }
+            if bootloaderWaiting { s += " bootloader=held" } else if held { s += " held" }
             return s
         }
     }
@@ -101,6 +106,10 @@ public final class BridgeEmulation: Sendable {
         var bootsIntoBootloader = false
         /// A failure for its bootloader to act out (`fault`), armed until it fires.
         var fault: BootloaderFault?
+        /// `hold`: after the next bootloader jump its bootloader waits for `release`.
+        var held = false
+        /// The board jumped while held: its bootloader enumerates on `release`.
+        var bootloaderWaiting = false
     }
 
     private struct Plugged {
@@ -208,7 +217,11 @@ public final class BridgeEmulation: Sendable {
             guard state.withLock({ $0.slots[index].plugged == nil && $0.slots[index].caterina == nil }) else {
                 throw .boardState("board \(board(index).busPort) is already plugged in")
             }
-            if state.withLock({ $0.slots[index].bootsIntoBootloader }) { return try enterBootloader(index) }
+            let intoBootloader = state.withLock { s in
+                defer { s.slots[index].bootloaderWaiting = false }
+                return s.slots[index].bootsIntoBootloader || s.slots[index].bootloaderWaiting
+            }
+            if intoBootloader { return try enterBootloader(index) }
             return try plug(index)
         }
     }
@@ -244,6 +257,34 @@ public final class BridgeEmulation: Sendable {
             log.record(entry)
             board.freeze(forMicroseconds: UInt64(milliseconds) * 1000)
             return name
+        }
+    }
+
+    /// Holds the board's port: after its next bootloader jump the board leaves the bus
+    /// as always, but its bootloader does not enumerate until `release` (a hub holding
+    /// the port). For rehearsing what a host does while it waits for the bootloader.
+    @discardableResult
+    public func hold(_ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            state.withLock { $0.slots[index].held = true }
+            return board(index)
+        }
+    }
+
+    /// Lets the port go: a bootloader held back enumerates now.
+    @discardableResult
+    public func release(_ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            let waiting = state.withLock { s in
+                defer {
+                    s.slots[index].held = false
+                    s.slots[index].bootloaderWaiting = false
+                }
+                return s.slots[index].bootloaderWaiting
+            }
+            return waiting ? try enterBootloader(index) : board(index)
         }
     }
 
@@ -291,11 +332,11 @@ public final class BridgeEmulation: Sendable {
     private func board(_ index: Int, in s: State) -> Board {
         let slot = s.slots[index]
         if let caterina = slot.caterina {
-            return Board(busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: caterina.placement.node, bootloader: "caterina")
+            return Board(busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: caterina.placement.node, bootloader: "caterina", held: slot.held)
         }
         return Board(
             busPort: "\(Self.bus)-\(slot.port)", serial: slot.serial, node: slot.plugged?.record.node,
-            reportedSerial: slot.plugged?.record.description.serial)
+            reportedSerial: slot.plugged?.record.description.serial, held: slot.held, bootloaderWaiting: slot.bootloaderWaiting)
     }
 
     /// Powers the board up (unless it runs already: a firmware that rebooted) and
@@ -552,6 +593,17 @@ public final class BridgeEmulation: Sendable {
                 guard let i = index(port: port), !state.withLock({ $0.closed || $0.slots[i].caterina != nil }) else { return }
                 removeFromBus(i, reason: reason)
                 powerOff(i)
+                // Held: the port stays empty until `release`.
+                let held = state.withLock { s in
+                    if s.slots[i].held { s.slots[i].bootloaderWaiting = true }
+                    return s.slots[i].held
+                }
+                if held {
+                    var e = EmulationLog.Entry(event: "held", board: name, serial: serial)
+                    e.reason = "its bootloader enumerates on release"
+                    log.record(e)
+                    return
+                }
                 do throws(EmulationError) { _ = try enterBootloader(i) } catch { report(error.description, board: name, serial: serial) }
             }
         case .returned(let reason):

@@ -10,11 +10,15 @@ import FileAccess
 ///   replug [BOARD]        plug it back in: after unplug it boots afresh, after detach it
 ///                         enumerates again as it is
 ///   add [--serial S]      a new board on the next port
-///   fault [BOARD] unplug|silence|corrupt ADDRESS
+///   fault [BOARD] unplug|silence|corrupt|slow ADDRESS
 ///                         the board's Caterina bootloader acts out a failure once, at the
 ///                         first flash block written over ADDRESS (0x1000 or 4096): it loses
-///                         power, the block's answer never comes, or one bit of it is stored
-///                         wrong; armed now, it fires in the bootloader (now or next time)
+///                         power, the block's answer never comes, one bit of it is stored
+///                         wrong, or it and every block after it are answered 0.25 s late;
+///                         armed now, it fires in the bootloader (now or next time)
+///   hold [BOARD]          after the board's next bootloader jump, its bootloader does not
+///                         enumerate until `release`: the port stays empty (a hub holding it)
+///   release [BOARD]       its bootloader enumerates (now, if it was held back)
 ///   stall [BOARD] MS      the board's firmware stops for MS milliseconds (1...60000): no timer,
 ///                         no USB intake; then it runs on, late, and refuses what no longer fits
 ///   help
@@ -28,6 +32,8 @@ public enum ControlCommand: Sendable, Equatable {
     case add(serial: String?)
     case fault(String?, BootloaderFault)
     case stall(String?, milliseconds: Int)
+    case hold(String?)
+    case release(String?)
     case help
 
     /// The longest `stall`: a minute (longer than any keep-alive a host can ask for).
@@ -35,7 +41,7 @@ public enum ControlCommand: Sendable, Equatable {
 
     public static let usage = [
         "list", "unplug [BOARD]", "detach [BOARD]", "replug [BOARD]", "add [--serial S]",
-        "fault [BOARD] unplug|silence|corrupt ADDRESS", "stall [BOARD] MS", "help",
+        "fault [BOARD] unplug|silence|corrupt|slow ADDRESS", "stall [BOARD] MS", "hold [BOARD]", "release [BOARD]", "help",
         "BOARD: a bus-port name (1-2) or a serial number; the first board when left out",
     ]
 
@@ -51,6 +57,8 @@ public enum ControlCommand: Sendable, Equatable {
         case "unplug": self = .unplug(try one("unplug"))
         case "detach": self = .detach(try one("detach"))
         case "replug": self = .replug(try one("replug"))
+        case "hold": self = .hold(try one("hold"))
+        case "release": self = .release(try one("release"))
         case "add" where words.count == 1: self = .add(serial: nil)
         case "add" where words.count == 3 && words[1] == "--serial": self = .add(serial: words[2])
         case "fault" where words.count == 3 || words.count == 4:
@@ -83,6 +91,8 @@ extension BridgeEmulation {
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
             case .fault(let board, let fault): return ["ok armed \(fault) on \(try arm(fault, board).busPort)"]
             case .stall(let board, let ms): return ["ok stalled \(try stall(milliseconds: ms, board).busPort) for \(ms) ms"]
+            case .hold(let board): return ["ok holding \(try hold(board).busPort)"]
+            case .release(let board): return ["ok released \(try release(board))"]
             }
         } catch {
             return ["error \(TerminalText.safe(error.description))"]

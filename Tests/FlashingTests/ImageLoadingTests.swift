@@ -57,7 +57,7 @@ struct ImageLoadingTests {
 
     @Test("data at or past the bootloader section (0x7000 on the 32U4) is refused; up to 0x6FFF is accepted")
     func bootloaderSection() throws {
-        let last = Fixtures.hex([Fixtures.record(0x00, 0x6FFF, [0xAA]), Fixtures.eof])
+        let last = Fixtures.hex([Fixtures.record(0x00, 0, [0x0C, 0x94]), Fixtures.record(0x00, 0x6FFF, [0xAA]), Fixtures.eof])
         #expect(try FirmwareImageFile.image(last, source: "fw.hex", part: part).end == 0x7000)
         let over = refusal(Fixtures.hex([Fixtures.record(0x00, 0x6FFE, [1, 2, 3]), Fixtures.eof]))
         #expect(over?.rule == .tooLarge)
@@ -79,6 +79,32 @@ struct ImageLoadingTests {
         let image = try FirmwareImageFile.image(elf, source: "fw.elf", part: part)
         #expect(image.runs == [.init(address: 0, bytes: [1, 2, 3, 4]), .init(address: 4, bytes: [5, 6])])
         #expect(image.declaredPart == part)
+    }
+
+    @Test("an ELF's segments in EEPROM, fuses, lock bits, signature and user signatures (avr-gcc's and avrdude's address spaces) load as not flash; one at a load address in no AVR space is refused, naming its program header")
+    func elfAddressSpaces() throws {
+        let spaces = Fixtures.elf(segments: [
+            (0, [0x0C, 0x94]), (0x81_0000, [1]), (0x82_0000, [0xFF, 0xD8, 0xCB]), (0x83_0000, [0xEF]), (0x84_0000, [0x1E, 0x95, 0x87]),
+            (0x85_0000, [7]),
+        ])
+        #expect(try FirmwareImageFile.image(spaces, source: "fw.elf", part: part).runs == [.init(address: 0, bytes: [0x0C, 0x94])])
+        for nowhere in [0xFFFF_FF00, 0x86_0000, 0x90_0000] {
+            let e = refusal(Fixtures.elf(segments: [(0, [0x0C, 0x94]), (nowhere, [1, 2, 3])]), source: "fw.elf")
+            #expect(e?.rule == .outsideMemory, "\(nowhere)")
+            #expect(e?.location == "program header 1")
+            #expect(e?.description.contains(String(nowhere, radix: 16, uppercase: true)) == true, "\(e?.description ?? "accepted")")
+        }
+    }
+
+    @Test("an image with nothing at the reset vector 0x0000, or erased flash (0xFFFF) there, is refused: it would never run")
+    func resetVector() {
+        let hex = refusal(Fixtures.hex([Fixtures.record(0x00, 0x0100, [0x0C, 0x94, 0x34, 0x00]), Fixtures.eof]))
+        #expect(hex?.rule == .noResetVector)
+        #expect(hex?.description.contains("0x0100") == true)
+        #expect(refusal(Fixtures.elf(segments: [(0x100, [0x0C, 0x94])]), source: "fw.elf")?.rule == .noResetVector)
+        // One byte is not the word the MCU fetches.
+        #expect(refusal(Fixtures.hex([Fixtures.record(0x00, 0, [0x0C]), Fixtures.eof]))?.rule == .noResetVector)
+        #expect(refusal(Fixtures.hex([Fixtures.record(0x00, 0, [0xFF, 0xFF, 0x12]), Fixtures.eof]))?.rule == .noResetVector)
     }
 
     @Test("an ELF for another processor or another AVR core is refused as another MCU")

@@ -113,7 +113,7 @@ struct RunUnderEmulationTests {
         let refused = o.steps("a refused image")
         #expect(refused.count == 1, "nothing after the ERROR ran: \(refused)")
         let why = refused.first?["message"] as? String ?? ""
-        #expect(why.hasPrefix("flash: refused \(o.refusedImage) line 2: ") && why.hasSuffix("(nothing was erased)"), "\(why)")
+        #expect(why.hasPrefix("flash: \(o.refusedImage) line 2: ") && why.hasSuffix("(nothing was erased)"), "\(why)")
 
         // The JUnit XML: four test cases, the two ERRORs as errors.
         let suites = o.junit.rootElement()?.elements(forName: "testsuite") ?? []

@@ -35,7 +35,7 @@ struct DebianPackageTests {
         #expect(linked.status == 0 && !linked.output.contains("libswift") && !linked.output.contains("libFoundation"), "\(linked.output)")
         for file in [
             "usr/share/hapbridge/actuators/pmd-c10-100.json", "usr/share/hapbridge/actuators/actuator-profile.schema.json",
-            "usr/share/hapbridge/firmware/hapbridge-32u4.hex", "usr/lib/udev/rules.d/60-hapbridge.rules", "usr/lib/sysusers.d/hapbridge.conf",
+            "usr/share/hapbridge/firmware/hapbridge-32u4.hex", "usr/lib/hapbridge/libHapbridgeEmulationPreload.so", "usr/lib/udev/rules.d/60-hapbridge.rules", "usr/lib/sysusers.d/hapbridge.conf",
             "usr/share/bash-completion/completions/hapbridge", "usr/share/zsh/vendor-completions/_hapbridge",
             "usr/share/fish/vendor_completions.d/hapbridge.fish", "usr/share/man/man1/hapbridge.1.gz", "usr/share/man/man1/hapbridge-play.1.gz",
             "usr/share/doc/hapbridge/copyright",
@@ -53,6 +53,12 @@ struct DebianPackageTests {
         // flash finds the firmware image the package carries, in PREFIX/share/hapbridge/firmware.
         let dry = try ExamplePackageTests.run([exe, "flash", "--dry-run"], bound: 60, in: scratch, directory: elsewhere)
         #expect(dry.status == 0 && dry.output.contains(root + "/usr/share/hapbridge/firmware/hapbridge-32u4.hex") && dry.output.contains("atmega32u4"), "\(dry.output)")
+        // emulate preloads the package's own library (PREFIX/lib/hapbridge) in front of umockdev's.
+        let emulate = try ExamplePackageTests.run(
+            [exe, "emulate", "bridge", "--", "/bin/sh", "-c", "echo \"$LD_PRELOAD\""], bound: 60, in: scratch, directory: elsewhere)
+        #expect(
+            emulate.status == 0 && emulate.output.contains(root + "/usr/lib/hapbridge/libHapbridgeEmulationPreload.so libumockdev-preload.so.0"),
+            "\(emulate.output)")
         // A shipped actuator profile by name: found in PREFIX/share/hapbridge/actuators.
         let named = try ExamplePackageTests.run([exe, "play", "impact.light", "--actuator", "pmd-307-103"], bound: 120, in: scratch, directory: elsewhere)
         #expect(named.status == 0, "\(named.output)")

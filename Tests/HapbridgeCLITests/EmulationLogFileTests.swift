@@ -104,6 +104,45 @@ import Testing
     }
 }
 
+/// `emulate ft232h --log` and `emulate dfu --dump`, written when COMMAND has ended, are
+/// checked before it starts: a path that cannot be written costs no run (125, one line
+/// naming it, COMMAND never started), and a FIFO whose reader is COMMAND itself works.
+@Suite struct EmulationResultFileTests {
+    @Test("emulate ft232h --log and emulate dfu --dump to a directory or a missing directory: 125 and one Error: line naming the path, and COMMAND never runs")
+    func unwritablePathsFailBeforeCommand() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let marker = directory.appendingPathComponent("command-ran").path
+        let cases: [(emulation: String, option: String, path: String, says: String)] = [
+            ("ft232h", "--log", directory.path, "it is a directory"), ("ft232h", "--log", "/no/such/dir/i2c.jsonl", "no such directory /no/such/dir"),
+            ("dfu", "--dump", directory.path, "it is a directory"), ("dfu", "--dump", "/no/such/dir/flash.bin", "no such directory /no/such/dir"),
+        ]
+        for c in cases {
+            let run = try Shell.run(
+                "\"$HB\" emulate \(c.emulation) \(c.option) \(Shell.quote(c.path)) -- touch \(Shell.quote(marker)); echo \"status $?\"")
+            #expect(run.out == "status 125\n", "\(c): \(run)")
+            #expect(run.errLines == ["Error: \(c.option) \(c.path): cannot write \(c.path): \(c.says)"], "\(c): \(run)")
+            #expect(!FileManager.default.fileExists(atPath: marker), "\(c): COMMAND ran")
+        }
+    }
+
+    @Test("emulate dfu --dump to a FIFO that COMMAND reads: the reader gets the whole flash (32 KiB) once COMMAND has ended, and the FIFO stays a FIFO")
+    func fifoReadByCommand() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("flash.fifo").path, received = directory.appendingPathComponent("received").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // COMMAND leaves its reader behind; the script waits for it, so its file is complete.
+        let run = try Shell.run(
+            "\"$HB\" emulate dfu --dump \(Shell.quote(fifo)) -- sh -c 'cat \"$1\" >\"$2\" & echo $! >\"$2.pid\"' sh \(Shell.quote(fifo)) \(Shell.quote(received)); "
+                + "status=$?; reader=$(cat \(Shell.quote(received)).pid); while kill -0 $reader 2>/dev/null; do sleep 0.05; done; exit $status")
+        #expect(run.status == 0, "\(run)")
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: received)))?.count == 32 * 1024, "\(run)")
+    }
+}
+
 /// A log file's `event` fields, read with the bounded reader.
 enum EmulationLogEntries {
     static func events(_ path: String) throws -> [String] {

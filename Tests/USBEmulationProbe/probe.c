@@ -18,6 +18,10 @@
  *   bootloader                    ENTER_BOOTLOADER: its ACK, the board leaving the bus
  *                                 and coming back (a board without a bootloader to stay
  *                                 in restarts), then HELLO again
+ *   hold                          claims the board's interface, says "holding", and keeps
+ *                                 it until standard input ends
+ *   watch                         "watching" once a hotplug callback is registered, then
+ *                                 the board leaving and arriving (whoever unplugs it)
  *   silence KEEPALIVE_MS          HELLO with that keep-alive, then silence until the
  *                                 board reports its stop (EVENT_STOPPED)
  *   idle SECONDS                  a bulk IN pending and the event loop running for that
@@ -474,6 +478,40 @@ static int cmd_unplug_replug(libusb_context *ctx, void (*unplug)(void), void (*r
     return 0;
 }
 
+/* Claims the board's interface, says "holding", and keeps it until standard input
+ * ends (another program holding the board, for what a second client meets). */
+static int cmd_hold(libusb_context *ctx)
+{
+    libusb_device_handle *h = open_board(ctx, NULL);
+    printf("holding interface=%d\n", HB_USB_INTERFACE_NUMBER);
+    fflush(stdout);
+    char buffer[64];
+    while (fread(buffer, 1, sizeof buffer, stdin) > 0) {
+    }
+    libusb_release_interface(h, HB_USB_INTERFACE_NUMBER);
+    libusb_close(h);
+    printf("released\n");
+    return 0;
+}
+
+/* Says "watching" once its hotplug callback is registered, then waits for the
+ * board to leave and to arrive again (whoever unplugs and replugs it): a client
+ * whose uevent socket another took would wait in vain. */
+static int cmd_watch(libusb_context *ctx)
+{
+    hotplug_state hp = {0};
+    libusb_hotplug_callback_handle cb = watch_hotplug(ctx, &hp);
+    printf("watching pid=%ld\n", (long)getpid());
+    fflush(stdout);
+    wait_for(ctx, &hp.left, "the hotplug 'left' event");
+    printf("hotplug event=left count=%d\n", hp.left);
+    wait_for(ctx, &hp.arrived, "the hotplug 'arrived' event");
+    printf("hotplug event=arrived count=%d\n", hp.arrived);
+    libusb_unref_device(hp.device);
+    libusb_hotplug_deregister_callback(ctx, cb);
+    return 0;
+}
+
 static int cmd_bootloader(libusb_context *ctx)
 {
     hotplug_state hp = {0};
@@ -820,7 +858,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
-            "bootloader | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
+            "bootloader | watch | hold | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
             "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | burst TYPE N",
             argv[0]);
     }
@@ -856,6 +894,10 @@ int main(int argc, char **argv)
         status = cmd_unplug_replug(ctx, signal_unplug, signal_replug);
     } else if (strcmp(argv[1], "bootloader") == 0) {
         status = cmd_bootloader(ctx);
+    } else if (strcmp(argv[1], "watch") == 0) {
+        status = cmd_watch(ctx);
+    } else if (strcmp(argv[1], "hold") == 0) {
+        status = cmd_hold(ctx);
     } else if (strcmp(argv[1], "idle") == 0 && argc == 3) {
         status = cmd_idle(ctx, atof(argv[2]));
     } else if (strcmp(argv[1], "open") == 0) {

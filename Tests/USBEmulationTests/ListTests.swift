@@ -51,6 +51,32 @@ extension EmulatedBoards {
             #expect(boards.allSatisfy { $0["status"] as? String == "ok" }, "\(boards.filter { $0["status"] as? String != "ok" }.prefix(3))")
         }
 
+        @Test("a board another program holds (its interface claimed: EBUSY) is listed as busy, in the table and in JSON, with what holds it; released, it is ok again")
+        func busyBoard() throws {
+            // The holder keeps the interface until its standard input (a FIFO this script
+            // holds open) ends; it says "holding" once it has claimed it.
+            let script = #"""
+                h=$1 probe=$2
+                cd "$(mktemp -d)" && mkfifo hold.in || exit 9
+                "$probe" hold <hold.in >hold.out & holder=$!
+                exec 3>hold.in
+                n=0; until grep -q '^holding' hold.out; do n=$((n + 1)); [ $n -lt 600 ] || { echo "never holding"; exit 9; }; sleep 0.05; done
+                "$h" list; "$h" list --json; "$h" info >/dev/null; echo "info=$?"
+                exec 3>&-; wait $holder
+                "$h" list --json
+                """#
+            let run = try Emulate.bridge(.core, [], ["/bin/sh", "-c", script, "sh", Emulate.hapbridge, Emulate.probe])
+            #expect(run.status == 0, "\(run)")
+            let lines = run.output.split(separator: "\n")
+            try #require(lines.count == 5, "\(run)")
+            #expect(lines[1].hasPrefix("usb:1-1") && lines[1].contains("busy: the bridge board at usb:1-1 is in use by another program"), "\(run)")
+            let held = try #require(try Self.boards(lines[2]).first)
+            #expect(held["status"] as? String == "busy" && (held["message"] as? String)?.contains("in use by another program") == true, "\(held)")
+            // The command that needs the board says why it cannot have it.
+            #expect(lines[3] == "info=1" && run.errors.contains("Error: the bridge board at usb:1-1 is in use by another program"), "\(run)")
+            #expect(try Self.boards(lines[4]).first?["status"] as? String == "ok", "\(run)")
+        }
+
         @Test("a board unplugged and plugged back keeps its port's address (a new device number); the table shows its KIND")
         func portKeepsItsAddress() throws {
             let script = """

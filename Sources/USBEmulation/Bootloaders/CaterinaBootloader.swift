@@ -41,6 +41,10 @@ public struct CaterinaBootloader: Sendable {
     public var fault: BootloaderFault?
     /// The fault that fired, for the emulation to act on (`takeTripped`).
     public private(set) var tripped: BootloaderFault?
+    /// A `slow` fault fired: every flash block written from then on is answered late.
+    public private(set) var slow = false
+    /// Answers to flash blocks in the last `receive` that are due late (`takeLate`).
+    public private(set) var lateAnswers = 0
     private var pending: [UInt8] = []
 
     public static let identifier = Array("CATERIN".utf8)
@@ -133,13 +137,22 @@ public struct CaterinaBootloader: Sendable {
                     return 4 + size
                 case .corrupt:
                     data[f.address - address] ^= 0x01  // stored with one bit wrong
+                case .slow:
+                    slow = true
                 }
             }
+            if slow, b[3] == UInt8(ascii: "F") { lateAnswers += 1 }
             out.append(writeBlock(memory: b[3], data: data))
             return 4 + size
         default: out.append(UInt8(ascii: "?"))
         }
         return 1
+    }
+
+    /// How many answers of the last `receive` are due late (a `slow` fault), cleared.
+    public mutating func takeLate() -> Int {
+        defer { lateAnswers = 0 }
+        return lateAnswers
     }
 
     /// The fault that fired since the last call, if any.
@@ -206,7 +219,14 @@ public struct BootloaderFault: Sendable, Equatable, CustomStringConvertible {
         /// The block is stored with one bit of the byte at `address` flipped (the
         /// read-back differs).
         case corrupt
+        /// Every block written from this one on is answered `slowAnswerMicroseconds`
+        /// late (a slow board), well inside a host's answer timeout: time to
+        /// interrupt a flash by hand, or to signal it from a test.
+        case slow
     }
+    /// How late a `slow` board answers each block: far below `hapbridge flash`'s answer
+    /// timeouts (2 s for Caterina's, 2 s per DFU control transfer).
+    public static let slowAnswerMicroseconds: UInt32 = 250_000
     public var kind: Kind
     public var address: Int
     public init(_ kind: Kind, at address: Int) {
@@ -218,7 +238,7 @@ public struct BootloaderFault: Sendable, Equatable, CustomStringConvertible {
     /// `KIND ADDRESS` words (`unplug 0x1000`): nil with the reason when they are not one.
     public static func parse(kind kindWord: String, address addressWord: String) -> Result<BootloaderFault, ParseError> {
         guard let kind = Kind(rawValue: kindWord) else {
-            return .failure(ParseError(description: "\(TerminalText.echo(kindWord)) is not unplug, silence or corrupt"))
+            return .failure(ParseError(description: "\(TerminalText.echo(kindWord)) is not unplug, silence, corrupt or slow"))
         }
         let address = addressWord.lowercased().hasPrefix("0x") ? Int(addressWord.dropFirst(2), radix: 16) : Int(addressWord)
         guard let address, address >= 0, address < 0x8000 else {

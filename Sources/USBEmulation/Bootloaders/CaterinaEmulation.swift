@@ -180,7 +180,9 @@ public final class CaterinaEmulation: Sendable {
                 if n > 0 {
                     // Still answered after 'E': `emulate caterina`'s board stays a bootloader
                     // (nothing else is there to enumerate); inside `emulate bridge` it goes.
-                    let (answer, tripped) = bootloader.withLock { b in (b.receive(Array(buffer[0..<n])), b.takeTripped()) }
+                    let (answer, tripped, late) = bootloader.withLock { b in (b.receive(Array(buffer[0..<n])), b.takeTripped(), b.takeLate()) }
+                    // A slow board: the host waits for each block's answer, so holding it holds the host.
+                    if late > 0 { usleep(UInt32(late) * BootloaderFault.slowAnswerMicroseconds) }
                     writeAll(answer)
                     if let tripped { events(.fault(tripped)) }
                     continue

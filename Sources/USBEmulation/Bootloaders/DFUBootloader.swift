@@ -1,3 +1,4 @@
+import Dispatch
 import FirmwareImage
 import Flashing
 import Synchronization
@@ -6,7 +7,8 @@ import Synchronization
 /// USB DFU 1.0's class requests on interface 0 (no endpoints) carrying the FLIP
 /// command set, over a `FlashMemory` whose bootloader section is write-protected.
 /// Everything is answered at once on the caller's thread (erase and page writes
-/// are instant here); `hapbridge emulate dfu` puts it behind real libusb.
+/// are instant here; a `slow` fault answers program commands late, from a dispatch
+/// thread); `hapbridge emulate dfu` puts it behind real libusb.
 ///
 /// What it does, request by request (the facts in `AtmelDFU`):
 /// - DNLOAD carries a command; it runs at once and the next GETSTATUS reports OK
@@ -55,6 +57,8 @@ public final class DFUBootloader: USBDeviceModel {
         /// three failures as Caterina's: unplug, silence, corrupt); fires once.
         var fault: BootloaderFault?
         var tripped: BootloaderFault?
+        /// A `slow` fault fired: every program command from then on is answered late.
+        var slow = false
     }
 
     enum Upload {
@@ -157,6 +161,13 @@ public final class DFUBootloader: USBDeviceModel {
             return  // written, but the status stage never comes: the host times out
         default:
             break
+        }
+        // A slow board: a program command's status stage comes late, and the host waits for it.
+        let late = setup.request == AtmelDFU.Request.download.rawValue && data.first == 0x01 && data.count > 1 && data[1] == 0x00
+            && state.withLock { $0.slow }
+        if late {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(BootloaderFault.slowAnswerMicroseconds))) { completion(result) }
+            return
         }
         completion(result)
         if let leave {
@@ -278,6 +289,7 @@ public final class DFUBootloader: USBDeviceModel {
                 case .unplug: return .ok  // nothing written: the caller takes the device off the bus
                 case .silence: break
                 case .corrupt: data[f.address - start] ^= 0x01
+                case .slow: s.slow = true
                 }
             }
             return program(start: start, data, &s)

@@ -47,6 +47,8 @@ public enum DFUEmulation {
 
     public static func run(_ options: Options) throws(EmulationError) -> Int32 {
         try Preload.ensureLoaded()
+        // Checked before COMMAND runs, written when it has ended.
+        let dump = try options.dumpPath.map { path throws(EmulationError) in try ResultFile(option: "--dump", path: path) }
         let testbed = try Testbed()
         defer { testbed.close() }
         let onBus = Mutex<(record: USBDeviceRecord, handler: USBDevFSHandler)?>(nil)
@@ -102,13 +104,7 @@ public enum DFUEmulation {
         let ending = left.withLock { $0 }.map { "; the bootloader \($0) and left the bus" } ?? ""
         report(
             "dfu: \(c.erases) erase(s), \(c.pagesWritten) page(s) written, \(c.bytesRead) byte(s) read, \(c.refusals) command(s) refused\(ending)")
-        if let dumpPath = options.dumpPath {
-            // A FIFO's reader is waited for until a signal says to stop (`CommandSignals`).
-            do { try FileWriter.write(bootloader.flash.bytes, to: FilePath(dumpPath), giveUp: { signals.giveUpReason }) } catch {
-                if let signal = signals.sinceCommandEnded { throw .interrupted("--dump \(TerminalText.echo(dumpPath)): \(error.problem)", signal: signal) }
-                throw .log("--dump \(TerminalText.echo(dumpPath)): \(error)")
-            }
-        }
+        try dump?.write(bootloader.flash.bytes, signals: signals)
         return status
     }
 

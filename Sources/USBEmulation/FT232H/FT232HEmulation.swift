@@ -54,6 +54,8 @@ public enum FT232HEmulation {
     public static func run(_ options: Options) throws(EmulationError) -> Int32 {
         _ = ThreadScheduling.adoptForCurrentThread(priority: devicePriority)
         try Preload.ensureLoaded()
+        // Checked before COMMAND runs, written when it has ended.
+        let logFile = try options.logPath.map { path throws(EmulationError) in try ResultFile(option: "--log", path: path) }
         let testbed = try Testbed()
         defer { testbed.close() }
         try testbed.add(record: USBRootHubRecord(bus: bus).text)
@@ -81,14 +83,7 @@ public enum FT232HEmulation {
                 + "\(e.bad) answered with the bad-command echo, \(e.cycles) clock cycle(s) (\(String(format: "%.3f", chipSeconds)) s chip time), "
                 + "\(log.count) I2C transaction(s)\(plugs)")
         if let final { report("ft232h: \(final.description)") }
-        if let path = options.logPath {
-            let text = log.map(jsonLine).joined()
-            // A FIFO's reader is waited for until a signal says to stop (`CommandSignals`).
-            do { try FileWriter.write(Array(text.utf8), to: FilePath(path), giveUp: { signals.giveUpReason }) } catch {
-                if let signal = signals.sinceCommandEnded { throw .interrupted("--log \(TerminalText.echo(path)): \(error.problem)", signal: signal) }
-                throw .log("--log \(TerminalText.echo(path)): \(error)")
-            }
-        }
+        try logFile?.write(Array(log.map(jsonLine).joined().utf8), signals: signals)
         return status
     }
 
