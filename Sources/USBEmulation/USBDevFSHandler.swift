@@ -11,7 +11,9 @@ import Synchronization
 /// Semantics follow Linux's usbfs (drivers/usb/core/devio.c) as libusb relies on them:
 /// URBs are submitted at once and reaped in completion order, per open file; a
 /// discarded URB completes with -ENOENT; an IN transfer completes on a short packet
-/// or when full; interfaces are claimed per file (EBUSY for another); after an
+/// or when full; interfaces are claimed per file (EBUSY for another), and a claimed
+/// interface is bound to the driver "usbfs" (GETDRIVER says so), which
+/// DISCONNECT_CLAIM takes from its file, killing that file's URBs on it; after an
 /// unplug, pending URBs complete with -ESHUTDOWN and every later call fails with
 /// ENODEV (reaping stays possible until nothing is left: REAP_AFTER_DISCONNECT).
 ///
@@ -106,6 +108,9 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         var dataOffset: Int
         var shortNotOK: Bool
         var received: [UInt8] = []
+        /// The interface a bulk or interrupt transfer's endpoint belongs to (usbfs's
+        /// `as->ifnum`, what a lost claim kills); nil for control transfers.
+        var interface: UInt8?
 
         /// IN data defaults to what arrived so far; the actual length to the IN data's
         /// (an OUT transfer passes the bytes it delivered).
@@ -212,10 +217,17 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         case HB_USBDEVFS_GET_CAPABILITIES:
             let caps = hb_usbdevfs_capabilities_no_packet_size_limit() | hb_usbdevfs_capabilities_reap_after_disconnect()
             complete(client, errno: hb_ioctl_write_u32(client, caps, nil) ? 0 : EFAULT)
-        case HB_USBDEVFS_CLAIM_INTERFACE, HB_USBDEVFS_DISCONNECT_CLAIM:
-            // No kernel driver is ever bound, so DISCONNECT_CLAIM has nothing to disconnect.
+        case HB_USBDEVFS_CLAIM_INTERFACE:
             // An interface number past 255 names no interface (ENOENT), as in usbfs.
             withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { claim($0, for: client) } ?? ENOENT) }
+        case HB_USBDEVFS_DISCONNECT_CLAIM:
+            var interface: UInt32 = 0
+            var flags: UInt32 = 0
+            var driver = [CChar](repeating: 0, count: Int(HB_DRIVER_NAME_SIZE))
+            guard hb_ioctl_read_disconnect_claim(client, &interface, &flags, &driver, nil) else { return complete(client, errno: EFAULT) }
+            let named = String(decoding: driver.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            complete(client, errno: UInt8(exactly: interface).map { disconnectClaim($0, flags: flags, driver: named, for: client) } ?? EINVAL)
+            scheduleService()
         case HB_USBDEVFS_RELEASE_INTERFACE:
             withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { release($0, for: client) } ?? EINVAL) }
         case HB_USBDEVFS_SET_CONFIGURATION:
@@ -239,8 +251,17 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             complete(client, errno: 0)
         case HB_USBDEVFS_RESET:
             reset(client)
-        case HB_USBDEVFS_GET_DRIVER, HB_USBDEVFS_DRIVER_IOCTL:
-            complete(client, errno: ENODATA)  // no kernel driver bound to any interface
+        case HB_USBDEVFS_GET_DRIVER:
+            // "usbfs" for an interface some file claimed; no kernel driver is ever bound.
+            var interface: UInt32 = 0
+            guard hb_ioctl_read_getdriver(client, &interface, nil) else { return complete(client, errno: EFAULT) }
+            let bound = UInt8(exactly: interface).map { i in state.withLock { $0.claims[i] != nil } } ?? false
+            guard bound else { return complete(client, errno: ENODATA) }
+            complete(client, errno: hb_ioctl_write_getdriver(client, Self.usbfsDriver, nil) ? 0 : EFAULT)
+        case HB_USBDEVFS_DRIVER_IOCTL:
+            // Connecting or disconnecting a kernel driver is not modelled: answered as if
+            // none were bound (libusb asks GETDRIVER first and never disconnects "usbfs").
+            complete(client, errno: ENODATA)
         case HB_USBDEVFS_SUBMIT_URB:
             submit(client)
         case HB_USBDEVFS_DISCARD_URB:
@@ -274,6 +295,35 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         return state.withLock { s in
             let k = s.id(of: client)
             if let owner = s.claims[interface], owner != k { return EBUSY }
+            s.claims[interface] = k
+            return 0
+        }
+    }
+
+    /// The driver a claimed interface is bound to, as GETDRIVER and DISCONNECT_CLAIM name it.
+    static let usbfsDriver = "usbfs"
+
+    /// DISCONNECT_CLAIM (devio.c, `proc_disconnect_claim`): an interface bound to a driver
+    /// — here only ever usbfs, for the file that claimed it, this one included — is
+    /// released from it unless the flags say otherwise (IF_DRIVER: only from the driver
+    /// named; EXCEPT_DRIVER: from any but the one named, EBUSY otherwise): the file
+    /// that had it loses the claim and its URBs on the interface complete with -ENOENT
+    /// (usbfs's `driver_disconnect` kills them), reapable as any killed URB. Then the
+    /// interface is claimed for this file. No such interface: EINVAL.
+    func disconnectClaim(_ interface: UInt8, flags: UInt32, driver: String, for client: Client) -> Int32 {
+        guard interfaceExists(interface) else { return EINVAL }
+        return state.withLock { s in
+            let k = s.id(of: client)
+            if let owner = s.claims[interface] {
+                if flags & hb_usbdevfs_disconnect_claim_if_driver() != 0 && driver != Self.usbfsDriver { return EBUSY }
+                if flags & hb_usbdevfs_disconnect_claim_except_driver() != 0 && driver == Self.usbfsDriver { return EBUSY }
+                s.claims[interface] = nil
+                let killed = s.transfers.filter { key, t in
+                    guard key.client == owner, t.interface == interface, case .urb = t.owner else { return false }
+                    return true
+                }
+                for key in killed.keys { _ = end(key, status: -ENOENT, in: &s) }
+            }
             s.claims[interface] = k
             return 0
         }
