@@ -21,7 +21,7 @@ struct ChildProcess {
     static let notFound: Int32 = 127
 
     /// The signals the emulation handles itself (SignalRelay).
-    static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT]
+    static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT, SIGTSTP]
 
     /// Why COMMAND did not start, and the exit status that reports it.
     struct SpawnFailure: Error {
@@ -78,13 +78,23 @@ struct ChildProcess {
     }
 
     /// Waits for it to end: its exit status, or 128 + the signal that killed it.
-    func wait() -> Int32 {
+    /// `stopped` is told each time it is stopped by a signal (that signal); nil: not
+    /// watched.
+    func wait(stopped: ((Int32) -> Void)? = nil) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return Self.emulationFailed }
+        while true {
+            guard waitpid(pid, &status, stopped == nil ? 0 : WUNTRACED) >= 0 else {
+                guard errno == EINTR else { return Self.emulationFailed }
+                continue
+            }
+            // WIFSTOPPED: the low byte is 0x7F, the stopping signal above it.
+            if status & 0xFF == 0x7F {
+                stopped?((status >> 8) & 0xFF)
+                continue
+            }
+            let signal = status & 0x7F
+            return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
         }
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     func send(_ signal: Int32) { kill(pid, signal) }
@@ -102,6 +112,14 @@ extension ChildProcess {
     /// terminal as it reaches us, and SIGUSR1 / SIGUSR2 go to `hotplug` (unplug /
     /// replug) when the emulation has one. Returns COMMAND's status, or the spawn
     /// failure's after `report`ing it.
+    ///
+    /// SIGTSTP (Ctrl-Z) too reaches COMMAND from the terminal; the emulation, a device,
+    /// does not stop at it: it keeps answering while COMMAND stops what it drives (`play`
+    /// stops the actuator and closes the device before it suspends), and suspends itself
+    /// once COMMAND has been stopped by SIGTSTP, so the shell sees the job stopped. When
+    /// continued (`fg` continues the whole group) it makes sure COMMAND is too. COMMAND
+    /// stopped any other way (SIGSTOP, a debugger, SIGTTOU) leaves the emulation running,
+    /// as a device keeps running when its host process stops.
     static func runRelayingSignals(
         _ command: [String], hotplug: (@Sendable (Int32) -> Void)? = nil, report: @escaping @Sendable (String) -> Void
     ) -> Int32 {
@@ -115,7 +133,7 @@ extension ChildProcess {
                 child.withLock { c in
                     if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
                 }
-            default: break  // SIGINT: COMMAND gets it from the terminal as we do
+            default: break  // SIGINT, SIGTSTP: COMMAND gets it from the terminal as we do
             }
         }
         defer { signals.stop() }
@@ -125,7 +143,11 @@ extension ChildProcess {
                 state.process = c
                 state.pending.forEach(c.send)
             }
-            return c.wait()
+            return c.wait(stopped: { signal in
+                guard signal == SIGTSTP else { return }
+                signals.suspend(as: SIGTSTP)
+                c.send(SIGCONT)
+            })
         case .failure(let f):
             report(f.message)
             return f.status
