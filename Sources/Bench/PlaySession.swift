@@ -194,6 +194,7 @@ public final class PlaySession: Sendable {
         let state = outcome.state  // before close(), which ends any player still going
         let interruption = interruption() ?? state.stopRequested
         let statistics = await engine.statistics
+        let lossReason = state.stopReason == .deviceDisconnected ? await engine.withLink { $0.lossReason } : nil
         await engine.close()
         // What STOP_ALL flushed from the board's queue never played: the record and the
         // plot hold what did, and the drive falls to 0 where the chip went to standby.
@@ -216,8 +217,8 @@ public final class PlaySession: Sendable {
             source: await engine.withLink { $0.telemetry?.accelerationSource }, drive: driveTrace, origin: origin)
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
-            engineStopReason: state.stopReason, interruption: interruption, position: state.position, duration: state.duration,
-            playedCommands: played, flushedCommands: sent.count - played.count, trace: trace)
+            engineStopReason: state.stopReason, lossReason: lossReason, interruption: interruption, position: state.position,
+            duration: state.duration, playedCommands: played, flushedCommands: sent.count - played.count, trace: trace)
     }
 
     private func pass(_ seconds: Double) async throws {
@@ -253,6 +254,9 @@ public struct PlayResult: Sendable {
     public var endedEarly: Bool
     /// Why the engine stopped, when the client did not ask.
     public var engineStopReason: StoppedReason?
+    /// Why the device went away, when it did and its transport could say
+    /// (`FrameTransport.lossReason`: an FT232H's adapter error, or its guardian's word).
+    public var lossReason: String?
     /// Why the caller stopped the play (a signal), if it did.
     public var interruption: String?
     public var position: Double
@@ -264,7 +268,7 @@ public struct PlayResult: Sendable {
     public var trace: PlayTrace
 
     /// Nil when the pattern played to its end, else why it did not.
-    public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" } }
+    public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" + (lossReason.map { " (\($0))" } ?? "") } }
 
     /// The board refused stamped commands (it had fallen behind: QUEUE_FULL) and some
     /// ran after their stamps for it: the link lost none, but the pattern did not play

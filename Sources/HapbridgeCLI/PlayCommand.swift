@@ -161,7 +161,8 @@ public struct PlayCommand: AsyncParsableCommand {
                 "stopped: \(interruption) after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)); "
                     + "the engine stopped and the board's queue was flushed (STOP_ALL)")
         } else if result.endedEarly {
-            try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(result.engineStopReason, session.engine.options))")
+            let why = Self.explain(result.engineStopReason, session.engine.options) + (result.lossReason.map { " (\(TerminalText.safe($0)))" } ?? "")
+            try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(why)")
         }
         if let plotFile {
             try plotFile.write(trace.plot(title: "hapbridge play \(source.label)", subtitle: "\(profile.displayName) on \(session.summary)").svg())
