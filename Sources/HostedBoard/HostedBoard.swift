@@ -60,6 +60,8 @@ public final class HostedBoard: @unchecked Sendable {
     }
 
     public let configuration: Configuration
+    /// Told on each service pass; halts the board when it says so.
+    let guardian: (any HostedBoardGuard)?
     /// The overhead the core was told (measured unless configured).
     public let transactionOverheadMicroseconds: UInt16
     public let port: any HostedI2CPort
@@ -92,9 +94,12 @@ public final class HostedBoard: @unchecked Sendable {
     private var timerCPUClock: clockid_t?
     private var stopped = false
 
-    public init(port: any HostedI2CPort, configuration: Configuration) {
+    /// `guardian`, when given, watches the board from outside the process: it hears from
+    /// every service pass and may halt the board (`HostedBoardGuard`).
+    public init(port: any HostedI2CPort, configuration: Configuration, guardian: (any HostedBoardGuard)? = nil) {
         self.port = port
         self.configuration = configuration
+        self.guardian = guardian
         transactionOverheadMicroseconds = configuration.transactionOverheadMicroseconds ?? Self.measureTransactionOverhead(port)
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
@@ -274,7 +279,19 @@ public final class HostedBoard: @unchecked Sendable {
                 }
             }
             hb_core_poll(core)
+            if let guardian, let why = guardian.servicePass(nowNanoseconds: HostedClock.nanoseconds()) { halt(why) }
         }
+    }
+
+    /// Stops the chip at once as STOP_ALL does (the queue flushed, the chip in standby,
+    /// from the core's main context), then ends the board with `why` as its failure: it
+    /// replaces an adapter failure it explains (the FT232H taken by the guardian refuses
+    /// every transfer). EN goes low when the board is stopped (`stop()`, at close).
+    func halt(_ why: String) {
+        pthread_mutex_lock(coreLock)
+        _ = hbi_stop_locked(core, UInt8(HB_STOP_HOST_REQUEST))
+        pthread_mutex_unlock(coreLock)
+        shared.withLock { $0.failure = why }
     }
 
     /// The port's cost per transaction: the slowest of a few STATUS reads (each a full
