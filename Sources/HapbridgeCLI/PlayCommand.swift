@@ -28,7 +28,9 @@ public struct PlayCommand: AsyncParsableCommand {
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the device going away) the reason is printed and the exit status is 3. --plot saves the drive the board was \
+            the device going away, an FT232H's guardian gone or taking the adapter from a player that was stopped) \
+            the reason is printed and the exit status is 3. Ctrl-C, SIGTERM or SIGHUP stops the actuator and ends the \
+            play (exit 130, 143, 129); Ctrl-Z does the same and then suspends (148 when continued). --plot saves the drive the board was \
             sent, with the acceleration where the device has a source of it (the simulated sled).
             """)
 
