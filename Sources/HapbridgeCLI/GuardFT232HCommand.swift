@@ -41,9 +41,17 @@ struct GuardFT232HCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Started by a player, never by hand: its standard input is the socket to the
+        // player, whose child it is. Anything else would watch over nothing.
+        var stdin = stat()
+        guard fstat(0, &stdin) == 0, stdin.st_mode & S_IFMT == S_IFSOCK, getppid() == player else {
+            throw CLIError("guard-ft232h is started by the player it watches (--player, its parent), its standard input a socket to it; it is not for use by hand")
+        }
         // Signals meant for the player (a Ctrl-C, a SIGTERM, a SIGHUP) must not take the
         // guardian with it; it is in a group of its own, so the terminal's do not reach it.
-        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_IGN) }
+        // SIGPIPE neither: its one line goes to the player's standard error, which may be
+        // a pipe whose reader has gone, and it must still tell the player and hold on.
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { signal(s, SIG_IGN) }
         // Its own name, so `pkill hapbridge` / `killall hapbridge` aimed at the player
         // spare it (argv[0] is the same, for `pkill -f`). /proc/self/comm is the process's
         // (its first thread's), whichever thread writes it.
