@@ -85,6 +85,8 @@ public final class HostedBoard: @unchecked Sendable {
     struct Shared {
         var outbox: [(frame: [UInt8], hostMicroseconds: UInt64)] = []
         var failure: String?
+        /// `halt` ended the board: what the core says from then on is not sent.
+        var halted = false
         var writeTimes: [HostedWriteTime] = []
         var unrecordedWrites = 0
     }
@@ -273,25 +275,33 @@ public final class HostedBoard: @unchecked Sendable {
                 return (inbox, stopping)
             }
             if quit { return }
+            // The guardian first: continued after a stop, this pass must hear that the
+            // guardian took over before the core's own watchdog, which stopped with the
+            // process, reports a host silence that was not the host's.
+            if let guardian, let why = guardian.servicePass(nowNanoseconds: HostedClock.nanoseconds()) { halt(why) }
             if !bytes.isEmpty {
                 bytes.withUnsafeBufferPointer { b in
                     if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
                 }
             }
             hb_core_poll(core)
-            if let guardian, let why = guardian.servicePass(nowNanoseconds: HostedClock.nanoseconds()) { halt(why) }
         }
     }
 
     /// Stops the chip at once as STOP_ALL does (the queue flushed, the chip in standby,
     /// from the core's main context), then ends the board with `why` as its failure: it
     /// replaces an adapter failure it explains (the FT232H taken by the guardian refuses
-    /// every transfer). EN goes low when the board is stopped (`stop()`, at close).
+    /// every transfer), and the core's frames from then on are dropped (its watchdog's
+    /// STOPPED, its I2C faults: the board is gone, and `why` is why). EN goes low when
+    /// the board is stopped (`stop()`, at close).
     func halt(_ why: String) {
         pthread_mutex_lock(coreLock)
         _ = hbi_stop_locked(core, UInt8(HB_STOP_HOST_REQUEST))
         pthread_mutex_unlock(coreLock)
-        shared.withLock { $0.failure = why }
+        shared.withLock {
+            $0.failure = why
+            $0.halted = true
+        }
     }
 
     /// The port's cost per transaction: the slowest of a few STATUS reads (each a full

@@ -43,7 +43,7 @@ public enum ProcessState: Sendable, Equatable {
     /// For messages: "stopped (SIGSTOP, or job control)".
     public var description: String {
         switch self {
-        case .alive(let c): "running (state \(c))"
+        case .alive(let c): "not stopped (kernel state \(c))"
         case .stopped: "stopped (SIGSTOP, or job control: SIGTSTP, SIGTTIN, SIGTTOU)"
         case .traced: "stopped by a debugger"
         case .gone: "gone"

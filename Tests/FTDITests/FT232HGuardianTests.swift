@@ -22,14 +22,17 @@ struct FT232HGuardianTests {
     }
 
     @Test(
-        "SIGSTOP of the player mid-play: the guardian takes the FT232H from it (its claim too) and puts the chip in standby with EN low; continued, the player drives nothing more and stops, exit 3, with the guardian's reason"
+        "SIGSTOP of the player mid-play: the guardian takes the FT232H from it (its claim too) and puts the chip in standby with EN low; continued a second later, the player drives nothing more and stops, exit 3, with the guardian's reason (not its own core's host-silence stop)"
     )
     func stoppedPlayerIsTakenOver() throws {
         let pattern = try HostedPlayTests.writeLongPattern()
         let log = EmulatedFT232H.scratch("i2c.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
+        // Held stopped for a second after the takeover (the stimulus, not a wait for a
+        // result): past the hosted core's own 500 ms keep-alive, whose watchdog, stopped
+        // with the player, must not be what the continued player reports.
         let script = try HostedPlayTests.script(
-            pattern: pattern, action: "kill -STOP $PLAYER", later: ["took the FT232H from it": "kill -CONT $PLAYER"])
+            pattern: pattern, action: "kill -STOP $PLAYER", later: ["took the FT232H from it": "sleep 1; kill -CONT $PLAYER"])
         let run = try EmulatedFT232H.run(["--log", log], [script])
         #expect(run.output.contains("guard-ft232h: FT232H FT0001: player (pid "), "\(run)")
         #expect(run.output.contains("was stopped (SIGSTOP"), "\(run)")
