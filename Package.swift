@@ -117,11 +117,12 @@ let package = Package(
         // FT232H): CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps
         // then spins, its I2C on MPSSE; a FrameTransport, so BridgeLink and the engine take it.
         .target(
-            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime", "CUSBFS"],
+            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime", "CHostedBoard"],
             swiftSettings: strict),
-        // The few usbfs ioctls the FT232H's guardian makes itself (taking the interface
-        // from a player that holds it, a control and a bulk transfer): macros in C.
-        .target(name: "CUSBFS"),
+        // What HostedBoard needs from C that Swift cannot call: the few usbfs ioctls the
+        // FT232H's guardian makes itself (macros), and posix_spawn's closefrom (a GNU
+        // extension) for starting it.
+        .target(name: "CHostedBoard"),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(

@@ -1,3 +1,4 @@
+import CHostedBoard
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -125,14 +126,22 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
     deinit { disarm() }
 
     /// posix_spawn with the socket's end as the child's standard input (dup2 clears
-    /// close-on-exec on the copy), in a process group of its own, every signal back to its
-    /// default and none blocked (whatever the player set up for itself), in the normal
-    /// scheduling class.
+    /// close-on-exec on the copy) and no other descriptor of the player's beyond standard
+    /// output and error, in a process group of its own, every signal back to its default
+    /// and none blocked (whatever the player set up for itself), in the normal scheduling
+    /// class.
+    ///
+    /// No other descriptor: one the player opened without close-on-exec and the guardian
+    /// inherited would outlive the player — a usbfs file would keep the dead player's
+    /// claim, and under umockdev a client's ioctl socket kept open keeps the emulation
+    /// waiting on a dead player's half-sent ioctl, the guardian's own ioctls behind it.
     private static func spawn(_ path: String, _ arguments: [String], stdin: Int32, pid: inout pid_t) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        let closing = hb_spawn_close_from(&actions, 3)
+        guard closing == 0 else { return closing }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,4 +1,4 @@
-import CUSBFS
+import CHostedBoard
 import FTDIBridge
 import FirmwareCore
 import MPSSE
