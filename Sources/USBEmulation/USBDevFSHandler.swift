@@ -2,6 +2,7 @@ import CUMockdev
 import CUSBDevFS
 import Foundation
 import Glibc
+import RealTime
 import Synchronization
 
 /// The kernel's usbfs and host controller for one emulated device node, answering
@@ -18,10 +19,17 @@ import Synchronization
 /// ENODEV (reaping stays possible until nothing is left: REAP_AFTER_DISCONNECT).
 ///
 /// Threads: ioctls arrive on umockdev's worker thread (one per testbed, with its own
-/// GLib main context); the device answers from its own thread. Everything shared
-/// lives in `state` behind one lock, which is never held while calling the device
-/// (a device may complete inline). Client memory (the URB and its buffer) is only
-/// written on the worker thread, when a reap hands the URB back.
+/// GLib main context) and are handled on a thread of the client's own (`ClientThread`):
+/// umockdev reads a client's memory (an ioctl's argument, a URB) through that client,
+/// which answers from inside its ioctl call, so a client stopped in the middle of one
+/// (SIGSTOP, a debugger) would hold the worker, and with it every other client of the
+/// node, until it is continued; in usbfs a stopped process holds up no other file's
+/// calls. The device answers from its own thread. Everything shared lives in `state`
+/// behind one lock, which is never held while calling the device (a device may complete
+/// inline). A client's memory (the URB and its buffer) is written by its own thread or,
+/// for a call it is blocked in (a parked reap, a synchronous transfer), on the worker
+/// thread when that call is answered: never by two at once, as a client has one call in
+/// flight at a time.
 ///
 /// The faked device node is a regular file, so a libusb client's poll() always
 /// reports it ready and its event loop asks REAPURBNDELAY in a tight loop. An empty
@@ -61,13 +69,13 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         hb_ioctl_handler_new(
             { context, client in
                 guard let context, let client else { return false }
-                Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue().handle(client)
+                Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue().accept(client)
                 return true
             },
             { context, client, connected in
                 guard let context, let client else { return }
                 let handler = Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue()
-                if connected { handler.clientConnected(client) } else { handler.clientClosed(client) }
+                if connected { handler.clientConnected(client) } else { handler.clientGone(client) }
             },
             Unmanaged.passRetained(self).toOpaque(),
             { context in context.map { Unmanaged<USBDevFSHandler>.fromOpaque($0).release() } })
@@ -165,6 +173,8 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         /// address and submitted a URB at the same address too.
         var ids: [UInt: UInt] = [:]
         var nextClientID: UInt = 1
+        /// Each connected client's thread, by the address of its IoctlClient.
+        var threads: [UInt: RealTimeExecutor] = [:]
 
         mutating func id(of client: Client) -> UInt {
             let address = UInt(bitPattern: client)
@@ -198,12 +208,37 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     /// The client's id (see `State.ids`).
     func key(_ client: Client) -> UInt { state.withLock { $0.id(of: client) } }
 
-    // MARK: ioctls (umockdev's worker thread)
+    // MARK: ioctls
 
-    func handle(_ client: Client) {
-        state.withLock { s in
+    /// An ioctl, on umockdev's worker thread: handled on the client's own thread (see the
+    /// type's comment), which runs at the worker's scheduling (SCHED_FIFO where the
+    /// emulation's device threads are). The client is kept alive until it has been.
+    func accept(_ client: Client) {
+        let thread = state.withLock { s -> RealTimeExecutor in
             if s.mainContext == nil { s.mainContext = GMainContextPointer(raw: g_main_context_ref_thread_default()) }
+            let address = UInt(bitPattern: client)
+            if let t = s.threads[address] { return t }
+            let t = RealTimeExecutor(name: "usbfs client", priority: Self.callingThreadFIFOPriority())
+            s.threads[address] = t
+            return t
         }
+        let held = GObjectPointer(retaining: client)
+        thread.schedule(atMicroseconds: 0) { [self] in
+            handle(held.raw)
+            held.release()
+        }
+    }
+
+    /// The SCHED_FIFO priority the calling thread runs at; nil in the normal class.
+    static func callingThreadFIFOPriority() -> Int32? {
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        guard pthread_getschedparam(pthread_self(), &policy, &parameters) == 0, policy == SCHED_FIFO else { return nil }
+        return parameters.sched_priority
+    }
+
+    /// One ioctl, on the client's thread.
+    func handle(_ client: Client) {
         let request = umockdev_ioctl_client_get_request(client)
         let op = hb_usbdevfs_op_of(request)
         if op != HB_USBDEVFS_REAP_URB_NDELAY {
@@ -443,6 +478,21 @@ final class USBDevFSHandler: USBHostPort, Sendable {
 
     /// Said once per process (see `clientConnected`).
     static let warnedUnwatched = Atomic(false)
+
+    /// The file was closed (worker thread): what usbfs's release does (`clientClosed`),
+    /// on the client's thread after the call it may still be in, then that thread ends.
+    /// The client is kept alive until then, so its address names no other meanwhile.
+    func clientGone(_ client: Client) {
+        let address = UInt(bitPattern: client)
+        guard let thread = state.withLock({ $0.threads[address] }) else { return clientClosed(client) }
+        let held = GObjectPointer(retaining: client)
+        thread.schedule(atMicroseconds: 0) { [self] in
+            clientClosed(held.raw)
+            let ended = state.withLock { $0.threads.removeValue(forKey: address) }
+            ended?.shutdown()
+            held.release()
+        }
+    }
 
     /// The file was closed (its last descriptor, or its process died, even inside an
     /// ioctl): what usbfs's release does. Its interfaces are released, its URBs in
