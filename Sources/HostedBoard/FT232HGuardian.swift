@@ -178,7 +178,7 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
             var byte: UInt8 = 0
             let got = recv(socket, &byte, 1, Int32(MSG_DONTWAIT))
             if got == 1 && byte == Message.ready { return }
-            if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) {
+            if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) {  // ECONNRESET included
                 throw .notReady("it ended before it was ready (\(reap(waitingUpTo: Timing.leave) ?? "status unknown"))")
             }
         }
@@ -229,12 +229,15 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
     private func readWord() -> String? {
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        if n < 0 {
+        // A guardian that ended with heartbeats it had not read yet resets the connection
+        // (ECONNRESET) rather than closing it: ended all the same.
+        let ended = n == 0 || (n < 0 && errno == ECONNRESET)
+        if n < 0 && !ended {
             if errno == EAGAIN || errno == EINTR { return nil }
             return "the FT232H's guardian (pid \(pid)) cannot be reached (\(String(cString: strerror(errno)))): "
                 + "without it nothing would stop the chip if this player died, so the player stopped the chip and the play"
         }
-        if n == 0 {
+        if ended {
             return "the FT232H's guardian (pid \(pid)) ended (\(reap(waitingUpTo: 50_000_000) ?? "status unknown")): "
                 + "without it nothing would stop the chip if this player died, so the player stopped the chip and the play"
         }
