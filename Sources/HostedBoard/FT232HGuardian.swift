@@ -81,8 +81,9 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
         public static let silence: UInt64 = 1_000_000_000
         /// How long a closing player has to stop the chip itself and disarm.
         public static let closing: UInt64 = 5_000_000_000
-        /// How long a guardian stopped (or a player's wait for "ready") is tolerated.
+        /// How long the player tolerates its guardian stopped before it halts its board.
         public static let guardianStopped: UInt64 = 250_000_000
+        /// How long the player waits for a starting guardian's "ready".
         public static let ready: UInt64 = 10_000_000_000
         /// How long `disarm` waits for the guardian to leave before it stops waiting.
         public static let leave: UInt64 = 2_000_000_000
