@@ -194,7 +194,10 @@ public final class PlaySession: Sendable {
         let state = outcome.state  // before close(), which ends any player still going
         let interruption = interruption() ?? state.stopRequested
         let statistics = await engine.statistics
-        let lossReason = state.stopReason == .deviceDisconnected ? await engine.withLink { $0.lossReason } : nil
+        // Whatever stopped the engine first (the link gone; a stop the board reported as it
+        // went, such as an FT232H's hosted core's host-silence stop after the player was
+        // stopped), the transport's account of its loss goes with it.
+        let lossReason = state.stopReason != nil ? await engine.withLink { $0.lossReason } : nil
         await engine.close()
         // What STOP_ALL flushed from the board's queue never played: the record and the
         // plot hold what did, and the drive falls to 0 where the chip went to standby.
@@ -254,8 +257,9 @@ public struct PlayResult: Sendable {
     public var endedEarly: Bool
     /// Why the engine stopped, when the client did not ask.
     public var engineStopReason: StoppedReason?
-    /// Why the device went away, when it did and its transport could say
-    /// (`FrameTransport.lossReason`: an FT232H's adapter error, or its guardian's word).
+    /// Why the device went away, when the engine stopped by itself and the transport
+    /// could say (`FrameTransport.lossReason`: an FT232H's adapter error, or its
+    /// guardian's word), whichever stop reason the engine heard first.
     public var lossReason: String?
     /// Why the caller stopped the play (a signal), if it did.
     public var interruption: String?
