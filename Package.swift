@@ -194,7 +194,7 @@ let package = Package(
         .target(
             name: "HIL",
             dependencies: [
-                "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "DRV2605", "FileAccess", "JSON", "Plot",
+                "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "HapticEngine", "DRV2605", "FileAccess", "JSON", "Plot",
                 "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -372,6 +372,9 @@ static void on_frame(hb_core *core)
     case HB_T_KEEPALIVE:
         return;
     case HB_T_QUEUE_STATUS_REQ:
+        /* The reply names its request, session or not: a host matches it to what it
+         * sent (with a session open, last_seq is this frame's already). */
+        core->last_seq = seq;
         on_queue_status(core);
         return;
     case HB_T_CHIP_STATUS_REQ:

@@ -111,6 +111,54 @@ static bool queue_status_counts_executions(void)
     return true;
 }
 
+/* A burst the queue cannot hold, sent back to back: the board takes what fits and
+ * refuses the rest, and every refusal reaches the host.  The port holds each bulk
+ * OUT packet until the NAKs it can draw fit its IN ring (usb_identity.h,
+ * HB_USB_OUT_REPLY_ROOM), so none is dropped for want of room: a host accounts
+ * for every command it sent. */
+#define BURST 200u
+static bool every_refusal_of_a_burst_reaches_the_host(void)
+{
+    while (link_take(&host, HB_T_NAK, NULL)) {
+    }
+    CHECK(link_send(&host, HB_T_QUEUE_STATUS_REQ, NULL, 0), "send failed");
+    link_frame r;
+    CHECK(link_wait(&host, HB_T_QUEUE_STATUS, 5000, &r), "no QUEUE_STATUS");
+    uint8_t free_before = r.payload[HB_QSTAT_OFF_FREE];
+    uint32_t gaps = host.board_seq_gaps;
+    static uint8_t burst[BURST * (HB_CMD_RTP_LEN + HB_FRAME_OVERHEAD)];
+    uint32_t len = 0;
+    uint32_t first = stamp_in(1000000);
+    for (uint32_t i = 0; i < BURST; i++) {
+        uint8_t p[HB_CMD_RTP_LEN];
+        hb_put_u32(p, first + i * 10u);
+        p[HB_CMD_RTP_OFF_AMPLITUDE] = (uint8_t)(i & 0x7Fu);
+        len += hb_frame_encode(&burst[len], host.tx_seq++, HB_T_CMD_RTP, p, sizeof p);
+    }
+    /* The host reads bulk IN once a millisecond (a USB frame) while it sends. */
+    host.read_every_us = 1000;
+    bool sent = true;
+    for (uint32_t off = 0; off < len && sent; off += 64u) {
+        sent = link_send_raw(&host, &burst[off], (uint8_t)(len - off < 64u ? len - off : 64u));
+    }
+    host.read_every_us = 0;
+    CHECK(sent, "burst not taken");
+    link_pump(&host, 20000);
+    uint32_t refused = 0;
+    link_frame nak;
+    while (link_take(&host, HB_T_NAK, &nak)) {
+        CHECK(nak.payload[HB_NAK_OFF_REASON] == HB_NAK_QUEUE_FULL, "NAK reason %u", nak.payload[HB_NAK_OFF_REASON]);
+        refused++;
+    }
+    CHECK(host.board_seq_gaps == gaps, "%u board frames lost", host.board_seq_gaps - gaps);
+    CHECK(link_send(&host, HB_T_QUEUE_STATUS_REQ, NULL, 0), "send failed");
+    CHECK(link_wait(&host, HB_T_QUEUE_STATUS, 5000, &r), "no QUEUE_STATUS");
+    uint32_t queued = (uint32_t)(free_before - r.payload[HB_QSTAT_OFF_FREE]);
+    CHECK(queued + refused == BURST, "%u queued + %u refused of %u sent", queued, refused, BURST);
+    CHECK(hello(1000, 0, &r), "no HELLO_REPLY"); /* drops the far-stamped commands */
+    return true;
+}
+
 void run_frame_rejection_tests(void)
 {
     run_test("bad CRC is reported, not executed", bad_crc_is_reported_not_executed);
@@ -120,4 +168,6 @@ void run_frame_rejection_tests(void)
     run_test("sequence gap is reported, not executed", sequence_gap_is_reported_not_executed);
     run_test("unknown type is reported", unknown_type_is_reported);
     run_test("queue status counts executions", queue_status_counts_executions);
+    run_test("every refusal of a burst the queue cannot hold reaches the host (flow control on bulk OUT)",
+             every_refusal_of_a_burst_reaches_the_host);
 }

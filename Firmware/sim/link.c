@@ -8,11 +8,26 @@
 #define EP_OUT 2u
 #define PUMP_STEP_US 10u
 
+static void collect(link *l);
+
+static void collect_while_waiting(void *ctx)
+{
+    link *l = ctx;
+    double now = sim_now_us(l->board);
+    if (l->read_every_us && now - l->last_read_us < l->read_every_us) {
+        return;
+    }
+    l->last_read_us = now;
+    collect(l);
+}
+
 void link_init(link *l, sim_board *b)
 {
     memset(l, 0, sizeof *l);
     l->board = b;
     hb_decoder_init(&l->dec);
+    /* Bulk IN read while a send waits on the board's flow control. */
+    usb_host_set_wait_hook(collect_while_waiting, l);
 }
 
 bool link_send_raw(link *l, const uint8_t *bytes, uint8_t len)

@@ -27,6 +27,11 @@ typedef struct link {
     uint8_t next_board_seq;
     uint32_t board_seq_gaps;
     uint32_t corrupt_from_board;
+    /* While a send waits on the board's flow control, bulk IN is read at most this
+     * often (0: at every retry); a real host controller reads it about once a 1 ms
+     * frame. */
+    uint32_t read_every_us;
+    double last_read_us;
 } link;
 
 void link_init(link *l, sim_board *b);

@@ -160,6 +160,16 @@ static void poll_in(void)
     }
 }
 
+/* While a send waits on the board's flow control, bulk IN is read as a host
+ * controller reads it (usb_host_set_wait_hook). */
+static void poll_in_while_waiting(void *ctx)
+{
+    (void)ctx;
+    if (!detached && !board.usb_detached) {
+        poll_in();
+    }
+}
+
 /* Detach (bootloader jump) and reboots (watchdog) as a USB host sees them:
  * the device goes, then a new one enumerates. */
 static bool check_link(void)
@@ -257,6 +267,7 @@ int serve_main(const char *elf_path, uint32_t poll_us, bool chip_on_host, uint8_
         return 1;
     }
     drv_model_attach(&chip, board.avr);
+    usb_host_set_wait_hook(poll_in_while_waiting, NULL);
     if (chip_on_host) {
         drv_model_use_host(&chip, &host_chip);
     }

@@ -17,6 +17,15 @@ static int io(sim_board *b, uint32_t ctl, uint8_t pipe, uint8_t *buf, uint32_t s
     return r < 0 ? r : (int)req.sz;
 }
 
+static void (*wait_hook)(void *ctx);
+static void *wait_hook_ctx;
+
+void usb_host_set_wait_hook(void (*hook)(void *ctx), void *ctx)
+{
+    wait_hook = hook;
+    wait_hook_ctx = ctx;
+}
+
 /* Retries while the device NAKs (or, before it enabled the endpoint, while
  * simavr refuses with -1). */
 static int io_retry(sim_board *b, uint32_t ctl, uint8_t pipe, uint8_t *buf, uint32_t sz)
@@ -31,6 +40,9 @@ static int io_retry(sim_board *b, uint32_t ctl, uint8_t pipe, uint8_t *buf, uint
         }
         if (!sim_run_us(b, RETRY_US)) {
             return USB_HOST_TIMEOUT;
+        }
+        if (wait_hook) {
+            wait_hook(wait_hook_ctx);
         }
     }
     return USB_HOST_TIMEOUT;

@@ -22,6 +22,12 @@ void usb_host_bus_reset(sim_board *b);
 int usb_host_control(sim_board *b, const usb_setup *s, uint8_t *buf);
 /* One bulk OUT packet (<= 64 bytes); retries NAKs. */
 int usb_host_bulk_out(sim_board *b, uint8_t ep, const uint8_t *data, uint8_t len);
+/* Called between the retries of a NAKed transfer.  A host controller goes on
+ * polling the device's other endpoints meanwhile, and the board holds a bulk OUT
+ * packet until its host has read enough of bulk IN (usb_identity.h,
+ * HB_USB_OUT_REPLY_ROOM): a host that reads IN only between its sends would wait
+ * on itself.  NULL: none. */
+void usb_host_set_wait_hook(void (*hook)(void *ctx), void *ctx);
 /* One bulk IN packet, 0 when the device has nothing. */
 /* One bulk OUT attempt without retrying or running the CPU: the packet's
  * length, AVR_IOCTL_USB_NAK while the bank is full, or another error. */

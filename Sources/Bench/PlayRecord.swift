@@ -2,14 +2,15 @@ import HapticCompilation
 import HapticEngine
 import JSON
 
-/// `play --record FILE` (`PlayResult.recordJSON`): what was sent to the board, for a HIL script or a test to
+/// `play --record FILE` (`PlayResult.recordJSON`): what the chip got, for a HIL script or a test to
 /// hold against what the board did (an emulation's log, a logic analyser's capture).
 ///
 ///     {"schema": "hapbridge-play-record/1", "device": "usb:1-2",
 ///      "commands": [{"board_us": 1234567, "kind": "rtp", "amplitude": 85},
 ///                   {"board_us": 1234567, "kind": "register", "register": 32, "value": 58},
 ///                   {"board_us": 1300000, "kind": "stop"}, ...],
-///      "statistics": {"sent": 42, "late": 0, "underruns": 0, "rejected": 0, "replacements": 0, "flushed": 0,
+///      "statistics": {"sent": 42, "ran": 42, "flushed": 0, "withdrawn": 0, "queued": 0, "undelivered": 0, "settled": true,
+///                     "late": 0, "underruns": 0, "rejected": 0, "replacements": 0,
 ///                     "merged": 0, "delayed": 0, "resent": 0, "lateAfterRefusal": 0,
 ///                     "refusals": {"QUEUE_FULL": 0, ...}},
 ///      "stopReason": null,
@@ -22,9 +23,18 @@ import JSON
 /// "sensor", an accelerometer on the bench, or "model", the actuator's physics) and its
 /// peak; null when the device gave none.
 ///
-/// `board_us` is the command's stamp on the board's clock (µs since its boot, before
-/// the 32-bit wrap); commands a change took back (REPLACE_FROM) are not listed, nor
-/// are those a signal's STOP_ALL flushed before they played (`flushed` counts them).
+/// `commands` are the commands the board ran, in the order it ran them, by its own
+/// count (QUEUE_STATUS's commands executed, `Delivery`): a command refused and sent
+/// again is listed once; commands a change took back (REPLACE_FROM) are not listed, nor
+/// are those a stop flushed from the board's queue before they played. `board_us` is
+/// the command's stamp on the board's clock (µs since its boot, before the 32-bit wrap).
+/// Of the commands `sent` (each once), `ran` ran on the chip, `flushed` were emptied
+/// from the queue by a stop, `withdrawn` were replaced by a change, `queued` were still
+/// held at the board's last report, and `undelivered` were refused and not sent again
+/// before the play stopped (after a play that ran to its end, 0: anything else is an
+/// error). `settled` is false when the board could not account for everything (it
+/// went away): `ran` and the list are then its last report, or null and what was sent
+/// up to the stop where it never reported.
 /// `merged` counts drive values a later one replaced within its write slot (never
 /// sent), `delayed` writes sent after their own time by less than a slot: the pacing
 /// to the board's intake (`BoardIntake`, `DriveCompiler` rule 4). `refusals` gives
@@ -33,7 +43,7 @@ import JSON
 /// that could no longer be on time (counted in `late` too).
 public enum PlayRecord {
     public static func json(
-        device: String, commands: [TimedCommand], flushed: Int = 0, statistics s: StreamStatistics, stopReason: String?,
+        device: String, commands: [TimedCommand], flushed: Int = 0, settled: Bool = true, statistics s: StreamStatistics, stopReason: String?,
         acceleration: (provenance: AccelerationProvenance, peakG: Double)? = nil
     ) -> String {
         let entries: [JSONValue] = commands.map { c in
@@ -46,9 +56,12 @@ public enum PlayRecord {
             }
         }
         let stats = JSONValue.fields([
-            "sent": .number(Double(s.commandsSent)), "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
+            "sent": .number(Double(s.commandsSent)), "ran": s.commandsRun.map { .number(Double($0)) } ?? .null,
+            "flushed": .number(Double(flushed)), "withdrawn": .number(Double(s.commandsWithdrawn)), "queued": .number(Double(s.commandsQueued)),
+            "undelivered": s.commandsUndelivered.map { .number(Double($0)) } ?? .null, "settled": .bool(settled),
+            "late": .number(Double(s.lateCommands)), "underruns": .number(Double(s.boardUnderruns)),
             "rejected": .number(Double(s.rejectedFrames)), "replacements": .number(Double(s.replacements)),
-            "flushed": .number(Double(flushed)), "merged": .number(Double(s.mergedWrites)), "delayed": .number(Double(s.delayedWrites)),
+            "merged": .number(Double(s.mergedWrites)), "delayed": .number(Double(s.delayedWrites)),
             "resent": .number(Double(s.resentCommands)), "lateAfterRefusal": .number(Double(s.lateAfterRefusal)),
             "refusals": .object(s.refusals.counts.map { (key: $0.reason.name, value: .number(Double($0.count))) }),
         ])

@@ -191,6 +191,9 @@ public final class PlaySession: Sendable {
         await outcome.state.stopping?.value
         try await pass(options.stepSeconds)  // let the last brake ring down in the plot
         await engine.callbacksDelivered()
+        // The board's own word on what it ran, flushed and still holds: the counts and
+        // the record are what the chip got, not what was sent.
+        let settled = await engine.settleDelivery()
         let state = outcome.state  // before close(), which ends any player still going
         let interruption = interruption() ?? state.stopRequested
         let statistics = await engine.statistics
@@ -198,13 +201,15 @@ public final class PlaySession: Sendable {
         // went, such as an FT232H's hosted core's host-silence stop after the player was
         // stopped), the transport's account of its loss goes with it.
         let lossReason = state.stopReason != nil ? await engine.withLink { $0.lossReason } : nil
+        let ran = await engine.ranCommands
         await engine.close()
         // What STOP_ALL flushed from the board's queue never played: the record and the
         // plot hold what did, and the drive falls to 0 where the chip went to standby.
         let flushedAt = outcome.state.flushedAt
         let beginBoard = UInt64(max(0, (state.begin * 1e6).rounded(.down)))
         let sent = await engine.sentCommands
-        let played = flushedAt.map { at in sent.filter { $0.time <= at } } ?? sent
+        // Where the board never said (it went away), what was sent up to the stop.
+        let played = statistics.commandsRun != nil ? ran : flushedAt.map { at in sent.filter { $0.time <= at } } ?? sent
         var driveTrace: [(time: UInt64, amplitude: Int8)] = played.compactMap { c in
             guard case .rtp(let amplitude) = c.command, c.time >= Int64(beginBoard) else { return nil }
             return (UInt64(c.time), amplitude)
@@ -221,7 +226,9 @@ public final class PlaySession: Sendable {
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
             engineStopReason: state.stopReason, lossReason: lossReason, interruption: interruption, position: state.position,
-            duration: state.duration, playedCommands: played, flushedCommands: sent.count - played.count, trace: trace)
+            duration: state.duration, playedCommands: played,
+            flushedCommands: statistics.commandsRun != nil ? statistics.commandsFlushed : sent.count - played.count,
+            deliverySettled: settled, trace: trace)
     }
 
     private func pass(_ seconds: Double) async throws {
@@ -269,22 +276,36 @@ public struct PlayResult: Sendable {
     public var playedCommands: [TimedCommand]
     /// Commands a stop flushed from the board's queue before they played.
     public var flushedCommands: Int
+    /// The board accounted for every command before the session closed
+    /// (`HapticEngine.settleDelivery`): `statistics.commandsRun` is final.
+    public var deliverySettled: Bool
     public var trace: PlayTrace
 
     /// Nil when the pattern played to its end, else why it did not.
     public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" + (lossReason.map { " (\($0))" } ?? "") } }
 
-    /// The board refused stamped commands (it had fallen behind: QUEUE_FULL) and some
-    /// ran after their stamps for it: the link lost none, but the pattern did not play
-    /// on time. `play` exits 4.
-    public var deliveredLate: Bool {
-        statistics.resentCommands > 0 && (statistics.lateAfterRefusal > 0 || statistics.boardUnderruns > 0)
+    /// The pattern did not play on time: a command left the host too late for its
+    /// stamp, or the board started one more than 100 µs after it (an underrun). The
+    /// rule `play` and `measure` exit 4 by, and a `run` step ERRORs by.
+    public var playedLate: Bool { statistics.lateCommands > 0 || statistics.boardUnderruns > 0 }
+
+    /// Commands sent that never reached the chip, by the board's own count, for a play
+    /// that ran to its end (after a stop, commands it cut off are expected); nil when
+    /// the board could not be asked. Anything but 0 is a failure.
+    public var undeliveredCommands: Int? {
+        guard deliverySettled, !endedEarly, interruption == nil else { return nil }
+        return statistics.commandsUndelivered
     }
+
+    /// The link lost nothing: the board accounted for every command and ran every one
+    /// it was sent, withdrawn by a change or flushed by a stop apart.
+    public var noneDropped: Bool { deliverySettled && statistics.commandsUndelivered == 0 }
 
     /// The `play --record` document (`PlayRecord`).
     public var recordJSON: String {
         PlayRecord.json(
-            device: address.description, commands: playedCommands, flushed: flushedCommands, statistics: statistics, stopReason: stopReason,
+            device: address.description, commands: playedCommands, flushed: flushedCommands, settled: deliverySettled, statistics: statistics,
+            stopReason: stopReason,
             acceleration: trace.provenance.map { ($0, trace.peakG) })
     }
 }

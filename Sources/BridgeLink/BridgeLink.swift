@@ -47,6 +47,9 @@ public final class BridgeLink {
         public var late = 0
         /// Commands sent again after the board refused them (or one before them).
         public var resent = 0
+        /// Commands the client took back (its own REPLACE_FROM, `takeBack(from:)`):
+        /// replaced by newer ones, never to run.
+        public var withdrawn = 0
         /// Of those, sent again too late to run on their stamps (the board runs them
         /// on arrival): late because the board refused them.
         public var lateAfterRefusal = 0
@@ -54,6 +57,10 @@ public final class BridgeLink {
         public var queueHighWater = 0
         /// Untimed transactions answered.
         public var untimedAnswered = 0
+        /// Frames the board numbered but the host never got (gaps in the board's own
+        /// sequence): replies it had no room to send, or lost on the way. A lost NAK
+        /// leaves a refused command looking accepted (`Delivery` then cannot be exact).
+        public var boardFramesLost = 0
         public init() {}
     }
 
@@ -75,6 +82,14 @@ public final class BridgeLink {
     public private(set) var status = BoardStatus()
     public private(set) var statistics = Statistics()
     public private(set) var ledger = StampedLedger()
+    /// Frames sent that the board has not yet accounted for (`SentFrames`).
+    public private(set) var frames = SentFrames()
+    /// What became of the stamped commands the board took in this session, by its own
+    /// count (`Delivery`).
+    public private(set) var delivery = Delivery()
+    /// Keep every accepted command with its fate (`delivery.items`), for a record of
+    /// what the chip got; set before `beginOpen`.
+    public var keepsDeliveredCommands = false
     public private(set) var untimed = UntimedQueue()
     public private(set) var isConnected = true
     /// Host time of the last frame handed to the transport.
@@ -95,6 +110,8 @@ public final class BridgeLink {
     /// not): free slots as reported, and how many stamped frames had been sent then.
     private var backoff: (free: Int, mark: Int)?
     private var stampedFramesTotal = 0
+    /// The sequence number the board's next frame should carry (it numbers its own).
+    private var nextBoardSequence: UInt8?
     private var statusRequestMark: Int?
     /// Frames an `async` wait set aside for whoever waits on them (ACKs).
     private var inbox: [LinkEvent] = []
@@ -131,8 +148,8 @@ public final class BridgeLink {
     /// The next stamp the board runs after `now`, and the last sent (board µs).
     public func firstInFlight(after now: Int64) -> Int64? { ledger.firstInFlight(after: now) }
     public var lastStamp: Int64? { ledger.lastStamp }
-    /// Commands taken back after a refusal, waiting to go again.
-    public var hasRetries: Bool { !ledger.retry.isEmpty }
+    /// Commands refused, waiting to be taken back and go again.
+    public var hasRetries: Bool { ledger.hasRetries }
     /// The clock fit's error bound, µs; nil before the first SYNC.
     public var clockErrorMicroseconds: Double? { clock.estimate?.errorMicroseconds }
     /// Acceleration: the board's own accelerometer when it has one and streams it (a
@@ -172,6 +189,8 @@ public final class BridgeLink {
         helloReply = nil
         status = BoardStatus()
         ledger.clear()
+        frames.reset()
+        delivery = Delivery(keepsItems: keepsDeliveredCommands)
         replacementAwaited = nil
         backoff = nil
         statusRequestMark = nil
@@ -200,7 +219,9 @@ public final class BridgeLink {
         identity = id
         clock.reset(anchor: reply.boardTime)
         statistics = Statistics()
-        try send(encoder.clearFault())
+        // CLEAR_FAULT, and a QUEUE_STATUS before anything stamped: its count of commands
+        // run is where this session's count starts (`Delivery`).
+        try send(encoder.clearFault() + encoder.queueStatusRequest())
         sensor = nil
         if let settings = accelerometer, reply.capabilitySet.contains(.accelerometer) {
             // Started with the session (a new HELLO stops it on the board); the board
@@ -257,6 +278,7 @@ public final class BridgeLink {
                 identity = nil
                 helloReply = nil
                 ledger.clear()
+                frames.reset()
                 untimed.failAll(.notOpen)
                 out.append(.reappeared)
             case .frame(let bytes, let receivedAt):
@@ -269,9 +291,21 @@ public final class BridgeLink {
     }
 
     private func take(_ f: BoardFrame, receivedAt: Int64, into out: inout [LinkEvent]) {
+        if f.type == .helloReply {
+            nextBoardSequence = f.sequence &+ 1
+        } else if let expected = nextBoardSequence {
+            statistics.boardFramesLost += Int(f.sequence &- expected)
+            nextBoardSequence = f.sequence &+ 1
+        }
         if let r = f.syncReply {
             clock.received(token: r.token, boardReceived: r.receivedAt, hostReceived: receivedAt)
         } else if let q = f.queueStatus {
+            // The reply to one of this session's requests accounts for every frame sent
+            // before it; its counts settle what became of the commands (`Delivery`).
+            if !awaitingHello, !accept(frames.answered(sequence: q.lastAcceptedSequence, type: .queueStatusRequest)).isEmpty {
+                delivery.report(executed: q.commandsExecuted, holding: Int(q.capacity) - Int(q.freeSlots))
+                ledger.boardRan(through: q.lastExecutedStamp)
+            }
             let lag = status.take(q)
             if backoff != nil {
                 // The board caught up once its queue is at least half free: the host's
@@ -285,6 +319,20 @@ public final class BridgeLink {
             if untimed.answered(sequence: r.requestSequence, result) { statistics.untimedAnswered += 1 }
         } else if let n = f.nak {
             status.refused(n.reason)
+            // Which frame it names, and what that says of those before it (`SentFrames`).
+            var refusedCommand: StampedCommand?
+            if !awaitingHello {
+                for (frame, verdict) in frames.refused(n) {
+                    switch verdict {
+                    case .accepted: acceptFrame(frame)
+                    case .refused, .lost:
+                        // A command still to be sent goes again, from its stamp on; one
+                        // taken back already (a change, a stop) does not.
+                        guard frame.command != nil, let c = ledger.refused(frame: frame.index) else { continue }
+                        if frame.sequence == n.sequence { refusedCommand = c }
+                    }
+                }
+            }
             if let request = untimed.request(forSequence: n.sequence) {
                 let error: BridgeLinkError =
                     n.reason == .unknownType && identity != nil
@@ -293,21 +341,27 @@ public final class BridgeLink {
                 untimed.answered(sequence: n.sequence, .failure(error))
                 return
             }
-            out.append(.refused(n, command: ledger.refused(sequence: n.sequence)))
+            out.append(.refused(n, command: refusedCommand))
         } else if let r = f.replaced {
+            if !awaitingHello, !accept(frames.answered(sequence: r.requestSequence, type: .replaceFrom)).isEmpty {
+                delivery.replace(newest: Int(r.discardedCommands))
+            }
             if r.requestSequence == replacementAwaited {
                 replacementAwaited = nil
+                ledger.settleTakeBack(discarded: Int(r.discardedCommands))
                 backoff = (Int(r.freeSlots), stampedFramesTotal)
             }
         } else if let r = f.helloReply {
             if awaitingHello {
                 helloReply = r
                 awaitingHello = false
+                _ = frames.answered(sequence: 0, type: .hello)
             }
         } else if let a = f.ack {
+            if !awaitingHello { accept(frames.answered(sequence: a.sequence, type: a.type)) }
             out.append(.acknowledged(a))
         } else if let s = f.stopped {
-            // The board flushed its queue.
+            // The board flushed its queue (the next QUEUE_STATUS counts what it flushed).
             ledger.clear()
             replacementAwaited = nil
             backoff = nil
@@ -321,9 +375,11 @@ public final class BridgeLink {
 
     // MARK: sending
 
-    /// Hands frames to the transport (the one place a frame leaves).
-    private func send(_ bytes: [UInt8]) throws(BridgeLinkError) {
+    /// Hands frames to the transport (the one place a frame leaves), noting each in
+    /// `frames`; `stamped`: the commands its command frames carry, in order.
+    private func send(_ bytes: [UInt8], stamped: [StampedCommand] = []) throws(BridgeLinkError) {
         do { try transport.send(bytes) } catch { throw .device(error) }
+        frames.sent(bytes, stamped: stamped)
         let now = hostNow
         if let last = lastSentAt, now - last >= keepAliveMicroseconds * 3 / 4 { lastSilentSpellEnd = now }
         lastSentAt = now
@@ -361,11 +417,29 @@ public final class BridgeLink {
 
     /// STOP_ALL: the actuator stops and the board's queue empties at once; nothing
     /// stamped is left to send again.
+    ///
+    /// A QUEUE_STATUS request goes in the same transfer: its reply, built with the queue
+    /// just emptied, says how many commands ran before the stop, so `delivery` knows
+    /// which the stop flushed before anything newer runs.
     public func sendStopAll() throws(BridgeLinkError) {
         ledger.clear()
         replacementAwaited = nil
         backoff = nil
-        try send(encoder.stopAll())
+        statusRequestMark = stampedFramesTotal
+        try send(encoder.stopAll() + encoder.queueStatusRequest())
+    }
+
+    /// The command frames among `accepted` were taken into the board's queue.
+    @discardableResult
+    private func accept(_ accepted: [SentFrames.Frame]) -> [SentFrames.Frame] {
+        for frame in accepted { acceptFrame(frame) }
+        return accepted
+    }
+
+    private func acceptFrame(_ frame: SentFrames.Frame) {
+        guard let command = frame.command else { return }
+        delivery.accept(command)
+        ledger.accepted(frame: frame.index)
     }
 
     /// How many stamped commands may go now: the board's queue as the host counts it
@@ -389,7 +463,6 @@ public final class BridgeLink {
             replacementAwaited = encoder.nextSequence
             try send(encoder.replaceFrom(at: BoardClock.stamp(from)))
         }
-        ledger.prune(now: boardNow)
         let room = room(boardNow: boardNow)
         guard room > 0 else { return 0 }
         let onTimeFrom = boardNow + clock.oneWayMicroseconds
@@ -398,11 +471,13 @@ public final class BridgeLink {
         // (a class's stored properties are checked for exclusive access at run time).
         let retry = ledger.takeRetry(room)
         let fresh = commands.prefix(room - retry.count)
-        let late = Self.encode(retry, fresh, onTimeFrom: onTimeFrom, into: &transfer, ledger: &ledger, encoder: &encoder)
-        let frames = retry.count + fresh.count
-        guard frames > 0 else { return 0 }
-        try send(transfer)
-        stampedFramesTotal += frames
+        let count = retry.count + fresh.count
+        guard count > 0 else { return 0 }
+        // The transfer's frames are the next the link notes (`send`, nothing between).
+        let late = Self.encode(
+            retry, fresh, onTimeFrom: onTimeFrom, firstFrame: frames.nextIndex, into: &transfer, ledger: &ledger, encoder: &encoder)
+        try send(transfer, stamped: Array(retry) + Array(fresh))
+        stampedFramesTotal += count
         statistics.resent += retry.count
         statistics.lateAfterRefusal += late.resent
         statistics.stampedSent += fresh.count
@@ -412,14 +487,16 @@ public final class BridgeLink {
     }
 
     /// Encodes commands sent again, then new ones, into one transfer, each recorded
-    /// under its sequence number: how many of each leave too late to be on time.
+    /// under the frame it goes in: how many of each leave too late to be on time.
     private static func encode(
-        _ retry: ArraySlice<StampedCommand>, _ fresh: ArraySlice<StampedCommand>, onTimeFrom: Int64, into transfer: inout [UInt8],
-        ledger: inout StampedLedger, encoder: inout HostFrameEncoder
+        _ retry: ArraySlice<StampedCommand>, _ fresh: ArraySlice<StampedCommand>, onTimeFrom: Int64, firstFrame: Int,
+        into transfer: inout [UInt8], ledger: inout StampedLedger, encoder: inout HostFrameEncoder
     ) -> (resent: Int, fresh: Int) {
+        var frame = firstFrame
         func put(_ c: StampedCommand) -> Bool {
             let stamp = BoardClock.stamp(c.time)
-            ledger.record(sequence: encoder.nextSequence, c)
+            ledger.record(frame: frame, c)
+            frame += 1
             switch c.kind {
             case .rtp(let a): transfer += encoder.rtp(at: stamp, amplitude: a)
             case .register(let r, let v): transfer += encoder.registerWrite(at: stamp, register: r, value: v)
@@ -438,7 +515,7 @@ public final class BridgeLink {
     @discardableResult
     public func takeBack(from time: Int64) throws(BridgeLinkError) -> Bool {
         let held = ledger.holds(from: time)
-        ledger.takeBack(from: time)
+        statistics.withdrawn += ledger.takeBack(from: time)
         guard held else { return false }
         try send(encoder.replaceFrom(at: BoardClock.stamp(time)))
         return true

@@ -1,25 +1,45 @@
-/// The stamped commands the link has sent and the board may still hold, with the
-/// sequence number each went under, so a refusal (NAK) names the command it refused
-/// and the link can send it again.
+/// The stamped commands the link has sent and the board may still hold, each with the
+/// frame it went in (`SentFrames.Frame.index`) and what the board has said of it, so
+/// a refusal names the command it refused and the link can send it again.
 ///
 /// The board's queue takes stamps in order only (a stamp before the last queued is
 /// OUT_OF_ORDER), so a refused command cannot simply be sent again behind later ones:
 /// the link takes back everything from the refused stamp on (REPLACE_FROM) and sends
-/// that run again, in order, once the board has room (`retry`).
+/// that run again, in order. Which of the run go again is settled when REPLACED says
+/// how many the board dropped: the refused ones, and the newest of those it had
+/// queued, that many; any it accepted and did not drop it has already run (a board
+/// that fell behind runs overdue commands as they come) and must not run twice.
+///
+/// A command stays here until the board has run it (its QUEUE_STATUS names a later
+/// stamp run): however long a stalled board takes to refuse one, or to drop it with a
+/// REPLACE_FROM, it is still here to go again.
 public struct StampedLedger: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public var sequence: UInt8
-        public var command: StampedCommand
+    public enum State: Sendable, Equatable {
+        /// Sent; the board has not yet said.
+        case unresolved
+        /// Taken into the board's queue.
+        case accepted
+        /// Refused with a NAK, or lost on the way (SEQ_GAP).
+        case refused
     }
 
-    /// Sent, in stamp order, kept `retentionMicroseconds` past their stamps (a NAK
-    /// comes back within a round trip).
+    public struct Entry: Sendable, Equatable {
+        /// The frame it was sent in (`SentFrames`).
+        public var frame: Int
+        public var command: StampedCommand
+        public var state: State = .unresolved
+        /// A change took it back while it awaited REPLACED: it never goes again.
+        public var withdrawn = false
+    }
+
+    /// Sent, in stamp order (which is also the order sent).
     public private(set) var entries: [Entry] = []
-    /// Taken back after a refusal, to send again before anything newer, in order.
+    /// Taken back after a refusal (REPLACE_FROM sent), until REPLACED settles which go again.
+    public private(set) var takenBack: [Entry] = []
+    /// Settled to go again, before anything newer, in order.
     public private(set) var retry: [StampedCommand] = []
     /// The earliest stamp the board refused and the link has not yet taken back.
     public private(set) var refusedFrom: Int64?
-    public var retentionMicroseconds: Int64 = 100_000
 
     public init() {}
 
@@ -52,7 +72,7 @@ public struct StampedLedger: Sendable {
 
     /// True when a command sent or waiting to be sent again is stamped within `range`.
     public func stamps(in range: ClosedRange<Int64>) -> Bool {
-        if retry.contains(where: { range.contains($0.time) }) { return true }
+        if retry.contains(where: { range.contains($0.time) }) || takenBack.contains(where: { range.contains($0.command.time) }) { return true }
         for e in entries.reversed() {
             if e.command.time < range.lowerBound { break }
             if e.command.time <= range.upperBound { return true }
@@ -60,44 +80,110 @@ public struct StampedLedger: Sendable {
         return false
     }
 
-    public mutating func record(sequence: UInt8, _ command: StampedCommand) {
-        entries.append(Entry(sequence: sequence, command: command))
+    /// Refused commands not yet sent again (taken back, settled or not).
+    public var hasRetries: Bool { refusedFrom != nil || !takenBack.isEmpty || !retry.isEmpty }
+
+    public mutating func record(frame: Int, _ command: StampedCommand) {
+        entries.append(Entry(frame: frame, command: command))
     }
 
-    /// Forgets commands long due.
-    public mutating func prune(now: Int64) {
-        let cut = now - retentionMicroseconds
-        guard let first = entries.first, first.command.time < cut else { return }
-        entries.removeAll { $0.command.time < cut }
+    /// Where the entry sent in `frame` is, if it is still here (both lists are in frame order).
+    private static func position(ofFrame frame: Int, in list: [Entry]) -> Int? {
+        var low = 0, high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if list[mid].frame < frame { low = mid + 1 } else { high = mid }
+        }
+        return low < list.count && list[low].frame == frame ? low : nil
     }
 
-    /// The board refused the frame sent under `sequence`: its command, if it is one of
-    /// ours (and noted as the point to take back from).
-    public mutating func refused(sequence: UInt8) -> StampedCommand? {
-        // The newest entry with that sequence (sequence numbers wrap every 256 frames).
-        guard let e = entries.last(where: { $0.sequence == sequence }) else { return nil }
-        refusedFrom = min(refusedFrom ?? .max, e.command.time)
-        return e.command
+    /// The board took in the command sent in `frame`.
+    public mutating func accepted(frame: Int) {
+        if let i = Self.position(ofFrame: frame, in: entries) {
+            entries[i].state = .accepted
+        } else if let i = Self.position(ofFrame: frame, in: takenBack) {
+            takenBack[i].state = .accepted
+        }
     }
 
-    /// Takes back what was sent from `refusedFrom` on, to be sent again first: the
-    /// stamp to send REPLACE_FROM for, or nil when nothing was refused.
+    /// The board refused (or never got) the frame `frame`: its command, if it is still
+    /// the link's to send (and the point to take back from moves to it); nil for one a
+    /// change or a stop took back.
+    public mutating func refused(frame: Int) -> StampedCommand? {
+        if let i = Self.position(ofFrame: frame, in: entries) {
+            entries[i].state = .refused
+            refusedFrom = min(refusedFrom ?? .max, entries[i].command.time)
+            return entries[i].command
+        }
+        if let i = Self.position(ofFrame: frame, in: takenBack) {
+            takenBack[i].state = .refused
+            return takenBack[i].command
+        }
+        return nil
+    }
+
+    /// The board has run a command stamped `lastRun` (QUEUE_STATUS, a raw 32-bit board
+    /// stamp): its queue runs in stamp order, so every command it accepted stamped
+    /// before that has run (or a stop flushed it) and is forgotten.
+    public mutating func boardRan(through lastRun: UInt32) {
+        // Entries are answered in the order sent: the accepted ones lead.
+        var k = 0
+        while k < entries.count, entries[k].state == .accepted {
+            let t = entries[k].command.time
+            // The stamp unwrapped near the entry's own time (the board's clock wraps).
+            guard Int32(bitPattern: lastRun &- BoardClock.stamp(t)) > 0 else { break }
+            k += 1
+        }
+        if k > 0 { entries.removeFirst(k) }
+    }
+
+    /// Takes back what was sent from `refusedFrom` on (the link sends REPLACE_FROM for
+    /// the stamp returned); nil when nothing was refused, or while an earlier take-back
+    /// awaits its REPLACED.
     public mutating func takeBackRefused() -> Int64? {
-        guard let from = refusedFrom else { return nil }
+        guard let from = refusedFrom, takenBack.isEmpty else { return nil }
         refusedFrom = nil
-        let back = entries.filter { $0.command.time >= from }.map(\.command)
+        takenBack = entries.filter { $0.command.time >= from }
         entries.removeAll { $0.command.time >= from }
-        // What was already waiting to go again is later than anything still sent.
-        retry = back + retry
         return from
     }
 
+    /// REPLACED for the link's own take-back: the board dropped the newest `discarded`
+    /// commands it held. What goes again: every command it refused, and of those it
+    /// had accepted the newest `discarded`; the rest of what it accepted it had run.
+    public mutating func settleTakeBack(discarded: Int) {
+        var dropped = max(0, discarded)
+        var again: [StampedCommand] = []
+        for e in takenBack.reversed() {
+            switch e.state {
+            case .refused, .unresolved: if !e.withdrawn { again.append(e.command) }
+            case .accepted:
+                if dropped > 0 {
+                    if !e.withdrawn { again.append(e.command) }
+                    dropped -= 1
+                }
+            }
+        }
+        takenBack = []
+        // What was already waiting to go again is later than anything taken back now.
+        retry = again.reversed() + retry
+    }
+
     /// The client takes back everything from `time` on (its own REPLACE_FROM): nothing
-    /// of it is to be sent again.
-    public mutating func takeBack(from time: Int64) {
+    /// of it is to be sent again. Returns how many commands it took back.
+    @discardableResult
+    public mutating func takeBack(from time: Int64) -> Int {
+        let before = entries.count + retry.count
         entries.removeAll { $0.command.time >= time }
         retry.removeAll { $0.time >= time }
+        // Still counted when REPLACED settles the take-back, but none of these goes again.
+        var withdrawn = 0
+        for i in takenBack.indices where takenBack[i].command.time >= time && !takenBack[i].withdrawn {
+            takenBack[i].withdrawn = true
+            withdrawn += 1
+        }
         if let r = refusedFrom, r >= time { refusedFrom = nil }
+        return before - entries.count - retry.count + withdrawn
     }
 
     /// The next `count` commands to send again, removed from `retry`.
@@ -107,9 +193,10 @@ public struct StampedLedger: Sendable {
         return retry.prefix(n)
     }
 
-    /// STOP_ALL: the board holds nothing.
+    /// STOP_ALL: the board holds nothing, and nothing refused goes again.
     public mutating func clear() {
         entries.removeAll()
+        takenBack.removeAll()
         retry.removeAll()
         refusedFrom = nil
     }

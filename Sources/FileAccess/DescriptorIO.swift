@@ -4,7 +4,31 @@ import Glibc
 /// (a descriptor inherited in non-blocking mode) after waiting for it to be ready.
 /// Failures are the errno.
 public enum DescriptorIO {
+    /// Asked while a write waits for its descriptor to take more (a FIFO whose reader
+    /// is slow, or stopped reading): a reason to stop waiting (a signal came), or nil
+    /// to go on. Asked every `giveUpCheckMilliseconds`.
+    public typealias GiveUp = () -> String?
+    public static let giveUpCheckMilliseconds: Int32 = 20
+
+    /// Why a write that may give up did not complete.
+    public enum WriteFailure: Error, Sendable, Equatable {
+        case system(SystemError)
+        /// `GiveUp` said to stop, with its reason; some of the bytes may have been written.
+        case gaveUp(String)
+    }
+
     public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(SystemError) {
+        do { try writeAll(bytes, to: descriptor, giveUp: nil) } catch {
+            switch error {
+            case .system(let e): throw e
+            case .gaveUp: throw SystemError(code: ECANCELED)  // not reached: nothing to give up by
+            }
+        }
+    }
+
+    /// As `writeAll(_:to:)`, and a wait for the descriptor to take more ends when
+    /// `giveUp` gives a reason.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, giveUp: GiveUp?) throws(WriteFailure) {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -15,9 +39,14 @@ public enum DescriptorIO {
             } else if n < 0, errno == EINTR {
                 continue
             } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                wait(for: descriptor, events: Int16(POLLOUT))
+                guard let giveUp else {
+                    wait(for: descriptor, events: Int16(POLLOUT))
+                    continue
+                }
+                if let why = giveUp() { throw .gaveUp(why) }
+                wait(for: descriptor, events: Int16(POLLOUT), milliseconds: giveUpCheckMilliseconds)
             } else {
-                throw SystemError(code: n < 0 ? errno : EIO)
+                throw .system(SystemError(code: n < 0 ? errno : EIO))
             }
         }
     }
@@ -26,6 +55,14 @@ public enum DescriptorIO {
         var failure: SystemError?
         bytes.withUnsafeBytes { buffer in
             do throws(SystemError) { try writeAll(buffer, to: descriptor) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32, giveUp: GiveUp?) throws(WriteFailure) {
+        var failure: WriteFailure?
+        bytes.withUnsafeBytes { buffer in
+            do throws(WriteFailure) { try writeAll(buffer, to: descriptor, giveUp: giveUp) } catch { failure = error }
         }
         if let failure { throw failure }
     }
@@ -42,7 +79,7 @@ public enum DescriptorIO {
     /// Runs `body` with SIGPIPE held back on this thread, so a write to a FIFO whose
     /// reader has gone fails with EPIPE (a message, a status) instead of killing the
     /// process; a SIGPIPE that write raised is taken off again, one pending before is left.
-    public static func withoutSIGPIPE<R>(_ body: () throws(SystemError) -> R) throws(SystemError) -> R {
+    public static func withoutSIGPIPE<R, Failure: Error>(_ body: () throws(Failure) -> R) throws(Failure) -> R {
         var pipeSignal = sigset_t()
         sigemptyset(&pipeSignal)
         sigaddset(&pipeSignal, SIGPIPE)
@@ -90,9 +127,10 @@ public enum DescriptorIO {
         return out
     }
 
-    private static func wait(for descriptor: Int32, events: Int16) {
+    /// Until the descriptor is ready, or `milliseconds` passed (-1: no bound).
+    private static func wait(for descriptor: Int32, events: Int16, milliseconds: Int32 = -1) {
         var request = pollfd(fd: descriptor, events: events, revents: 0)
-        _ = poll(&request, 1, -1)
+        _ = poll(&request, 1, milliseconds)
     }
 }
 

@@ -23,6 +23,12 @@ public enum FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case noTemporaryName(in: FilePath)
     case nulInName
     case standardInputClosed
+    /// A FIFO no process had open for reading, and the wait for one was given up
+    /// (`DescriptorIO.GiveUp`'s reason: "interrupted by SIGINT").
+    case noReader(giveUp: String)
+    /// A FIFO whose reader stopped reading before all was written; the wait for it
+    /// was given up.
+    case readerStalled(giveUp: String)
     /// Any other errno, as the system words it.
     case system(Int32)
 
@@ -45,6 +51,8 @@ public enum FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case .noTemporaryName(let directory): "no free temporary name in \(directory)"
         case .nulInName: "the name holds a NUL byte, which no file name can"
         case .standardInputClosed: "it is closed"
+        case .noReader(let why): "no reader on the FIFO; stopped waiting for one (\(why)), nothing was written"
+        case .readerStalled(let why): "the FIFO's reader stopped reading; stopped waiting for it (\(why)), the data is cut short"
         case .system(let code): Self.words(code)
         }
     }

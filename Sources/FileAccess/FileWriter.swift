@@ -14,6 +14,13 @@ import Glibc
 ///   device, the FIFO's reader gets the data and the link still points where it did;
 /// - a directory, a socket or a missing directory is a `FileAccessError` saying so,
 ///   as is every failed write (`/dev/full`: "No space left on device").
+///
+/// A FIFO's writer waits for a reader, as a shell's redirection does: open(2) blocks
+/// until one opens it, and a write blocks while its reader does not read. With a
+/// `giveUp` (`DescriptorIO.GiveUp`: a command's signal handling) neither wait is
+/// left where nothing looks at the signal: the FIFO is opened non-blocking and its
+/// reader polled for, its writes wait in poll(2), and `giveUp`'s reason ends either
+/// wait (`FileProblem.noReader`, `.readerStalled`).
 public enum FileWriter {
     /// How a path is written.
     public enum Destination: Sendable, Equatable {
@@ -31,13 +38,15 @@ public enum FileWriter {
     }
 
     /// `bytes` to `path`, by the rules above.
-    public static func write(_ bytes: [UInt8], to path: FilePath) throws(FileAccessError) {
-        let stream = try FileStream(path)
+    public static func write(_ bytes: [UInt8], to path: FilePath, giveUp: DescriptorIO.GiveUp? = nil) throws(FileAccessError) {
+        let stream = try FileStream(path, giveUp: giveUp)
         try stream.append(bytes)
         try stream.commit()
     }
 
-    public static func write(_ text: String, to path: FilePath) throws(FileAccessError) { try write(Array(text.utf8), to: path) }
+    public static func write(_ text: String, to path: FilePath, giveUp: DescriptorIO.GiveUp? = nil) throws(FileAccessError) {
+        try write(Array(text.utf8), to: path, giveUp: giveUp)
+    }
 
     /// How `path` would be written, or why it cannot be: to check a location before
     /// long work whose result goes there.
@@ -147,9 +156,15 @@ public final class FileStream {
     private var temporary: FilePath?
     private let isRegular: Bool
     private var finished = false
+    /// Ends a wait on a FIFO (`FileWriter`: its reader to come, or to read).
+    private let giveUp: DescriptorIO.GiveUp?
 
-    public init(_ path: FilePath, regularFile: RegularFile = .replacedAtCommit) throws(FileAccessError) {
+    /// How often a FIFO with no reader is tried again (with a `giveUp` to end the wait).
+    static let readerPollMicroseconds: UInt32 = 20_000
+
+    public init(_ path: FilePath, regularFile: RegularFile = .replacedAtCommit, giveUp: DescriptorIO.GiveUp? = nil) throws(FileAccessError) {
         self.path = path
+        self.giveUp = giveUp
         let destination = try FileWriter.destination(of: path)
         switch (destination, regularFile) {
         case (.replace(let existing), .replacedAtCommit):
@@ -162,8 +177,7 @@ public final class FileStream {
             descriptor = try Self.open(path, flags)
             isRegular = true
         case (.writeThrough, _):
-            // A FIFO's open waits for its reader, as a shell's redirection does.
-            descriptor = try Self.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+            descriptor = try Self.openWriteThrough(path, giveUp: giveUp)
             isRegular = false
         }
     }
@@ -177,8 +191,13 @@ public final class FileStream {
     public func append(_ bytes: [UInt8]) throws(FileAccessError) {
         guard !finished else { throw FileAccessError(.write, path, .system(EBADF)) }
         let descriptor = descriptor
-        do { try DescriptorIO.withoutSIGPIPE { () throws(SystemError) in try DescriptorIO.writeAll(bytes, to: descriptor) } } catch {
-            throw FileAccessError(.write, path, FileProblem(errno: error.code, path: path))
+        do {
+            try DescriptorIO.withoutSIGPIPE { () throws(DescriptorIO.WriteFailure) in try DescriptorIO.writeAll(bytes, to: descriptor, giveUp: giveUp) }
+        } catch {
+            switch error {
+            case .system(let e): throw FileAccessError(.write, path, FileProblem(errno: e.code, path: path))
+            case .gaveUp(let why): throw FileAccessError(.write, path, .readerStalled(giveUp: why))
+            }
         }
     }
 
@@ -210,6 +229,39 @@ public final class FileStream {
         if let failure { throw FileAccessError(.write, path, FileProblem(errno: failure, path: path)) }
         // The rename is durable once the directory's entry is on disk too.
         if temporary != nil { Self.syncDirectory(path.directory) }
+    }
+
+    /// A device, FIFO or link opened to be written in place. A FIFO's open waits for
+    /// its reader, as a shell's redirection does: blocked in open(2) without
+    /// `giveUp`; with it, opened non-blocking (ENXIO while no process reads it) and
+    /// tried again until a reader comes or `giveUp` says why not. Such a FIFO stays
+    /// non-blocking, so its writes wait in poll(2) where `giveUp` is asked too;
+    /// anything else is made blocking again, as it would have been opened.
+    private static func openWriteThrough(_ path: FilePath, giveUp: DescriptorIO.GiveUp?) throws(FileAccessError) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        guard let giveUp else { return try open(path, flags) }
+        while true {
+            let descriptor: Int32
+            do { descriptor = try path.withCString { Glibc.open($0, flags | O_NONBLOCK, 0o666) } } catch { throw FileAccessError(.write, path, error) }
+            if descriptor >= 0 {
+                var info = stat()
+                if fstat(descriptor, &info) != 0 || info.st_mode & S_IFMT != S_IFIFO {
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                }
+                return descriptor
+            }
+            let code = errno
+            // ENXIO is also a device with nothing behind it: only a FIFO is waited for.
+            guard code == ENXIO, isFIFO(path) else { throw FileAccessError(.write, path, FileProblem(errno: code, path: path)) }
+            if let why = giveUp() { throw FileAccessError(.write, path, .noReader(giveUp: why)) }
+            usleep(readerPollMicroseconds)
+        }
+    }
+
+    /// What `path` leads to (a link followed) is a FIFO.
+    private static func isFIFO(_ path: FilePath) -> Bool {
+        var info = stat()
+        return (try? path.withCString { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFIFO
     }
 
     private static func open(_ path: FilePath, _ flags: Int32) throws(FileAccessError) -> Int32 {

@@ -145,7 +145,7 @@ public struct BenchFile: Sendable {
             fixture.mounting = try fm["mounting"]?.string()
         }
         let features = Set(try m["features"]?.strings() ?? [])
-        let expiry = try m["lock-expiry-seconds"]?.positiveNumber() ?? 3600
+        let expiry = try m["lock-expiry-seconds"]?.seconds() ?? 3600
         return BenchFile(name: name, devices: devices, fixture: fixture, features: features, lockExpirySeconds: expiry, file: file)
     }
 

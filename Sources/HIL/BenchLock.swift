@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A bench's lock: a file named for the bench, created exclusively, holding who took it
 /// and until when. Two runs on one bench (two CI jobs) cannot overlap: the second is
@@ -28,8 +29,10 @@ public final class BenchLock: Sendable {
         let path = "\(directory)/\(bench).lock"
         let pid = getpid()
         let host = ProcessInfo.processInfo.hostName
-        let expires = now.timeIntervalSince1970 + expirySeconds
-        let content = "pid \(pid)\nhost \(host)\nexpires \(Int(expires))\n"
+        // Held to TimeLimits (which the bench file's loader checks): a whole number of
+        // seconds since 1970 that no expiry overflows.
+        let expires = (now.timeIntervalSince1970 + TimeLimits.clamped(expirySeconds)).rounded(.down)
+        let content = "pid \(pid)\nhost \(host)\nexpires \(Int(exactly: expires) ?? 0)\n"
         for _ in 0..<2 {
             // O_EXCL is the lock itself: the one safe writer (FileWriter) replaces a file
             // atomically, which would take a lock another run holds.
@@ -58,7 +61,14 @@ public final class BenchLock: Sendable {
         throw Busy(bench: bench, path: path, holder: "another run that took it at the same moment")
     }
 
+    private let released = Mutex(false)
+
     init(path: String) { self.path = path }
 
-    public func release() { unlink(path) }
+    /// Removes the lock file, once: a second call (a signal's last-moment release, then
+    /// the run's own) must not remove a lock another run has taken since.
+    public func release() {
+        guard released.withLock({ r in defer { r = true }; return !r }) else { return }
+        unlink(path)
+    }
 }

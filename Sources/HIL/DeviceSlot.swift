@@ -24,16 +24,21 @@ final class DeviceSlot: @unchecked Sendable {
     /// The simulated board gets the bench's LIS3DH (`BenchFile.accelerometerFeature`).
     let fitsAccelerometer: Bool
 
+    /// The run's stop: every wait on this device (for it to come or go, a bench
+    /// procedure's, a `wait` step's) ends when it comes.
+    let interruption: RunInterruption
+
     /// `environment`: where the control socket of `hapbridge emulate bridge` is found
     /// when this runs under it.
     init(
         spec: BenchFile.Device, profile: ActuatorProfile, catalog: DeviceCatalog, fitsAccelerometer: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        interruption: RunInterruption = RunInterruption(), environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.spec = spec
         self.profile = profile
         self.catalog = catalog
         self.fitsAccelerometer = fitsAccelerometer
+        self.interruption = interruption
         power = PortPower.choose(for: spec, environment: environment)
     }
 
@@ -73,14 +78,14 @@ final class DeviceSlot: @unchecked Sendable {
     }
 
     /// Waits up to `seconds` for the device to be on USB (`present`) or off it: the
-    /// seconds it took, or nil. Polled: USB has no event for "a device matching this
-    /// address", and the poll is cheap (a device list).
+    /// seconds it took, or nil (also when the run is interrupted). Polled: USB has no
+    /// event for "a device matching this address", and the poll is cheap (a device list).
     func awaitPresence(_ present: Bool, within seconds: Double) async -> Double? {
         let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(seconds) {
+        while ContinuousClock.now - start < TimeLimits.duration(seconds) {
             if isPresent == present { return Self.seconds(ContinuousClock.now - start) }
-            if Task.isCancelled { return nil }
-            try? await Task.sleep(for: .milliseconds(100))
+            if Task.isCancelled || interruption.reason != nil { return nil }
+            await interruption.sleep(seconds: 0.1)
         }
         return isPresent == present ? seconds : nil
     }
@@ -110,6 +115,8 @@ final class DeviceSlot: @unchecked Sendable {
         }
         do throws(StepProblem) {
             let how = try await switchPower(on: true)
+            // Interrupted: power back on (a moment), but not awaited.
+            if let why = interruption.reason { return "\(spec.name) (\(spec.address)) plugged back in (\(how)); not awaited: \(why)" }
             guard let took = await awaitPresence(true, within: seconds) else {
                 return "\(spec.name) (\(spec.address)) was plugged back in (\(how)) but did not come back within \(Limit.format(seconds)) s"
             }

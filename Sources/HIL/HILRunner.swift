@@ -18,6 +18,9 @@ public struct HILRunner: Sendable {
         public var vanishWaitSeconds: Double = 10
         /// One line per step and per test, as they happen.
         public var progress: @Sendable (String) -> Void = { _ in }
+        /// Stops the run from outside (`hapbridge run`'s signals): the step under way
+        /// at once, nothing after it (`RunInterruption`).
+        public var interruption = RunInterruption()
         public init() {}
     }
 
@@ -37,7 +40,7 @@ public struct HILRunner: Sendable {
     public static func profile(for device: BenchFile.Device, bench: BenchFile) throws(ScriptError) -> ActuatorProfile {
         let arg = device.actuator
         let isPath = arg.contains("/") || arg.hasSuffix(".json")
-        let located = isPath && !arg.hasPrefix("/") ? "\((bench.file as NSString).deletingLastPathComponent)/\(arg)" : arg
+        let located = isPath && !arg.hasPrefix("/") ? "\(directory(of: bench.file))/\(arg)" : arg
         do { return try ActuatorProfileLoader.locate(located).profile } catch {
             throw ScriptError(file: bench.file, line: nil, key: "devices.\(device.name).actuator", rule: "\(error)")
         }
@@ -45,22 +48,25 @@ public struct HILRunner: Sendable {
 
     public func run() async throws(ScriptError) -> RunRecord {
         let start = ContinuousClock.now
-        let deadline = start + .seconds(options.runTimeoutSeconds)
+        let deadline = start + TimeLimits.duration(options.runTimeoutSeconds)
+        let interruption = options.interruption
         var slots: [String: DeviceSlot] = [:]
         for d in bench.devices {
             slots[d.name] = DeviceSlot(
                 spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog,
-                fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature))
+                fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature), interruption: interruption)
         }
         var record = RunRecord(bench: bench, devices: [], tests: [], aborted: nil, seconds: 0)
-        for d in bench.devices {
+        for d in bench.devices where interruption.reason == nil {
             guard let slot = slots[d.name] else { continue }
             let h = await health(slot)
             let status = h.problem.map { "ERROR: \($0)" } ?? "OK, " + Self.identityText(h)
             options.progress("health \(d.name) (\(d.address)): \(status)")
             record.devices.append(h)
         }
-        if let bad = record.devices.first(where: { $0.problem != nil }) {
+        if let why = interruption.reason {
+            record.aborted = why  // a health check cut short says nothing of the device
+        } else if let bad = record.devices.first(where: { $0.problem != nil }) {
             record.aborted = "health check failed on \(bad.name) (\(bad.address)): \(bad.problem ?? "")"
         }
         let total = scripts.reduce(0) { $0 + $1.tests.count }
@@ -70,6 +76,12 @@ public struct HILRunner: Sendable {
                 index += 1
                 let tag = "[\(index)/\(total)] \(script.suite) › \(test.name)"
                 let device = bench.device(named: test.device)?.name ?? "?"
+                if let why = interruption.reason {
+                    record.aborted = record.aborted ?? why
+                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .skipped, message: "not run: \(why)", attempts: []))
+                    options.progress("\(tag): SKIP (not run: \(why))")
+                    continue
+                }
                 if let why = record.aborted {
                     record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .error, message: "not run: \(why)", attempts: []))
                     options.progress("\(tag): ERROR (not run)")
@@ -94,6 +106,10 @@ public struct HILRunner: Sendable {
         // The bench is left as it was found: a board the last test unplugged is plugged back in.
         for d in bench.devices {
             if let line = await slots[d.name]?.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress(line) }
+        }
+        if let why = interruption.reason {
+            record.interruption = why
+            record.aborted = record.aborted ?? why
         }
         record.seconds = DeviceSlot.seconds(ContinuousClock.now - start)
         return record
@@ -132,7 +148,7 @@ public struct HILRunner: Sendable {
         while true {
             let a = await attempt(test, number: attempts.count + 1, reason: reason, script: script, slot: slot, tag: tag, runDeadline: runDeadline)
             attempts.append(a)
-            guard ContinuousClock.now < runDeadline else { break }
+            guard ContinuousClock.now < runDeadline, options.interruption.reason == nil else { break }
             if a.verdict == .error, retries > 0 {
                 retries -= 1
                 reason = .retryAfterError
@@ -154,14 +170,21 @@ public struct HILRunner: Sendable {
         _ test: TestCase, number: Int, reason: Attempt.Reason, script: TestScript, slot: DeviceSlot, tag: String, runDeadline: ContinuousClock.Instant
     ) async -> Attempt {
         let start = ContinuousClock.now
-        let testDeadline = start + .seconds(test.timeoutSeconds)
+        let testDeadline = start + TimeLimits.duration(test.timeoutSeconds)
+        let interruption = options.interruption
+        // Set when the run was interrupted in this attempt: where, for its message.
+        var interrupted: String?
         // Each attempt starts on the bench as set up: a device an earlier test or
         // attempt unplugged is plugged back in (and awaited) first.
         if let line = await slot.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress("\(tag) #\(number): \(line)") }
         var steps: [StepResult] = []
-        let directory = (script.file as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: script.file)
         for (i, step) in test.steps.enumerated() {
             let label = Self.label(step)
+            if let why = interruption.reason {
+                interrupted = "\(why) before step \(i + 1) \(label)"
+                break
+            }
             let stepStart = ContinuousClock.now
             // The tightest of the step's, the test's and the run's limits.
             var limit = (seconds: DeviceSlot.seconds(testDeadline - stepStart), whose: "test \(Limit.format(test.timeoutSeconds)) s")
@@ -170,20 +193,40 @@ public struct HILRunner: Sendable {
             if runLeft < limit.seconds { limit = (runLeft, "run \(Limit.format(options.runTimeoutSeconds)) s") }
             let prefix = "\(tag) #\(number) step \(i + 1) \(label)"
             let progress = options.progress
-            var result = await execute(step, index: i, on: slot, directory: directory, limit: limit) { progress("\(prefix): \($0)") }
+            // A flash is the one step an interruption does not cut (half a page written
+            // is half a firmware): the live output says so while it finishes.
+            var result = await interruption.whileRunning(onInterrupt: { why in
+                if step.kind == .flash { progress("\(prefix): \(why): the flash runs to its end (it is not cut mid-write), then the run stops") }
+            }) {
+                await execute(step, index: i, on: slot, directory: directory, limit: limit) { progress("\(prefix): \($0)") }
+            }
             result.seconds = DeviceSlot.seconds(ContinuousClock.now - stepStart)
+            if let why = interruption.reason {
+                // Interrupted under this step: it was cut (its actuator stopped at once),
+                // so what it did is no verdict; a flash was not cut and keeps its own.
+                if step.kind == .flash {
+                    interrupted = "\(why) during step \(i + 1) \(label), which ran to its end"
+                } else {
+                    result.verdict = .error
+                    result.message = why
+                    interrupted = "\(why) during step \(i + 1) \(label)"
+                }
+            }
             steps.append(result)
             options.progress("\(tag) #\(number) step \(i + 1) \(label): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "")")
-            if result.verdict == .error { break }  // nothing after it can be trusted
+            if result.verdict == .error || interrupted != nil { break }  // nothing after it can be trusted
         }
+        let seconds = DeviceSlot.seconds(ContinuousClock.now - start)
+        // An attempt the run's interruption cut short is an ERROR whatever its steps said.
+        if let interrupted { return Attempt(number: number, reason: reason, verdict: .error, message: interrupted, steps: steps, seconds: seconds) }
         let verdict = steps.map(\.verdict).filter { $0 != .skipped }.max() ?? .pass
         let message = steps.first { $0.verdict == verdict && $0.message != nil }.map { "step \($0.index + 1) \($0.label): \($0.message ?? "")" }
-        return Attempt(number: number, reason: reason, verdict: verdict, message: verdict == .pass ? nil : message, steps: steps, seconds: DeviceSlot.seconds(ContinuousClock.now - start))
+        return Attempt(number: number, reason: reason, verdict: verdict, message: verdict == .pass ? nil : message, steps: steps, seconds: seconds)
     }
 
     /// One step under its time limit, its limits applied to what it measured: a figure
     /// outside them FAILs (MARGINAL inside the band), one not measured is an ERROR, and
-    /// a device gone missing under it is said as such after a bounded wait for it.
+    /// a device gone missing under an ERROR is said as such after a bounded wait for it.
     func execute(
         _ step: Step, index i: Int, on slot: DeviceSlot, directory: String, limit: (seconds: Double, whose: String),
         note: @escaping @Sendable (String) -> Void = { _ in }
@@ -219,16 +262,26 @@ public struct HILRunner: Sendable {
             result.verdict = .error
             result.message = Self.text(error)
             result.measurements = step.limits.map { MeasuredResult(limit: $0, value: nil, verdict: .error, note: "the step did not finish") }
-            // A device that is gone is said as such, after a bounded wait for it.
-            if !slot.isPresent {
-                if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
-                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
-                } else {
-                    result.message = "\(slot.spec.name) (\(slot.spec.address)) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
-                }
+        }
+        // An ERROR with the device gone (a step that failed under it, a play the
+        // engine stopped for it) is said as such, after a bounded wait for it.
+        if result.verdict == .error, !slot.isPresent, options.interruption.reason == nil {
+            let name = "\(slot.spec.name) (\(slot.spec.address))"
+            if !slot.isSimulated { note("\(name) is gone: waiting up to \(Limit.format(options.vanishWaitSeconds)) s for it to come back") }
+            if let back = await slot.awaitReturn(within: options.vanishWaitSeconds) {
+                result.message = "\(name) vanished mid-test and came back after \(String(format: "%.1f", back)) s: \(result.message ?? "")"
+            } else {
+                result.message = "\(name) vanished mid-test and did not come back within \(Limit.format(slot.isSimulated ? 0 : options.vanishWaitSeconds)) s: \(result.message ?? "")"
             }
         }
         return result
+    }
+
+    /// The directory a bench file's or script's relative paths start from: the file's
+    /// own, "." for a file named without one (`hapbridge run bench.yaml suite.yaml`).
+    static func directory(of file: String) -> String {
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
     }
 
     static func identityText(_ h: DeviceHealth) -> String {

@@ -71,8 +71,11 @@ public struct RunRecord: Sendable {
     public var bench: BenchFile
     public var devices: [DeviceHealth]
     public var tests: [TestResult]
-    /// Set when the run stopped early (the run's timeout, a failed health check).
+    /// Set when the run stopped early (the run's timeout, a failed health check, an
+    /// interruption).
     public var aborted: String?
+    /// Set when the run was interrupted (`RunInterruption`): "interrupted by SIGINT".
+    public var interruption: String? = nil
     public var seconds: Double
 
     /// The worst of the tests' verdicts (PASS for none; ERROR for an aborted run).

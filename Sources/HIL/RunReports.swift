@@ -51,7 +51,8 @@ public enum RunReports {
         let counts = JSONValue.object(Verdict.allCases.map { (key: $0.rawValue, value: JSONValue.number(Double(r.count($0)))) })
         return JSONWriter.string(
             .fields([
-                "schema": .string(schema), "verdict": .string(r.verdict.rawValue), "aborted": str(r.aborted), "seconds": .number(r.seconds),
+                "schema": .string(schema), "verdict": .string(r.verdict.rawValue), "aborted": str(r.aborted), "interrupted": str(r.interruption),
+                "seconds": .number(r.seconds),
                 "counts": counts, "bench": bench, "devices": devices, "tests": tests,
             ])) + "\n"
     }

@@ -10,7 +10,9 @@ import Measurements
 /// One step on one device: what it measured and whether its own procedure passed, or
 /// the problem that kept it from a verdict. Limits are applied by the runner.
 struct StepOutcome: Sendable {
-    /// FAIL when the procedure itself reported one; PASS otherwise; SKIP with a reason.
+    /// FAIL when the procedure itself reported one; ERROR when what it did cannot be
+    /// judged though it ran (a play that was late, or stopped for the device's sake:
+    /// `StepPlay`); PASS otherwise; SKIP with a reason.
     var verdict: Verdict = .pass
     var message: String?
     var figures: [BenchMeasurement] = []
@@ -22,9 +24,6 @@ struct StepOutcome: Sendable {
 }
 
 enum StepExecution {
-    /// Recorded past a measured pattern's end, so the ring-down is measured whole (as
-    /// `hapbridge measure` does).
-    static let tailSeconds = 0.2
     static let maxPatternBytes = 16 << 20
 
     /// `note`: a line of progress while the step runs (a flash's phases), for the live output.
@@ -34,7 +33,7 @@ enum StepExecution {
         switch step.action {
         case .calibrate(let runs):
             let bench = try await openBench(slot)
-            let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile)
+            let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile, stop: { slot.interruption.reason != nil })
             await bench.close()
             if let line = result.reports.flatMap(\.lines).first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
             var o = StepOutcome(figures: result.measurements)
@@ -59,43 +58,7 @@ enum StepExecution {
             }
             return o
         case .play(let spec), .measure(let spec):
-            let pattern = try loadPattern(spec, relativeTo: scriptDirectory)
-            let measuring = step.kind == .measure
-            let opened = try slot.open()
-            var options = PlaySession.Options(keepsCommands: true)
-            // A stored calibration is the user's machine's state: a script's result must
-            // not depend on it (a `calibrate` step measures, it does not store).
-            options.usesStoredCalibration = false
-            let session = PlaySession(opened: opened, actuator: slot.profile, options: options)
-            do { try await session.start(pattern) } catch { throw .error("\(spec): \(error)") }
-            let result: PlayResult
-            do {
-                while try await !session.step().isFinished { try Task.checkCancellation() }
-                if measuring {
-                    for _ in 0..<Int((tailSeconds / options.stepSeconds).rounded(.up)) {
-                        try Task.checkCancellation()
-                        _ = try await session.step()
-                    }
-                }
-                result = try await session.finish()
-            } catch is CancellationError {
-                session.stop(reason: "timed out")
-                _ = try? await session.finish()
-                throw .error("cancelled")
-            } catch {
-                throw .error("\(error)")
-            }
-            var o = StepOutcome(trace: result.trace)
-            if result.endedEarly || result.stopReason != nil {
-                o.verdict = .fail
-                o.message = "stopped before the pattern's end: \(result.stopReason ?? "the engine stopped")"
-            }
-            if measuring {
-                let m = PlayMeasurements(trace: result.trace)
-                o.figures = m.measurements
-                o.unmeasured = m.unmeasured.map(\.description)
-            }
-            return o
+            return try await StepPlay.run(spec, measuring: step.kind == .measure, on: slot, scriptDirectory: scriptDirectory)
         case .sweep(let options):
             let bench = try await openBench(slot)
             let sweep: FrequencySweep
@@ -110,7 +73,8 @@ enum StepExecution {
         case .wait(let ms):
             // The simulated board runs in virtual time and only while a step has it
             // open: a pause between steps changes nothing there, so it is not waited.
-            if !slot.isSimulated { try? await Task.sleep(for: .milliseconds(ms)) }
+            // Elsewhere the run's interruption ends it.
+            if !slot.isSimulated { await slot.interruption.sleep(seconds: ms / 1000) }
             return StepOutcome()
         case .flash(let image):
             return try await StepFlash.run(image: image, on: slot, scriptDirectory: scriptDirectory, note: note)
@@ -164,9 +128,13 @@ enum StepExecution {
         return o
     }
 
+    /// A bench session on the slot's device whose every wait the run's interruption
+    /// cuts short (`BridgeLink.interruption`); `close()` stops the actuator whatever
+    /// happened.
     static func openBench(_ slot: DeviceSlot) async throws(StepProblem) -> BridgeBench {
         let opened = try slot.open()
-        do { return try await BridgeBench(opened) } catch { throw .error("\(slot.spec.name): \(error)") }
+        let interruption = slot.interruption
+        do { return try await BridgeBench(opened, interruption: { interruption.reason }) } catch { throw .error("\(slot.spec.name): \(error)") }
     }
 
     /// A pattern file (relative to the script's directory) or a built-in haptic's name.

@@ -23,7 +23,7 @@ func withTimeout<T: Sendable>(
             do throws(StepProblem) { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
         }
         Task {
-            try? await Task.sleep(for: .seconds(seconds))
+            try? await Task.sleep(for: TimeLimits.duration(seconds))
             if race.finish(.failure(.timedOut(seconds: seconds, whose: whose))) { work.cancel() }
         }
     }

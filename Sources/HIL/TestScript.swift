@@ -131,7 +131,7 @@ public struct TestScript: Sendable {
             tests.append(
                 TestCase(
                     name: name, device: device, requires: try t["requires"]?.strings() ?? [],
-                    timeoutSeconds: try t["timeout"]?.positiveNumber() ?? defaultTestTimeoutSeconds,
+                    timeoutSeconds: try t["timeout"]?.seconds() ?? defaultTestTimeoutSeconds,
                     retries: try t["retries"]?.count(in: 0...10) ?? 0, repeats: try t["repeats"]?.count(in: 0...10) ?? 0,
                     steps: steps, line: item.line))
         }
@@ -191,7 +191,7 @@ public struct TestScript: Sendable {
                     Limit(name: try lm["name"]?.string() ?? figure.measurementName(in: kind), figure: figure, unit: unit, low: low, high: high, marginal: marginal))
             }
         }
-        return Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.positiveNumber(), limits: limits, line: node.line)
+        return Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.seconds(), limits: limits, line: node.line)
     }
 
     /// `- sweep:` (the defaults) or its options, checked as `hapbridge sweep` checks them.
@@ -199,8 +199,12 @@ public struct TestScript: Sendable {
         var o = FrequencySweep.Options()
         guard !isEmpty(value) else { return o }
         let m = try value.mapping(allowed: Step.sweepKeys)
-        o.fromHz = try m["from"]?.positiveNumber()
-        o.toHz = try m["to"]?.positiveNumber()
+        for (key, keyPath) in [("from", \FrequencySweep.Options.fromHz), ("to", \.toHz)] {
+            guard let n = m[key] else { continue }
+            let hz = try n.positiveNumber()
+            guard FrequencySweep.reachableHz.contains(hz) else { throw n.error("\(Limit.format(hz)) Hz is out of reach: \(FrequencySweep.reachText)") }
+            o[keyPath: keyPath] = hz
+        }
         if let from = o.fromHz, let to = o.toHz, from >= to { throw m["from"]!.error("\(Limit.format(from)) Hz is not below to: \(Limit.format(to)) Hz") }
         if let l = m["level"] {
             o.level = try l.number()

@@ -49,6 +49,13 @@ struct YAMLNode {
         return x
     }
 
+    /// A time in seconds: above 0 and at most `TimeLimits.maxSeconds`.
+    func seconds() throws(ScriptError) -> Double {
+        let x = try number()
+        guard x > 0, x <= TimeLimits.maxSeconds else { throw error("seconds above 0 and \(TimeLimits.maxText), not \(describe)") }
+        return x
+    }
+
     func count(in range: ClosedRange<Int>) throws(ScriptError) -> Int {
         guard case .scalar = node, let n = node.int else { throw error("must be a whole number, not \(describe)") }
         guard range.contains(n) else { throw error("must be \(range.lowerBound)...\(range.upperBound), not \(n)") }

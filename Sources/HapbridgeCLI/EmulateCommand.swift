@@ -27,12 +27,15 @@ struct EmulateCommand: ParsableCommand {
                 ignored), --protocol 1.0 (the core answering as firmware 0.1 did: HELLO_REPLY at minor 0, \
                 1.1's frames NAKed UNKNOWN_TYPE), --deny-access (opening a board fails with EACCES, as \
                 without the udev rule). COMMAND finds the control socket in $HAPBRIDGE_EMULATE_CONTROL: \
-                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS`; \
+                `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS|stall [BOARD] MS`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board. COMMAND starts with every \
                 signal at its default disposition and none blocked. ENTER_BOOTLOADER puts the board's \
                 Caterina bootloader (1b4f:9205, a tty /dev/ttyACMn) on its port over a flash holding what the \
                 board runs; leaving it (E) brings the firmware back, the ELF backing running what was flashed. \
-                `fault` arms a failure for that bootloader at the first block written over ADDRESS.
+                `fault` arms a failure for that bootloader at the first block written over ADDRESS. `stall` \
+                freezes a board's firmware for MS milliseconds (no timer, no USB intake; the ELF's simulator \
+                stopped), then it runs on: commands that fell due run late and what no longer fits its queue \
+                is refused, as a board whose CPU was held.
                 Exit status: COMMAND's; 128+N if signal N killed it; 2 if an option is malformed on its face \
                 (a serial the firmware refuses, --boards out of range, no COMMAND: nothing was started); 125 if \
                 the emulation could not be set up (an actuator profile not found or unusable, an ELF or harness \
@@ -215,7 +218,7 @@ struct EmulateCommand: ParsableCommand {
 
     struct Control: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, help.",
+            abstract: "Send a command to a running emulation: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, stall [BOARD] MS, help.",
             discussion: """
                 BOARD is a bus-port name (1-2) or a serial number. The emulation's reply is printed with control \
                 characters made visible. Exit status: 0 when the emulation answered ok, 1 when it answered an \
@@ -237,7 +240,7 @@ struct EmulateCommand: ParsableCommand {
                 throw CleanExit.helpRequest(self)
             }
             guard !words.isEmpty else {
-                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, help")
+                throw ValidationError("give a command: list, unplug [BOARD], detach [BOARD], replug [BOARD], add [--serial S], fault [BOARD] unplug|silence|corrupt ADDRESS, stall [BOARD] MS, help")
             }
         }
 
@@ -270,9 +273,10 @@ extension EmulateCommand {
                 check, program, read, read configuration for the signature 1E 95 87, start the application). \
                 Starting the application (or a reset) takes the device off the bus. At the end one line on \
                 standard error counts erases, pages written, bytes read and refused commands.
-                Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not be set up \
-                (or --dump could not be written), with one line `Error: ...`; 126 / 127 if COMMAND could not be \
-                run / was not found.
+                --dump to a FIFO waits for its reader until SIGINT, SIGTERM or SIGHUP (one line saying so; a \
+                second exits at once). Exit status: COMMAND's; 128+N if signal N killed it, or came while --dump \
+                waited for a reader; 125 if the emulation could not be set up (or --dump could not be written), \
+                with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
         @Option(help: ArgumentHelp("When COMMAND has ended, write the whole flash (32 KiB, bootloader section included) to FILE.", valueName: "FILE"))
@@ -308,7 +312,7 @@ extension EmulateCommand {
             let status: Int32
             do { status = try DFUEmulation.run(.init(command: command, dumpPath: dump, fault: try? parsedFault)) } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
-                throw ExitCode(EmulationSession.setUpFailedStatus)
+                throw ExitCode(error.exitStatus)
             }
             throw ExitCode(status)
         }

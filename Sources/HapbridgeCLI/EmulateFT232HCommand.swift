@@ -18,8 +18,10 @@ extension EmulateCommand {
                 chip model sees every transaction bit by bit; its time (and its actuator's) follows the MPSSE \
                 clock. SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (a replug is a freshly \
                 powered FT232H and chip, at the next device address). At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
-                transactions. Exit status: COMMAND's; 128+N if signal N killed it; 125 if the emulation could not \
-                be set up, with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
+                transactions. --log to a FIFO waits for its reader until SIGINT, SIGTERM or SIGHUP (one line saying \
+                so; a second exits at once). Exit status: COMMAND's; 128+N if signal N killed it, or came while \
+                --log waited for a reader; 125 if the emulation could not be set up (or --log could not be written), \
+                with one line `Error: ...`; 126 / 127 if COMMAND could not be run / was not found.
                 """)
 
         @Option(help: ArgumentHelp("The FT232H's serial number (its USB string descriptor).", valueName: "S"))
@@ -55,7 +57,7 @@ extension EmulateCommand {
                 status = try FT232HEmulation.run(.init(command: command, serial: serial, actuator: profile, chipPresent: !noChip, logPath: log))
             } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
-                throw ExitCode(EmulationSession.setUpFailedStatus)
+                throw ExitCode((error as? EmulationError)?.exitStatus ?? EmulationSession.setUpFailedStatus)
             }
             throw ExitCode(status)
         }

@@ -6,16 +6,19 @@ enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// Something failed while the command ran: a file that cannot be read or written,
     /// a profile or pattern that cannot be used, a device error, a FAIL from
-    /// `calibrate`/`diagnose`/`rom`, output that could not be delivered.
+    /// `calibrate`/`diagnose`/`rom`, output that could not be delivered; a play that
+    /// ran to its end but lost commands, or whose delivery the board did not confirm.
     case failure = 1
     /// The command line is wrong (unknown option, missing or malformed value, a value
     /// out of its range): nothing was run.
     case usage = 2
-    /// `play` started the pattern and it stopped before its end (the board's drive
-    /// time limit, a chip fault, the device going away): what was measured is printed.
+    /// `play` or `measure` started the pattern and it stopped before its end (the
+    /// board's drive time limit, a chip fault, the board falling behind, the device
+    /// going away): what was measured is printed.
     case incomplete = 3
-    /// `play` played to the end but not on time: the board fell behind and refused
-    /// commands (QUEUE_FULL); the link sent every one again, some after its stamp.
+    /// `play` or `measure` played to the end but not on time: a command left the host
+    /// after its stamp, or the board started one more than 100 µs late (an underrun;
+    /// `PlayResult.playedLate`). A `run` step that played late ERRORs.
     case playedLate = 4
     // 5, 6, 7 and 8: `flash` (`FlashCommand`'s statuses: the image refused, no
     // bootloader, the read-back differs, the write interrupted). 8 is shared: no one
@@ -23,20 +26,21 @@ enum ExitStatus: Int32, CaseIterable {
     /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
     /// none ERRORed.
     case runFailed = 8
-    /// `run`: a test ERRORed (a device vanished, a step timed out or could not run), or
-    /// the run was cut short (a health check failed, `--timeout`).
+    /// `run`: a test ERRORed (a device vanished, a step timed out or could not run, a
+    /// play that ran late), or the run was cut short (a health check failed, `--timeout`).
     case runError = 9
     /// `run`: the bench is locked by another run (`BenchLock`: who holds it is printed).
     case benchLocked = 10
 
-    // 128 + N: `play`, `calibrate`, `diagnose`, `rom`, `measure` and `sweep` stopped by
-    // signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the actuator, or
-    // ended by SIGTSTP and then suspended (148, once continued); see `Interruption`.
+    // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
+    // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
+    // actuator, or a wait for a FIFO's reader ended by it; or ended by SIGTSTP and then
+    // suspended (148, once continued); see `Interruption`.
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (the board fell behind and refused commands), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -45,7 +45,8 @@ extension HapbridgeCommand {
     /// The one place errors become exit statuses. Whatever parsing throws (including a
     /// command's `validate()`) is a usage error: status 2 with the usage text. Whatever
     /// a command throws once it runs is a failure: status 1 and one line, never the
-    /// usage text, because the command line was fine. Commands end with an `ExitCode`
+    /// usage text, because the command line was fine (128 + N when signal N came
+    /// first: `Interruption`). Commands end with an `ExitCode`
     /// of their own only for the statuses `ExitStatus` lists, and `emulate` for its
     /// COMMAND's (which it passes on as a shell would).
     static func main(_ arguments: [String]) async -> Int32 {
@@ -68,6 +69,9 @@ extension HapbridgeCommand {
             return reportParseError(error).rawValue  // help: `hapbridge`, `hapbridge help play`
         } catch {
             try? Console.err("Error: " + oneLine(String(describing: error)))
+            // What failed after a signal (a FIFO whose reader never came, given up on
+            // it) ends with the signal's status, as the command would have without it.
+            if let signal = Interruption.shared.signal { return Interruption.exitStatus(signal) }
             return ExitStatus.failure.rawValue
         }
     }

@@ -4,7 +4,7 @@ import RealTime
 import Synchronization
 
 /// SIGINT, SIGTERM, SIGHUP and SIGTSTP while a command drives the actuator (`play`,
-/// `calibrate`, `diagnose`, `rom`, `measure`, `sweep`).
+/// `measure`, `sweep`, `calibrate`, `diagnose`, `rom`, `run`).
 ///
 /// By default these signals kill (or, SIGTSTP, suspend) the process where it stands:
 /// nothing is printed, no record or plot is written, and the board plays what it has
@@ -36,6 +36,9 @@ final class Interruption: Sendable {
     private struct State {
         var signal: Int32?
         var reactions: [@Sendable (Int32) -> Void] = []
+        /// Run by a second signal before it exits: quick, async-signal-agnostic work
+        /// (the relay's thread runs it) such as removing a lock file.
+        var lastWords: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -68,6 +71,12 @@ final class Interruption: Sendable {
         if let already { reaction(already) }
     }
 
+    /// Runs `action` if a second signal makes the process exit at once (a lock file
+    /// removed), before it exits.
+    func beforeExitingAtOnce(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.lastWords.append(action) }
+    }
+
     private func received(_ signal: Int32) {
         let reactions: [@Sendable (Int32) -> Void]? = state.withLock { s in
             guard s.signal == nil else { return nil }
@@ -77,14 +86,24 @@ final class Interruption: Sendable {
         }
         guard let reactions else {
             // A second signal while stopping: the user wants out now.
-            let message = "\nhapbridge: \(Self.name(signal)) again: exiting at once\n"
-            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            Self.say("\nhapbridge: \(Self.name(signal)) again: exiting at once\n")
+            for action in state.withLock({ $0.lastWords }) { action() }
             _exit(Self.exitStatus(signal))
         }
         let then = signal == SIGTSTP ? "; the command ends, then suspends" : ""
-        let message = "\nhapbridge: \(Self.name(signal)): stopping the actuator\(then) (again to exit at once)\n"
-        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        Self.say("\nhapbridge: \(Self.name(signal)): stopping the actuator\(then) (again to exit at once)\n")
         for reaction in reactions { reaction(signal) }
+    }
+
+    /// `message` on standard error if it takes it now, else nowhere: the relay's thread
+    /// must never block on a full pipe (`2>&1 | less`, paused), or the reactions that
+    /// stop the actuator and the exit a second signal asks for would wait with it.
+    /// poll(2) reports a pipe writable when PIPE_BUF bytes fit, and a write of fewer is
+    /// whole.
+    private static func say(_ message: String) {
+        var request = pollfd(fd: STDERR_FILENO, events: Int16(POLLOUT), revents: 0)
+        guard poll(&request, 1, 0) == 1, request.revents & Int16(POLLOUT) != 0 else { return }
+        _ = message.withCString { write(STDERR_FILENO, $0, min(strlen($0), Int(PIPE_BUF))) }
     }
 
     /// 128 + N, as a shell reports a process that signal N killed.
@@ -113,8 +132,7 @@ final class Interruption: Sendable {
     /// when continued (the process then exits 148).
     static func suspendIfAsked() {
         guard shared.signal == SIGTSTP else { return }
-        let message = "hapbridge: suspended (SIGTSTP): the actuator is stopped and the command has ended; continued, it exits with status 148\n"
-        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        say("hapbridge: suspended (SIGTSTP): the actuator is stopped and the command has ended; continued, it exits with status 148\n")
         installed.suspend(as: SIGTSTP)
     }
 }

@@ -23,7 +23,10 @@ public struct MeasureCommand: AsyncParsableCommand {
             level within the sensor's noise) is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
             "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \
             "model": the actuator's model computed them), "sourceDevice" ("LIS3DH", "simulated sled"), "samples", \
-            "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}.
+            "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
+            Exit status as for `play`: 3 when the engine stopped before the pattern's end, 4 when it played late (a \
+            command sent after its stamp, an underrun: the timings are not the actuator's alone), 1 when commands \
+            never reached the chip.
             """)
 
     /// Recorded past the pattern's end: the free ring-down of the slowest shipped LRA
@@ -102,5 +105,17 @@ public struct MeasureCommand: AsyncParsableCommand {
             if !json { try Console.out("plot: \(plotFile.name)") }
         }
         if result.endedEarly { throw ExitStatus.incomplete.exitCode }
+        let s = result.statistics
+        if !result.deliverySettled {
+            throw CLIError("the board did not account for every command it was sent (\(PlayCommand.delivery(result))): what the chip got is unknown")
+        }
+        if let lost = result.undeliveredCommands, lost > 0 {
+            throw CLIError("\(lost) of the \(s.commandsSent) commands sent never reached the chip (the board ran \(s.commandsRun ?? 0))")
+        }
+        // A late drive makes late figures: the same rule as `play`.
+        if result.playedLate {
+            try Console.err("played late: \(PlayCommand.lateness(s)); the timings above are not the actuator's alone")
+            throw ExitStatus.playedLate.exitCode
+        }
     }
 }

@@ -8,7 +8,9 @@ import FileAccess
 /// rather than after a long simulation; written once the work is done, by
 /// `FileWriter`'s rules: a regular file replaced atomically keeping its mode, a device,
 /// FIFO or link written through. A directory, a missing directory or a socket is one
-/// clear line, and so is a failed write.
+/// clear line, and so is a failed write. A FIFO's reader is waited for (to open it,
+/// then to read) only until a signal comes (`Interruption`): the write then ends with
+/// "no reader on the FIFO" and the command with the signal's status.
 struct OutputFile {
     /// What the file holds, for messages: "plot", "output".
     let purpose: String
@@ -34,7 +36,7 @@ struct OutputFile {
             try Console.write(text, to: .output)
             return
         }
-        do { try FileWriter.write(text, to: FilePath(path)) } catch { throw failure(path, error.problem) }
+        do { try FileWriter.write(text, to: FilePath(path), giveUp: { Interruption.shared.reason }) } catch { throw failure(path, error.problem) }
     }
 
     /// How `path` is written, or why it cannot be.

@@ -28,10 +28,16 @@ public struct PlayCommand: AsyncParsableCommand {
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the device going away, an FT232H's guardian gone or taking the adapter from a player that was stopped) \
-            the reason is printed and the exit status is 3. Ctrl-C, SIGTERM or SIGHUP stops the actuator and ends the \
-            play (exit 130, 143, 129); Ctrl-Z does the same and then suspends (148 when continued). --plot saves the drive the board was \
-            sent, with the acceleration where the device has a source of it (the simulated sled).
+            the board falling behind, the device going away, an FT232H's guardian gone or taking the adapter from a \
+            player that was stopped) the reason is printed and the exit status is 3. A pattern \
+            played to its end with any command sent after its stamp or any underrun did not play on time: exit status 4. \
+            The summary says what ran on the chip by the board's own count (QUEUE_STATUS), what a stop flushed, and \
+            every refusal by reason; a command the board refused is sent again, in order, and "none dropped" is printed \
+            only when the board's count shows every one ran. A play that ran to its end with commands the chip never \
+            got (or that the board could not account for) is a failure: exit status 1. --record lists the commands the \
+            chip got, in order. --plot saves the drive the chip got, with the acceleration where the device has a \
+            source of it (the simulated sled, an accelerometer). Ctrl-C, SIGTERM or SIGHUP stops the actuator and ends \
+            the play (exit 130, 143, 129); Ctrl-Z does the same and then suspends (148 when continued).
             """)
 
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
@@ -135,9 +141,16 @@ public struct PlayCommand: AsyncParsableCommand {
         let result = try await session.finish(interruption: Interruption.shared.reason)
         let s = result.statistics
         var report = ["done: \(s.commandsSent) commands, \(s.lateCommands) late, \(s.boardUnderruns) underruns, \(s.rejectedFrames) rejected; queue high water \(s.queueHighWater)"]
+        report.append(Self.delivery(result))
         if s.rejectedFrames > 0 {
+            let undelivered = s.commandsUndelivered ?? 0
+            let dropped =
+                result.noneDropped ? "none dropped"
+                : !result.deliverySettled ? "whether all arrived is unknown"
+                : result.undeliveredCommands != nil ? "\(undelivered) never sent again"
+                : "\(undelivered) not sent again: the play stopped first"
             report.append(
-                "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (none dropped), "
+                "refused by the board: \(s.refusals); \(s.resentCommands) commands sent again (\(dropped)), "
                     + "\(s.lateAfterRefusal) of them too late for their stamps")
         }
         if s.mergedWrites > 0 || s.delayedWrites > 0 {
@@ -172,11 +185,45 @@ public struct PlayCommand: AsyncParsableCommand {
         }
         try Interruption.shared.exitIfInterrupted()
         if result.endedEarly { throw ExitStatus.incomplete.exitCode }
-        if result.deliveredLate {
-            try Console.err("played late: the board fell behind and refused commands; they were sent again, \(s.lateAfterRefusal) after their stamps, \(s.boardUnderruns) run late by the board")
+        if !result.deliverySettled {
+            throw CLIError("the board did not account for every command it was sent (\(Self.delivery(result))): what the chip got is unknown")
+        }
+        if let lost = result.undeliveredCommands, lost > 0 {
+            throw CLIError("\(lost) of the \(s.commandsSent) commands sent never reached the chip (the board ran \(s.commandsRun ?? 0))")
+        }
+        if result.playedLate {
+            try Console.err("played late: \(Self.lateness(s))")
             throw ExitStatus.playedLate.exitCode
         }
         if !result.completed { throw CLIError("the player did not report completion within 1 s of the pattern's end") }
+    }
+
+    /// What the chip got, by the board's own count.
+    static func delivery(_ result: PlayResult) -> String {
+        let s = result.statistics
+        guard let ran = s.commandsRun else { return "delivered: unknown (the board did not report what it ran)" }
+        var parts = ["\(ran) ran on the chip (the board's count)"]
+        if s.commandsFlushed > 0 { parts.append("\(s.commandsFlushed) flushed by the stop") }
+        if s.commandsWithdrawn > 0 { parts.append("\(s.commandsWithdrawn) replaced by changes") }
+        if s.commandsQueued > 0 { parts.append("\(s.commandsQueued) still queued when the board last reported") }
+        if let u = s.commandsUndelivered, u > 0 {
+            parts.append(result.undeliveredCommands != nil ? "\(u) never reached the chip" : "\(u) refused and not sent again before the stop")
+        }
+        if !result.deliverySettled { parts.append("not all accounted for: the board's last report") }
+        if s.boardFramesLost > 0 { parts.append("\(s.boardFramesLost) of the board's replies lost: these counts may be off") }
+        return "delivered: " + parts.joined(separator: ", ")
+    }
+
+    /// Why a play counts as late, in figures.
+    static func lateness(_ s: StreamStatistics) -> String {
+        var why: [String] = []
+        if s.lateCommands > 0 {
+            why.append(
+                "\(s.lateCommands) commands sent after their stamps"
+                    + (s.lateAfterRefusal > 0 ? " (\(s.lateAfterRefusal) of them sent again after the board refused them)" : ""))
+        }
+        if s.boardUnderruns > 0 { why.append("\(s.boardUnderruns) started late by the board (underruns)") }
+        return why.joined(separator: ", ")
     }
 
     /// The engine's stop reason, with the figure that explains it where there is one.

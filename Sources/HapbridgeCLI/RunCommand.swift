@@ -16,10 +16,15 @@ public struct RunCommand: AsyncParsableCommand {
             Every device gets a health check first (HELLO: serial and firmware; the chip's ID; VBAT). A test needing a \
             feature the bench lacks is skipped with the reason. A step runs under the tightest of its own `timeout`, \
             its test's and --timeout; `retries` tries a test again after an ERROR, `repeats` after a FAIL, and every \
-            attempt is recorded. A device that vanishes mid-test makes the test an ERROR after a wait of at most \
-            --vanish-wait seconds for it to come back; the next test goes on. The bench is locked for the run \
+            attempt is recorded. A device that vanishes mid-test (mid-play too) makes the test an ERROR after a wait \
+            of at most --vanish-wait seconds for it to come back; the next test goes on. A play or measure step that \
+            played late (any command late, any board underrun) is an ERROR with the counts. Times (timeouts, \
+            lock-expiry-seconds, --timeout, --vanish-wait) are at most one week. The bench is locked for the run \
             ($HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge, else /tmp/hapbridge-locks; BENCH.lock, expiring \
-            after the bench's lock-expiry-seconds). \
+            after the bench's lock-expiry-seconds). SIGINT, SIGTERM or SIGHUP ends the step under way at once (its \
+            actuator stopped; a flash runs to its end), ends its test as an ERROR "interrupted by SIGINT", runs \
+            nothing more, writes the summary, --json, --junit and --plots of what ran and releases the lock; a \
+            second signal exits at once. \
             Exit status: \(Status.summary)
             """)
 
@@ -32,7 +37,7 @@ public struct RunCommand: AsyncParsableCommand {
         static let error = ExitStatus.runError
         static let benchBusy = ExitStatus.benchLocked
 
-        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 1 any other failure (an output file)."
+        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP, 1 any other failure (an output file)."
     }
 
     @Argument(help: "The bench file (YAML).")
@@ -62,8 +67,12 @@ public struct RunCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds above 0, not \(timeout)") }
-        guard vanishWait >= 0, vanishWait.isFinite else { throw ValidationError("--vanish-wait must be 0 or more seconds, not \(vanishWait)") }
+        guard timeout > 0, timeout <= TimeLimits.maxSeconds else {
+            throw ValidationError("--timeout must be seconds above 0 and \(TimeLimits.maxText), not \(timeout)")
+        }
+        guard vanishWait >= 0, vanishWait <= TimeLimits.maxSeconds else {
+            throw ValidationError("--vanish-wait must be 0 or more seconds, \(TimeLimits.maxText), not \(vanishWait)")
+        }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
     }
 
@@ -84,6 +93,10 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        // A signal stops the run as it stops `play`: the step under way at once (its
+        // actuator stopped), then the summary, the record, JUnit and plots of what ran,
+        // the lock released, and 128 + N (`Interruption`).
+        Interruption.install()
         let jsonFile = try json.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JSON record") }
         let junitFile = try junit.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JUnit XML") }
         let benchFile: BenchFile
@@ -104,13 +117,18 @@ public struct RunCommand: AsyncParsableCommand {
             try Console.err("Error: \(TerminalText.safe("\(error)"))")
             throw ExitCode(Status.benchBusy.rawValue)
         }
+        defer { lock.release() }
+        // A second signal exits at once, and takes the lock with it.
+        Interruption.shared.beforeExitingAtOnce { lock.release() }
+        let interruption = RunInterruption()
+        Interruption.shared.onInterrupt { _ in interruption.interrupt(reason: Interruption.shared.reason ?? "interrupted") }
         var options = HILRunner.Options()
         options.runTimeoutSeconds = timeout
         options.vanishWaitSeconds = vanishWait
         options.progress = { line in try? Console.err(TerminalText.safe(line)) }
+        options.interruption = interruption
         let record: RunRecord
         do { record = try await HILRunner(bench: benchFile, scripts: scripts, options: options).run() } catch {
-            lock.release()
             try Console.err("Error: \(TerminalText.safe(error.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
@@ -118,9 +136,20 @@ public struct RunCommand: AsyncParsableCommand {
         try Console.err(
             "\(record.tests.count) tests: \(record.count(.pass)) passed, \(record.count(.marginal)) marginal, \(record.count(.fail)) failed, "
                 + "\(record.count(.error)) errors, \(record.count(.skipped)) skipped" + (record.aborted.map { "; run cut short: \($0)" } ?? ""))
-        try jsonFile?.write(RunReports.json(record))
-        try junitFile?.write(RunReports.junit(record))
-        if let plots { try writePlots(record, into: plots) }
+        // Every output is tried, each failure one line: one that cannot be written (a
+        // full disk, a FIFO nobody reads once a signal came) keeps none of the others.
+        var failed = false
+        func deliver(_ write: () throws -> Void) throws(StreamWriteError) {
+            do { try write() } catch let e as StreamWriteError { throw e } catch {
+                try Console.err("Error: \(TerminalText.safe("\(error)"))")
+                failed = true
+            }
+        }
+        if let jsonFile { try deliver { try jsonFile.write(RunReports.json(record)) } }
+        if let junitFile { try deliver { try junitFile.write(RunReports.junit(record)) } }
+        if let plots { try deliver { try writePlots(record, into: plots) } }
+        try Interruption.shared.exitIfInterrupted()
+        if failed { throw ExitCode(ExitStatus.failure.rawValue) }
         switch record.verdict {
         case .error: throw ExitCode(Status.error.rawValue)
         case .fail: throw ExitCode(Status.failed.rawValue)

@@ -15,11 +15,12 @@ public struct CalibrationRuns: Sendable {
     /// Runs the calibration `count` times, each from a fresh bring-up, letting the
     /// actuator come to rest for `restMicroseconds` (on the device's clock) between runs:
     /// a run started while the last one's buzz still rings measures that ringing too.
+    /// `stop` is asked before each run: true ends the series there (a run interrupted).
     public static func run<D: HardwareDevice>(
-        _ count: Int, on device: D, profile: ActuatorProfile, restMicroseconds: UInt64 = 300_000
+        _ count: Int, on device: D, profile: ActuatorProfile, restMicroseconds: UInt64 = 300_000, stop: () -> Bool = { false }
     ) async -> CalibrationRuns {
         var reports: [HardwareReport] = []
-        for i in 0..<max(0, count) {
+        for i in 0..<max(0, count) where !stop() {
             if i > 0 {
                 do { try await DRV2605Driver(bus: device.bus).wait(microseconds: restMicroseconds) } catch {
                     var report = HardwareReport()

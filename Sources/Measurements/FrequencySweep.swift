@@ -63,15 +63,24 @@ public struct FrequencySweep: Sendable {
     public var sourceText: String { provenance?.text ?? accelerationSource }
     public var options: Options
 
+    /// The frequencies a sweep may name: OL_LRA_PERIOD's longest period (its lowest
+    /// frequency, rounded down to a whole Hz) to its shortest.
+    public static var reachableHz: ClosedRange<Double> {
+        frequency(code: UInt8(OpenLoopLRAPeriodRegister.periodField.maxValue)).rounded(.down)...frequency(code: 1)
+    }
+
+    /// "OL_LRA_PERIOD reaches 79...10156 Hz", for messages.
+    public static var reachText: String {
+        "OL_LRA_PERIOD reaches \(String(format: "%.0f", reachableHz.lowerBound))...\(String(format: "%.0f", reachableHz.upperBound.rounded(.down))) Hz"
+    }
+
     /// The OL_LRA_PERIOD codes the range covers, highest frequency last.
     public static func codes(fromHz: Double, toHz: Double) throws(SweepError) -> [UInt8] {
-        let lowest = frequency(code: UInt8(OpenLoopLRAPeriodRegister.periodField.maxValue)), highest = frequency(code: 1)
         guard fromHz.isFinite, toHz.isFinite, fromHz > 0, fromHz < toHz else {
             throw .invalidRange("--from \(fromHz) Hz --to \(toHz) Hz: the range must run from a lower to a higher frequency")
         }
-        guard fromHz >= lowest.rounded(.down), toHz <= highest else {
-            throw .invalidRange(
-                "--from \(fromHz) Hz --to \(toHz) Hz: OL_LRA_PERIOD reaches \(String(format: "%.1f", lowest))...\(String(format: "%.0f", highest)) Hz")
+        guard reachableHz.contains(fromHz), reachableHz.contains(toHz) else {
+            throw .invalidRange("--from \(fromHz) Hz --to \(toHz) Hz: \(reachText)")
         }
         // Only codes whose frequency lies in the range (the nearest code may not).
         let step = DRV2605Formulas.lraPeriodSeconds(code: 1)

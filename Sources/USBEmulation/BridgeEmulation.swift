@@ -227,6 +227,26 @@ public final class BridgeEmulation: Sendable {
         }
     }
 
+    /// Freezes a board's firmware for `milliseconds` (`FreezableBoard`): no timer, no
+    /// USB intake, then it runs on. A board in its bootloader, or one that cannot be
+    /// frozen, is refused.
+    @discardableResult
+    public func stall(milliseconds: Int, _ selector: String? = nil) throws(EmulationError) -> Board {
+        try onQueue { () throws(EmulationError) -> Board in
+            let index = try find(selector)
+            let model = state.withLock { s in s.slots[index].caterina == nil ? s.slots[index].model : nil }
+            guard let board = model as? any FreezableBoard else {
+                throw .boardState("board \(board(index).busPort) is not running firmware that can be stalled")
+            }
+            let name = self.board(index)
+            var entry = EmulationLog.Entry(event: "stall", board: name.busPort, serial: name.serial)
+            entry.message = "\(milliseconds) ms"
+            log.record(entry)
+            board.freeze(forMicroseconds: UInt64(milliseconds) * 1000)
+            return name
+        }
+    }
+
     public func list() -> [Board] {
         queue.sync { state.withLock { s in s.slots.indices.map { board($0, in: s) } } }
     }

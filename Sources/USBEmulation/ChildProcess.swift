@@ -107,50 +107,13 @@ struct ChildProcess {
 }
 
 extension ChildProcess {
-    /// Runs an emulation's COMMAND to its end: SIGTERM and SIGHUP are passed on to it
-    /// (held until it exists if they come first), SIGINT is left to reach it from the
-    /// terminal as it reaches us, and SIGUSR1 / SIGUSR2 go to `hotplug` (unplug /
-    /// replug) when the emulation has one. Returns COMMAND's status, or the spawn
-    /// failure's after `report`ing it.
-    ///
-    /// SIGTSTP (Ctrl-Z) too reaches COMMAND from the terminal; the emulation, a device,
-    /// does not stop at it: it keeps answering while COMMAND stops what it drives (`play`
-    /// stops the actuator and closes the device before it suspends), and suspends itself
-    /// once COMMAND has been stopped by SIGTSTP, so the shell sees the job stopped. When
-    /// continued (`fg` continues the whole group) it makes sure COMMAND is too. COMMAND
-    /// stopped any other way (SIGSTOP, a debugger, SIGTTOU) leaves the emulation running,
-    /// as a device keeps running when its host process stops.
+    /// Runs an emulation's COMMAND to its end with its signals relayed
+    /// (`CommandSignals`): COMMAND's status, or the spawn failure's after `report`ing it.
     static func runRelayingSignals(
         _ command: [String], hotplug: (@Sendable (Int32) -> Void)? = nil, report: @escaping @Sendable (String) -> Void
     ) -> Int32 {
-        // COMMAND once it runs; until then, what it is to be sent when it does.
-        let child = Mutex<(process: ChildProcess?, pending: [Int32])>((nil, []))
-        // In place before COMMAND exists: it may signal at once.
-        let signals = SignalRelay(emulationSignals) { signal in
-            switch signal {
-            case SIGUSR1, SIGUSR2: hotplug?(signal)
-            case SIGTERM, SIGHUP:
-                child.withLock { c in
-                    if let p = c.process { p.send(signal) } else { c.pending.append(signal) }
-                }
-            default: break  // SIGINT, SIGTSTP: COMMAND gets it from the terminal as we do
-            }
-        }
+        let signals = CommandSignals(hotplug: hotplug)
         defer { signals.stop() }
-        switch spawn(command) {
-        case .success(let c):
-            child.withLock { state in
-                state.process = c
-                state.pending.forEach(c.send)
-            }
-            return c.wait(stopped: { signal in
-                guard signal == SIGTSTP else { return }
-                signals.suspend(as: SIGTSTP)
-                c.send(SIGCONT)
-            })
-        case .failure(let f):
-            report(f.message)
-            return f.status
-        }
+        return signals.run(command, report: report)
     }
 }

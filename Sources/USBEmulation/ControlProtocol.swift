@@ -15,6 +15,8 @@ import FileAccess
 ///                         first flash block written over ADDRESS (0x1000 or 4096): it loses
 ///                         power, the block's answer never comes, or one bit of it is stored
 ///                         wrong; armed now, it fires in the bootloader (now or next time)
+///   stall [BOARD] MS      the board's firmware stops for MS milliseconds (1...60000): no timer,
+///                         no USB intake; then it runs on, late, and refuses what no longer fits
 ///   help
 ///
 /// BOARD is a bus-port name ("1-2") or a serial number.
@@ -25,11 +27,15 @@ public enum ControlCommand: Sendable, Equatable {
     case replug(String?)
     case add(serial: String?)
     case fault(String?, BootloaderFault)
+    case stall(String?, milliseconds: Int)
     case help
+
+    /// The longest `stall`: a minute (longer than any keep-alive a host can ask for).
+    public static let stallRange = 1...60_000
 
     public static let usage = [
         "list", "unplug [BOARD]", "detach [BOARD]", "replug [BOARD]", "add [--serial S]",
-        "fault [BOARD] unplug|silence|corrupt ADDRESS", "help",
+        "fault [BOARD] unplug|silence|corrupt ADDRESS", "stall [BOARD] MS", "help",
         "BOARD: a bus-port name (1-2) or a serial number; the first board when left out",
     ]
 
@@ -52,6 +58,12 @@ public enum ControlCommand: Sendable, Equatable {
             case .success(let fault): self = .fault(words.count == 4 ? words[1] : nil, fault)
             case .failure(let why): throw .controlSocket("fault: \(why)")
             }
+        case "stall" where words.count == 2 || words.count == 3:
+            guard let ms = Int(words[words.count - 1]), Self.stallRange.contains(ms) else {
+                throw .controlSocket(
+                    "stall: MS must be a whole number of milliseconds in \(Self.stallRange.lowerBound)...\(Self.stallRange.upperBound), got \(TerminalText.echo(words[words.count - 1]))")
+            }
+            self = .stall(words.count == 3 ? words[1] : nil, milliseconds: ms)
         default:
             throw .controlSocket("unknown command \"\(TerminalText.echo(line))\"; commands: \(Self.usage.dropLast().joined(separator: ", "))")
         }
@@ -70,6 +82,7 @@ extension BridgeEmulation {
             case .replug(let board): return ["ok plugged \(try replug(board))"]
             case .add(let serial): return ["ok plugged \(try add(serial: serial ?? nextDefaultSerial()))"]
             case .fault(let board, let fault): return ["ok armed \(fault) on \(try arm(fault, board).busPort)"]
+            case .stall(let board, let ms): return ["ok stalled \(try stall(milliseconds: ms, board).busPort) for \(ms) ms"]
             }
         } catch {
             return ["error \(TerminalText.safe(error.description))"]

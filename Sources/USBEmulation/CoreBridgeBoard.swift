@@ -55,6 +55,8 @@ final class CoreBridgeBoard: USBDeviceModel {
         var bulkIn = PortBulkIn()
         var polling: Set<UInt8> = []
         var running = true
+        /// A freeze asked for (`freeze`), µs of the monotonic clock: from, until.
+        var freeze: (from: UInt64, until: UInt64)?
     }
 
     /// A bulk OUT transfer waiting for the board, with when it reached the device.
@@ -62,6 +64,9 @@ final class CoreBridgeBoard: USBDeviceModel {
         var bytes: [UInt8]
         var submittedHostMicroseconds: UInt64
         var completion: @Sendable (USBPipeResult) -> Void
+        /// Where the board got to, for a transfer it held part way (flow control):
+        /// the bytes as the board takes them (after the legacy filter), and how many.
+        var taking: (bytes: [UInt8], offset: Int)?
     }
 
     init(
@@ -153,7 +158,7 @@ final class CoreBridgeBoard: USBDeviceModel {
         finished.wait(microseconds: 2_000_000)  // the thread's last tick
     }
 
-    // MARK: the board's thread
+    // MARK: the board's thread (and its freeze)
 
     private func run() {
         let board = SimulatedBoard(configuration: boardConfiguration)
@@ -170,6 +175,16 @@ final class CoreBridgeBoard: USBDeviceModel {
                 return s.inbox
             }
             guard let taken else { return }
+            if let freeze = state.withLock({ s in defer { s.freeze = nil }; return s.freeze }) {
+                // The timer held through the freeze (the core runs nothing due in it),
+                // the intake too: what the host sends waits in the bank.
+                board.timerHold = (freeze.from - origin)..<(freeze.until - origin)
+                state.withLock { s in s.inbox = taken + s.inbox }
+                while RealTimeExecutor.monotonicMicroseconds() < freeze.until, state.withLock({ $0.running }) {
+                    wakeup.wait(microseconds: freeze.until - RealTimeExecutor.monotonicMicroseconds())
+                }
+                continue
+            }
             let now = RealTimeExecutor.monotonicMicroseconds()
             do {
                 try board.advance(to: max(board.time, now - origin))
@@ -178,21 +193,37 @@ final class CoreBridgeBoard: USBDeviceModel {
                 return
             }
             report(board, origin: origin, filter: &filter)  // what the timer sent meanwhile
-            for t in taken {
+            var held: [Inbound] = []
+            for var t in taken {
+                if !held.isEmpty {
+                    held.append(t)
+                    continue
+                }
                 let halted = state.withLock { $0.usb.halted.contains(USBIdentity.bulkOut) }
                 if halted { t.completion(.stall); continue }
                 // Packet by packet, as the port's main loop takes them: each packet's
                 // replies go to the ring, then the bank takes a packet of the ring. The
                 // host takes nothing between two packets of one transfer (on the wire
                 // its next OUT packet is usually sooner than its next IN token), so no
-                // more fits than on a board.
-                let bytes = filter?.hostToBoard(t.bytes) ?? t.bytes
-                var offset = 0
+                // more fits than on a board — and, as on a board, a packet waits in the
+                // bank while the ring lacks room for the NAKs it can draw (usb.c's flow
+                // control): the host reads bulk IN meanwhile, or the transfer waits.
+                let bytes = t.taking?.bytes ?? filter?.hostToBoard(t.bytes) ?? t.bytes
+                var offset = t.taking?.offset ?? 0
                 while offset < bytes.count {
+                    if state.withLock({ $0.bulkIn.room }) < PortBulkIn.outReplyRoom {
+                        deliver()
+                        if state.withLock({ $0.bulkIn.room }) < PortBulkIn.outReplyRoom { break }
+                    }
                     let n = min(PortBulkIn.packetSize, bytes.count - offset)
                     board.send(Array(bytes[offset..<(offset + n)]))
                     report(board, origin: origin, filter: &filter)
                     offset += n
+                }
+                if offset < bytes.count {
+                    t.taking = (bytes, offset)
+                    held.append(t)
+                    continue
                 }
                 events(
                     .bulkOut(
@@ -200,6 +231,8 @@ final class CoreBridgeBoard: USBDeviceModel {
                         submittedHostMicroseconds: t.submittedHostMicroseconds, bytes: t.bytes))
                 t.completion(.done([]))
             }
+            // What the board held back goes first next time, in order.
+            if !held.isEmpty { state.withLock { s in s.inbox = held + s.inbox } }
             report(board, origin: origin, filter: &filter)
             if board.bootloaderEntries > 0 {
                 // The jump: the board leaves the bus and its bootloader takes the port
@@ -268,5 +301,13 @@ final class CoreBridgeBoard: USBDeviceModel {
         guard let host else { return active }
         for p in packets { host.received(p, endpoint: USBIdentity.bulkIn) }
         return active
+    }
+}
+
+extension CoreBridgeBoard: FreezableBoard {
+    func freeze(forMicroseconds microseconds: UInt64) {
+        let now = RealTimeExecutor.monotonicMicroseconds()
+        state.withLock { $0.freeze = (now, now + microseconds) }
+        wakeup.signal()
     }
 }

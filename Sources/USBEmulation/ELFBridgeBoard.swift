@@ -326,3 +326,14 @@ final class ELFBridgeBoard: USBDeviceModel {
         }
     }
 }
+
+extension ELFBridgeBoard: FreezableBoard {
+    /// The simulator stops (SIGSTOP) and goes on (SIGCONT): paced to the wall clock, it
+    /// then runs the simulated time it missed as fast as it can.
+    func freeze(forMicroseconds microseconds: UInt64) {
+        child.send(SIGSTOP)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(clamping: microseconds))) { [child] in
+            child.send(SIGCONT)
+        }
+    }
+}

@@ -21,14 +21,27 @@ public enum EmulationError: Error, Sendable, Equatable, CustomStringConvertible 
     case log(String)
     /// `--deny-access` could not make the nodes refuse COMMAND.
     case accessDenial(String)
+    /// After COMMAND ended, a signal cut the emulation's own work short (a `--log` or
+    /// `--dump` FIFO whose reader never came): what was not done, and the signal, whose
+    /// status (128 + N) the emulation exits with.
+    case interrupted(String, signal: Int32)
 
     public var description: String {
         switch self {
         case .preload(let s), .testbed(let s), .harness(let s), .controlSocket(let s), .log(let s),
-            .boardState(let s), .invalidSerial(let s), .accessDenial(let s):
+            .boardState(let s), .invalidSerial(let s), .accessDenial(let s), .interrupted(let s, _):
             s
         case .enumeration(let board, let step, let detail): "board \(board) did not enumerate: \(step): \(detail)"
         case .noSuchBoard(let name): "no board \(TerminalText.echo(name)) (see `list`)"
         }
+    }
+}
+
+extension EmulationError {
+    /// The status `hapbridge emulate` exits with for this error: 125 (the emulation
+    /// failed), or 128 + N when signal N cut its work after COMMAND short.
+    public var exitStatus: Int32 {
+        if case .interrupted(_, let signal) = self { return 128 + signal }
+        return ChildProcess.emulationFailed
     }
 }

@@ -14,6 +14,7 @@ import Synchronization
 ///   {"event":"i2c","board":"1-1","serial":"0001","board_us":12500,"host_us":…,"op":"w","address":90,"bytes":"1d7f","ack":true}
 ///   {"event":"reboot",…,"reason":"watchdog"}      the firmware restarted (new board clock)
 ///   {"event":"bulk_out","board":"1-1","serial":"0001","board_us":…,"host_us":…,"submit_us":…,"bytes":"a506…"}
+///   {"event":"stall",…,"message":"300 ms"}      `emulate control stall`: the firmware held from host_us
 ///   {"event":"error",…,"message":"…"}
 ///
 /// `board_us` is the firmware's own clock (what a stamp means). For the ELF under

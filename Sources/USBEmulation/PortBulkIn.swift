@@ -14,6 +14,12 @@ import CHapbridgeProtocol
 struct PortBulkIn: Sendable {
     static let capacity = Int(HB_USB_IN_RING_BYTES)
     static let packetSize = Int(HB_USB_BULK_SIZE)
+    /// The port takes a bulk OUT packet only with this much room in the ring
+    /// (`poll_bulk_out`'s flow control): the NAKs a packet of stamped commands can draw.
+    static let outReplyRoom = Int(HB_USB_OUT_REPLY_ROOM)
+
+    /// Room left in the ring.
+    var room: Int { Self.capacity - ring.count }
 
     private(set) var ring: [UInt8] = []
     /// The packet in the endpoint's bank, waiting for an IN token.

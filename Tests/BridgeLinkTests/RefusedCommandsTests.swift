@@ -2,6 +2,7 @@ import BridgeLink
 import BridgeProtocol
 import HapticEngine
 import SimulatedBoard
+import SimulatedBridgeDevice
 import Testing
 
 @Suite("Refused commands are never lost")
@@ -37,6 +38,49 @@ struct RefusedCommandsTests {
         let played = written.filter { $0.time >= firstStamp }
         #expect(played.map(\.amplitude) == sent.map(\.amplitude))
         #expect(zip(played, sent).allSatisfy { $0.time >= $1.time })
+        await engine.stop()
+    }
+
+    @Test(
+        "a board whose timer is held 400 ms, ridden out rather than stopped for: every refused command goes again, none runs twice, and the board's own count of what ran settles the books (the chip's writes the witness)"
+    )
+    func aLongHoldWithAWrappedBacklogLosesNothing() async throws {
+        let p = try profile()
+        let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500))
+        var options = HapticEngine.Options(driving: .manual)
+        options.keepsSentCommandLog = true
+        // Ride the hold out rather than stop for it, so everything refused must go again.
+        options.overloadLagMicroseconds = 10_000_000
+        options.keepAliveMilliseconds = 5_000
+        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        try await engine.start()
+        let player = try await engine.makePlayer(with: alternatingSteps(1_000, step: 0.001))
+        try await player.start(atTime: 0)
+        try await engine.advance(bySeconds: 0.2)
+        await onSimulatedBoard(engine) { board in board.timerHold = board.time..<board.time + 400_000 }
+        try await engine.advance(bySeconds: 1.5)
+        #expect(await engine.settleDelivery())
+        let s = await engine.statistics
+        #expect(s.refusals[.queueFull] > 0, "\(s.refusals)")
+        #expect(s.commandsUndelivered == 0, "\(s)")
+        #expect(s.commandsRun == s.commandsSent - s.commandsWithdrawn - s.commandsFlushed, "\(s)")
+
+        // The chip got every drive value compiled, once each, in order; the board's count
+        // and the link's list of what ran say the same.
+        let sent = await engine.sentCommands.compactMap { c -> Int8? in
+            if case .rtp(let a) = c.command { return a }
+            return nil
+        }
+        let ran = await engine.ranCommands.compactMap { c -> Int8? in
+            if case .rtp(let a) = c.command { return a }
+            return nil
+        }
+        let firstStamp = await engine.sentCommands.first?.time ?? 0
+        let written = await onSimulatedBoard(engine) { board in
+            board.registerWrites.filter { $0.register == 0x02 && Int64($0.boardTime) >= firstStamp }.map { Int8(bitPattern: $0.value) }
+        }
+        #expect(written == sent)
+        #expect(ran == sent)
         await engine.stop()
     }
 }

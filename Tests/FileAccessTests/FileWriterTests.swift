@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct FileWriterTests {
@@ -70,6 +71,35 @@ import Testing
         #expect(contents(real) == "through")
         #expect(throws: FileAccessError(.write, "/dev/full", .system(ENOSPC))) { try FileWriter.write("x", to: "/dev/full") }
         #expect("\(FileAccessError(.write, "/dev/full", .system(ENOSPC)))" == "cannot write /dev/full: No space left on device")
+    }
+
+    @Test("A FIFO nobody opens is waited for until `giveUp` gives a reason: noReader, nothing written, still a FIFO")
+    func aFIFOWithoutAReaderIsGivenUp() throws {
+        let fifo = scratch + "/nobody.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let asked = Mutex(0)
+        // Asked while it waits: the third time, a reason (as a signal would give one).
+        let giveUp: DescriptorIO.GiveUp = { asked.withLock { $0 += 1; return $0 >= 3 ? "interrupted by SIGINT" : nil } }
+        #expect(throws: FileAccessError(.write, FilePath(fifo), .noReader(giveUp: "interrupted by SIGINT"))) {
+            try FileWriter.write("lost", to: FilePath(fifo), giveUp: giveUp)
+        }
+        #expect(asked.withLock { $0 } == 3)
+        #expect(try status(fifo).st_mode & S_IFMT == S_IFIFO)
+    }
+
+    @Test("A FIFO whose reader stops reading is written until `giveUp` gives a reason: readerStalled")
+    func aStalledReaderIsGivenUp() throws {
+        let fifo = scratch + "/stalled.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // A reader that opens and never reads: the pipe fills, then the write waits.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        let asked = Mutex(0)
+        let giveUp: DescriptorIO.GiveUp = { asked.withLock { $0 += 1; return $0 >= 2 ? "interrupted by SIGTERM" : nil } }
+        #expect(throws: FileAccessError(.write, FilePath(fifo), .readerStalled(giveUp: "interrupted by SIGTERM"))) {
+            try FileWriter.write([UInt8](repeating: 0x41, count: 1 << 20), to: FilePath(fifo), giveUp: giveUp)
+        }
     }
 
     @Test("Directories are made with the mode asked, missing parents too; a file in the way is named")

@@ -169,4 +169,37 @@ struct RunUnderEmulationTests {
         #expect(none.map { $0["verdict"] as? String } == ["SKIP", "SKIP", "PASS"], "\(none)")
         #expect((none.first?["message"] as? String)?.contains("dut (usb:1-1) has no switchable USB port on this bench") == true, "\(none)")
     }
+
+    @Test(
+        "A board unplugged during a play step is an ERROR (it vanished: waited for, said as such), not a FAIL, so `retries` apply: back on the bench, the retry plays",
+        .enabled(if: ready, "make -C Firmware firmware"))
+    func unplugDuringPlayIsAnErrorThatIsRetried() throws {
+        let dir = try temporaryDirectory()
+        try "suite: s\ntests:\n  - name: long play\n    retries: 1\n    steps:\n      - play: \(Repo.path("Examples/Beethoven5.ahap"))\n"
+            .write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
+        // The run in the background; the power cut once the play drives the actuator (an
+        // RTP_INPUT write other than 0 in the emulation's log), the power back once the
+        // runner says it waits for the board. Each wait a poll with a bound.
+        let h = Repo.hapbridge
+        let script = """
+            "\(h)" run "\(Self.bench)" "\(dir)/t.yaml" --json "\(dir)/run.json" --lock-dir "\(dir)" --vanish-wait 60 2>"\(dir)/run.err" & p=$!
+            n=0; until grep -Eq '"bytes":"02([1-9a-f].|0[1-9a-f])"' "\(dir)/emulation.jsonl" || [ $n -gt 1200 ]; do n=$((n+1)); sleep 0.05; done
+            "\(h)" emulate control unplug 1-1 >/dev/null
+            n=0; until grep -q "is gone: waiting up to 60 s" "\(dir)/run.err" || [ $n -gt 1200 ]; do n=$((n+1)); sleep 0.05; done
+            "\(h)" emulate control replug 1-1 >/dev/null
+            wait $p; echo "run=$?"
+            """
+        let run = try BoundedProcess.run(
+            h, ["emulate", "bridge", "--firmware", "core", "--log", "\(dir)/emulation.jsonl", "--", "sh", "-c", script], hangGuardSeconds: 240)
+        let errors = (try? String(contentsOfFile: "\(dir)/run.err", encoding: .utf8)) ?? ""
+        #expect(!run.hung && run.output.contains("run=0"), "\(run.output)\n\(errors)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/run.json"))) as? [String: Any]
+        let test = try #require((json?["tests"] as? [[String: Any]])?.first, "\(errors)")
+        let attempts = test["attempts"] as? [[String: Any]] ?? []
+        #expect(attempts.map { $0["reason"] as? String } == ["first", "retry after ERROR"], "\(attempts)")
+        #expect(attempts.map { $0["verdict"] as? String } == ["ERROR", "PASS"], "\(errors)")
+        let first = attempts.first?["message"] as? String ?? ""
+        #expect(first.contains("dut (usb:1-1) vanished mid-test and came back after") && first.hasSuffix("stopped before the pattern's end: device disconnected"), "\(first)")
+        #expect(test["verdict"] as? String == "PASS")
+    }
 }

@@ -139,4 +139,71 @@ struct RunnerBehaviourTests {
         let device = (o.record["devices"] as? [[String: Any]])?.first
         #expect(device?["healthy"] as? Bool == false && device?["serialNumber"] as? String == "SIMULATED")
     }
+
+    /// A pattern that changes its drive every 2 ms for 1 s: the deep stream keeps the
+    /// board's queue full, so a board that stalls falls behind it.
+    static let denseSteps: String = {
+        let events = (0..<500).map { i in
+            #"{"Event": {"Time": \#(Double(i) * 0.002), "EventType": "HapticContinuous", "EventDuration": 0.002, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \#(i % 2 == 0 ? 1 : 0.6)}]}}"#
+        }
+        return #"{"Version": 1, "Pattern": ["# + events.joined(separator: ", ") + "]}"
+    }()
+
+    @Test("A play that ran late (the board fell behind: underruns) is an ERROR naming the counts, not a PASS, so `retries` apply; its figures are kept")
+    func latePlayIsAnError() throws {
+        let dir = try temporaryDirectory()
+        try Self.denseSteps.write(toFile: "\(dir)/steps.ahap", atomically: true, encoding: .utf8)
+        let o = try run(
+            benchText: "bench: stalling\ndevices:\n  - {name: dut, address: sim, actuator: pmd-c10-100, simulate: {fault: timer-stall}}\n",
+            script: """
+                suite: s
+                tests:
+                  - name: late
+                    retries: 1
+                    steps:
+                      - measure: \(dir)/steps.ahap
+                        limits: [{figure: peak, unit: g, low: 0.01}]
+                """)
+        #expect(o.run.status == 9, "\(o.run.stderr)")
+        let a = attempts(o.tests[0])
+        #expect(a.map { $0["reason"] as? String } == ["first", "retry after ERROR"], "\(a)")
+        for attempt in a {
+            let step = (attempt["steps"] as? [[String: Any]])?.first ?? [:]
+            let message = step["message"] as? String ?? ""
+            #expect(step["verdict"] as? String == "ERROR", "\(step)")
+            #expect(
+                message.range(of: #"^played late: \d+ commands? late, [1-9]\d* underruns? \(the figures are not trustworthy\)$"#, options: .regularExpression) != nil,
+                "\(message)")
+            // What it measured is still in the record, beside the ERROR.
+            let peak = (step["measurements"] as? [[String: Any]])?.first
+            #expect(peak?["value"] as? Double != nil, "\(step)")
+        }
+    }
+
+    @Test("A play the chip's fault stopped (over-current) FAILs, the part's verdict: `repeats` apply, `retries` do not")
+    func chipFaultDuringPlayIsAFail() throws {
+        let o = try run(
+            benchText: "bench: shorted\ndevices:\n  - {name: dut, address: sim, actuator: pmd-c10-100, simulate: {fault: over-current}}\n",
+            script: "suite: s\ntests:\n  - name: p\n    retries: 2\n    repeats: 1\n    steps:\n      - play: ios.notification.success\n")
+        #expect(o.run.status == 8, "\(o.run.stderr)")
+        #expect(attempts(o.tests[0]).map { $0["reason"] as? String } == ["first", "repeat after FAIL"])
+        #expect((o.tests[0]["message"] as? String)?.hasSuffix("stopped before the pattern's end: chip fault: over-current") == true, "\(o.tests[0])")
+    }
+
+    @Test("A script beside the working directory finds its patterns there (`hapbridge run bench.yaml suite.yaml`)")
+    func relativeScriptFindsItsPatterns() throws {
+        let dir = try temporaryDirectory()
+        try Self.denseSteps.write(toFile: "\(dir)/steps.ahap", atomically: true, encoding: .utf8)
+        try "suite: s\ntests:\n  - name: a\n    steps:\n      - play: steps.ahap\n".write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
+        p.arguments = ["run", Repo.path("Examples/hil/bench-sim.yaml"), "t.yaml", "--lock-dir", "."]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+    }
 }

@@ -17,6 +17,8 @@ struct ProcessRun {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The signal that ended the process, if one did (a trap: SIGILL, SIGTRAP).
+    var signal: Int32? = nil
 }
 
 /// Runs a program to its end (a bounded wait for a child process, not for hardware).
@@ -31,7 +33,9 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     try p.run()
     let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return ProcessRun(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    return ProcessRun(
+        status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self),
+        signal: p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil)
 }
 
 func temporaryDirectory() throws -> String {

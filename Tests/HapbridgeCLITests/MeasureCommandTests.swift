@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import HapbridgeCLI
+
 /// `hapbridge measure` run as a user would, on the simulated board (no stored
 /// calibration in the run's scratch configuration: the C10-100 plays open loop).
 @Suite struct MeasureCommandTests {
@@ -79,5 +81,17 @@ import Testing
         let text = try Hapbridge.run(["measure", buzz, "--device", "sim", "--accelerometer"])
         #expect(text.status == 0, "\(text.err)")
         #expect(text.out.contains("+ LIS3DH at 0x18") && text.out.contains("acceleration: sensor (LIS3DH, ") && text.out.contains(" samples at 1344 Hz)"), "\(text.out)")
+    }
+
+    @Test("late is not success: a measure whose board ran commands late (a 30 ms timer stall) prints its figures, says why they are not the actuator's alone, and exits 4, the rule play follows")
+    func aLatePlayIsNotASuccess() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let steps = (0..<500).map { i in Patterns.continuous(at: Double(i) * 0.002, duration: 0.002, intensity: i % 2 == 0 ? 1 : 0.6) }
+        let file = try Patterns.write(Patterns.document(steps), named: "steps.ahap", in: directory)
+        let run = try Hapbridge.run(["measure", file, "--device", "sim", "--simulate-fault", "timer-stall"])
+        #expect(run.signal == nil && run.status == ExitStatus.playedLate.rawValue, "\(run.status): \(run.err)")
+        #expect(run.out.contains("peak acceleration: "), "\(run.out)")
+        #expect(run.err.contains("played late: ") && run.err.contains("underruns"), "\(run.err)")
     }
 }

@@ -5,6 +5,7 @@
 
 #include "usb_descriptors.h"
 #include "usb_ids.h"
+#include "hapbridge/protocol.h"
 
 /* Standard requests (USB 2.0 table 9-4) */
 #define REQ_GET_STATUS 0x00u
@@ -308,10 +309,23 @@ static void poll_ep0(void)
     }
 }
 
+_Static_assert(HB_USB_OUT_REPLY_ROOM <= TX_RING, "a packet's refusals must fit the ring");
+/* The most frames that can end in one bulk OUT packet, each the shortest that draws a
+ * NAK of its own (a stamped STOP), times a NAK's length. */
+_Static_assert(HB_USB_OUT_REPLY_ROOM == ((HB_USB_BULK_SIZE + HB_CMD_STOP_LEN + HB_FRAME_OVERHEAD - 1u) /
+                                         (HB_CMD_STOP_LEN + HB_FRAME_OVERHEAD)) *
+                                            (HB_NAK_LEN + HB_FRAME_OVERHEAD),
+               "HB_USB_OUT_REPLY_ROOM is 7 NAKs");
+
 static void poll_bulk_out(void)
 {
     UENUM = USB_EP_BULK_OUT;
     if (!(UEINTX & (1 << RXOUTI))) {
+        return;
+    }
+    /* Flow control: a packet waits in the bank (the host retries it) until its
+     * refusals are sure to fit the ring (usb_identity.h). */
+    if ((uint8_t)(TX_RING - tx_count) < HB_USB_OUT_REPLY_ROOM) {
         return;
     }
     uint8_t buf[USB_BULK_SIZE];

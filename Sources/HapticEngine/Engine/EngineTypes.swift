@@ -188,8 +188,27 @@ public struct StreamStatistics: Sendable, Equatable {
     /// Every NAK, by reason.
     public var refusals = RefusalTally()
     /// Commands sent again after the board refused them (QUEUE_FULL: it had fallen
-    /// behind); none is dropped (`BridgeLink`).
+    /// behind); every one goes again, in order, unless a stop comes first (`BridgeLink`).
     public var resentCommands = 0
+    /// What became of `commandsSent`, by the board's own count (QUEUE_STATUS's commands
+    /// executed; `Delivery`): ran on the chip. Nil while the board has not reported.
+    public var commandsRun: Int?
+    /// Taken into the board's queue, then emptied from it by a stop before their turn.
+    public var commandsFlushed = 0
+    /// Taken back by a change (REPLACE_FROM) and replaced by newer commands.
+    public var commandsWithdrawn = 0
+    /// Still in the board's queue at its last report.
+    public var commandsQueued = 0
+    /// Frames the board sent that never arrived (gaps in its sequence numbers): a lost
+    /// NAK makes the counts above inexact.
+    public var boardFramesLost = 0
+    /// Sent and neither run, flushed, withdrawn nor queued: refused and not (yet) sent
+    /// again — a stop came first, or the board has not yet been asked. Nil while the
+    /// board has not reported. After a play that ran to its end and was settled
+    /// (`HapticEngine.settleDelivery`), anything here never reached the chip.
+    public var commandsUndelivered: Int? {
+        commandsRun.map { commandsSent - $0 - commandsFlushed - commandsWithdrawn - commandsQueued }
+    }
     /// Of `lateCommands`, those late because the board refused them first.
     public var lateAfterRefusal = 0
     /// Untimed register transactions answered (other tasks' reads and writes while

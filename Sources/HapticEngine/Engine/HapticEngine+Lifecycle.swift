@@ -18,6 +18,7 @@ extension HapticEngine {
         }
         guard connected else { throw .deviceDisconnected }
         sendFailure = nil
+        link.keepsDeliveredCommands = options.keepsSentCommandLog
         // The session: HELLO through the link, once, whoever else uses the board.
         try linkSend {
             try link.beginOpen(.init(
@@ -89,6 +90,39 @@ extension HapticEngine {
     /// queue). The stopped handler is not called: the client asked.
     public func stop() async {
         stopInternally(reason: nil)
+    }
+
+    /// Waits until the board has accounted for every stamped command it was sent: each
+    /// ran, was flushed by a stop or taken back by a change, and nothing refused still
+    /// waits to go again (a stopped engine has given those up). It asks for QUEUE_STATUS
+    /// until one answers with the board's queue empty, sending what waits to go again
+    /// meanwhile; at most `timeoutMicroseconds` of host time. True when it got there:
+    /// `statistics` then counts what the chip really got (`commandsRun`). False when the
+    /// device went away or the board kept commands longer than that.
+    @discardableResult
+    public func settleDelivery(timeoutMicroseconds: Int64 = 2_000_000) async -> Bool {
+        let deadline = host() + timeoutMicroseconds
+        var asked: Int?
+        while connected {
+            service()
+            if let a = asked, link.frames.isAccounted(a) {
+                let d = link.delivery
+                if d.isKnown, d.queued == 0, !link.hasRetries, !link.frames.holdsCommands, pending.isEmpty || state == .stopped {
+                    return true
+                }
+                asked = nil
+            }
+            guard host() < deadline else { return false }
+            if asked == nil {
+                asked = link.frames.nextIndex
+                if (try? linkSend({ try link.requestQueueStatus() })) == nil { return false }
+            }
+            do { try await letTimePass(untilHost: host() + 1_000) } catch {
+                handle([.disconnected])
+                return false
+            }
+        }
+        return false
     }
 
     /// Stops (as `stop()`) and lets go of the device: a bridge board's USB interface is

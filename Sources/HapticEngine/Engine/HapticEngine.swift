@@ -297,6 +297,11 @@ public actor HapticEngine {
     /// `Options.keepsSentCommandLog` is on; commands a change replaced are not in it.
     public internal(set) var sentCommands: [TimedCommand] = []
 
+    /// The commands the board ran, in the order it ran them, by its own count
+    /// (`Delivery`), when `Options.keepsSentCommandLog` is on: what the chip got. Complete
+    /// once `settleDelivery()` has returned true.
+    public var ranCommands: [TimedCommand] { link.delivery.ranCommands.map(Self.timed) }
+
     /// The device's acceleration since a board time (µs), where it has a source of it
     /// (a simulated sled, an accelerometer); nil when it has none.
     public func acceleration(since boardMicroseconds: UInt64) -> [AccelerationSample]? {
@@ -316,6 +321,12 @@ public actor HapticEngine {
         s.commandsSent = l.stampedSent
         s.lateCommands = l.late + l.lateAfterRefusal
         s.resentCommands = l.resent
+        let d = link.delivery
+        s.commandsRun = d.isKnown ? d.ran : nil
+        s.commandsFlushed = d.flushed
+        s.commandsQueued = d.queued
+        s.commandsWithdrawn = l.withdrawn
+        s.boardFramesLost = l.boardFramesLost
         s.lateAfterRefusal = l.lateAfterRefusal
         s.queueHighWater = l.queueHighWater
         s.untimedAnswered = l.untimedAnswered

@@ -244,7 +244,8 @@ extension HapticEngine {
     func checkIdle(now: Int64) {
         let active = anyPlayerActive || !(compiler?.isSettled ?? true) || table.hasNotices
         // Finished once nothing is left to send and the board has run all it was sent.
-        if !active, let handler = finishedHandler, pending.isEmpty, !link.holdsStamped(from: now + 1) {
+        // Refused commands waiting to go again are still to run.
+        if !active, let handler = finishedHandler, pending.isEmpty, !link.hasRetries, !link.holdsStamped(from: now + 1) {
             finishedHandler = nil
             deliver { [weak self] in
                 let action = handler(nil)

@@ -92,7 +92,9 @@ public enum DFUEmulation {
             }
         }
 
-        let status = ChildProcess.runRelayingSignals(options.command, report: report)
+        let signals = CommandSignals(hotplug: nil)
+        defer { signals.stop() }
+        let status = signals.run(options.command, report: report)
         queue.sync { remove(onBus.withLock { p in defer { p = nil }; return p }, from: testbed) }
         bootloader.powerOff()
 
@@ -101,7 +103,9 @@ public enum DFUEmulation {
         report(
             "dfu: \(c.erases) erase(s), \(c.pagesWritten) page(s) written, \(c.bytesRead) byte(s) read, \(c.refusals) command(s) refused\(ending)")
         if let dumpPath = options.dumpPath {
-            do { try FileWriter.write(bootloader.flash.bytes, to: FilePath(dumpPath)) } catch {
+            // A FIFO's reader is waited for until a signal says to stop (`CommandSignals`).
+            do { try FileWriter.write(bootloader.flash.bytes, to: FilePath(dumpPath), giveUp: { signals.giveUpReason }) } catch {
+                if let signal = signals.sinceCommandEnded { throw .interrupted("--dump \(TerminalText.echo(dumpPath)): \(error.problem)", signal: signal) }
                 throw .log("--dump \(TerminalText.echo(dumpPath)): \(error)")
             }
         }

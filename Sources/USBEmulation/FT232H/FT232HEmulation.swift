@@ -60,7 +60,9 @@ public enum FT232HEmulation {
         let socket = Socket(testbed: testbed, serial: options.serial, wiring: .init(actuator: options.actuator, chipPresent: options.chipPresent))
         try socket.plug()
 
-        let status = ChildProcess.runRelayingSignals(options.command, hotplug: { socket.signal($0) }, report: report)
+        let signals = CommandSignals(hotplug: { socket.signal($0) })
+        defer { signals.stop() }
+        let status = signals.run(options.command, report: report)
         // Before the socket powers it off: what COMMAND (and whatever it left behind) left the chip doing.
         let final = socket.plugged?.chipState
         socket.close()
@@ -81,7 +83,9 @@ public enum FT232HEmulation {
         if let final { report("ft232h: \(final.description)") }
         if let path = options.logPath {
             let text = log.map(jsonLine).joined()
-            do { try FileWriter.write(Array(text.utf8), to: FilePath(path)) } catch {
+            // A FIFO's reader is waited for until a signal says to stop (`CommandSignals`).
+            do { try FileWriter.write(Array(text.utf8), to: FilePath(path), giveUp: { signals.giveUpReason }) } catch {
+                if let signal = signals.sinceCommandEnded { throw .interrupted("--log \(TerminalText.echo(path)): \(error.problem)", signal: signal) }
                 throw .log("--log \(TerminalText.echo(path)): \(error)")
             }
         }

@@ -9,7 +9,9 @@ final class SignalledRun {
     let stdoutFile: URL
     let stderrFile: URL
 
-    init(_ arguments: [String], configHome: String? = nil) throws {
+    /// `standardOutput` / `standardError`: where the stream goes instead of its file
+    /// (a FIFO the test holds full, to leave the command stuck writing to it).
+    init(_ arguments: [String], configHome: String? = nil, standardOutput: FileHandle? = nil, standardError: FileHandle? = nil) throws {
         scratch = try Hapbridge.scratchDirectory()
         stdoutFile = scratch.appendingPathComponent("stdout")
         stderrFile = scratch.appendingPathComponent("stderr")
@@ -21,8 +23,8 @@ final class SignalledRun {
         environment["XDG_CONFIG_HOME"] = configHome ?? scratch.appendingPathComponent("config").path
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        process.standardOutput = try standardOutput ?? FileHandle(forWritingTo: stdoutFile)
+        process.standardError = try standardError ?? FileHandle(forWritingTo: stderrFile)
         try process.run()
     }
 
@@ -47,10 +49,16 @@ final class SignalledRun {
     }
 
     private func waitFor(_ marker: String, in text: (SignalledRun) -> String, seconds: Double) -> Bool {
+        waitUntil(seconds: seconds) { text($0).contains(marker) }
+    }
+
+    /// Waits (polling) until `condition` holds; false if the process ended or `seconds`
+    /// passed first.
+    func waitUntil(seconds: Double = 60, _ condition: (SignalledRun) -> Bool) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
-            if text(self).contains(marker) { return true }
-            if !process.isRunning { return text(self).contains(marker) }
+            if condition(self) { return true }
+            if !process.isRunning { return condition(self) }
             usleep(10_000)
         }
         return false
@@ -88,6 +96,21 @@ final class SignalledRun {
         return false
     }
 
+    /// Waits until the process catches `signal` (its handler installed: SigCgt in
+    /// /proc/PID/status), for a command that says nothing before it is stuck; false if
+    /// it ended or `seconds` passed first.
+    func waitUntilCatching(_ signal: Int32, seconds: Double = 60) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end, process.isRunning {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+            if let caught, caught & (1 << UInt64(signal - 1)) != 0 { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// The exit status, or nil when the process did not end within `seconds` (it is
     /// then killed, so the test fails rather than hangs). A death by a signal is
     /// reported as a shell would (128 + N).
@@ -109,5 +132,26 @@ final class SignalledRun {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
+    }
+}
+
+/// A FIFO held open for reading and writing by the test, filled until it takes no more:
+/// a process given it as a stream blocks at its first write there, as behind a pager
+/// nobody pages.
+final class FullFIFO {
+    let path: String
+    let handle: FileHandle
+
+    init(in directory: URL) throws {
+        path = directory.appendingPathComponent("full.fifo").path
+        guard mkfifo(path, 0o600) == 0 else { throw Hapbridge.SetupError("mkfifo \(path): \(String(cString: strerror(errno)))") }
+        // O_RDWR: open without waiting for a reader (Linux), and stay its reader, so the
+        // process's writes block rather than fail.
+        let fd = open(path, O_RDWR | O_NONBLOCK)
+        guard fd >= 0 else { throw Hapbridge.SetupError("open \(path): \(String(cString: strerror(errno)))") }
+        let chunk = [UInt8](repeating: 0x2E, count: 4096)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 }

@@ -44,6 +44,16 @@
  * gap in the board's sequence numbers).  A power of two, at most 128.  The core
  * emulation models the same ring, so what works there works on a board. */
 #define HB_USB_IN_RING_BYTES 128u
+/* The port takes a bulk OUT packet only while its IN ring has room for every NAK
+ * the packet's stamped commands can draw: the shortest is a stamped STOP
+ * (HB_CMD_STOP_LEN + HB_FRAME_OVERHEAD = 10 bytes), so at most 7 frames end in one
+ * 64-byte packet, and 7 NAKs take 70 bytes. A refusal is then never dropped for
+ * want of room, and the host can account for every command it sent: until there
+ * is room the packet stays in the bank and the host controller retries it (USB's
+ * own flow control; a board holds it for as long as its host leaves bulk IN
+ * unread). Larger replies to a packet full of requests (QUEUE_STATUS, HELLO_REPLY)
+ * can still outgrow the ring: a host asks one at a time. */
+#define HB_USB_OUT_REPLY_ROOM 70u /* usb.c checks the sum above */
 
 /* ---- Descriptor bytes, as initialiser lists: each side stores them its own
  * way (program memory on the AVR, a plain array on the host). ------------ */
