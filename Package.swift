@@ -120,8 +120,12 @@ let package = Package(
         // FT232H): CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps
         // then spins, its I2C on MPSSE; a FrameTransport, so BridgeLink and the engine take it.
         .target(
-            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime"],
+            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime", "CHostedBoard"],
             swiftSettings: strict),
+        // What HostedBoard needs from C that Swift cannot call: the few usbfs ioctls the
+        // FT232H's guardian makes itself (macros), and posix_spawn's closefrom (a GNU
+        // extension) for starting it.
+        .target(name: "CHostedBoard"),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
@@ -317,7 +321,9 @@ let package = Package(
         .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "TestSupport"], swiftSettings: strict),
         // The FT232H path through libftdi and pyftdi against `hapbridge emulate ft232h`
         // (ftdi-probe and python3 as COMMAND), and the MPSSE clock's arithmetic.
-        .testTarget(name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model", "TestSupport"], exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
+        .testTarget(
+            name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model", "HostedBoard", "TestSupport"],
+            exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),

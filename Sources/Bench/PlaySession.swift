@@ -197,6 +197,10 @@ public final class PlaySession: Sendable {
         let state = outcome.state  // before close(), which ends any player still going
         let interruption = interruption() ?? state.stopRequested
         let statistics = await engine.statistics
+        // Whatever stopped the engine first (the link gone; a stop the board reported as it
+        // went, such as an FT232H's hosted core's host-silence stop after the player was
+        // stopped), the transport's account of its loss goes with it.
+        let lossReason = state.stopReason != nil ? await engine.withLink { $0.lossReason } : nil
         let ran = await engine.ranCommands
         await engine.close()
         // What STOP_ALL flushed from the board's queue never played: the record and the
@@ -221,8 +225,9 @@ public final class PlaySession: Sendable {
             source: await engine.withLink { $0.telemetry?.accelerationSource }, drive: driveTrace, origin: origin)
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
-            engineStopReason: state.stopReason, interruption: interruption, position: state.position, duration: state.duration,
-            playedCommands: played, flushedCommands: statistics.commandsRun != nil ? statistics.commandsFlushed : sent.count - played.count,
+            engineStopReason: state.stopReason, lossReason: lossReason, interruption: interruption, position: state.position,
+            duration: state.duration, playedCommands: played,
+            flushedCommands: statistics.commandsRun != nil ? statistics.commandsFlushed : sent.count - played.count,
             deliverySettled: settled, trace: trace)
     }
 
@@ -259,6 +264,10 @@ public struct PlayResult: Sendable {
     public var endedEarly: Bool
     /// Why the engine stopped, when the client did not ask.
     public var engineStopReason: StoppedReason?
+    /// Why the device went away, when the engine stopped by itself and the transport
+    /// could say (`FrameTransport.lossReason`: an FT232H's adapter error, or its
+    /// guardian's word), whichever stop reason the engine heard first.
+    public var lossReason: String?
     /// Why the caller stopped the play (a signal), if it did.
     public var interruption: String?
     public var position: Double
@@ -273,7 +282,7 @@ public struct PlayResult: Sendable {
     public var trace: PlayTrace
 
     /// Nil when the pattern played to its end, else why it did not.
-    public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" } }
+    public var stopReason: String? { interruption ?? engineStopReason.map { "\($0)" + (lossReason.map { " (\($0))" } ?? "") } }
 
     /// The pattern did not play on time: a command left the host too late for its
     /// stamp, or the board started one more than 100 µs after it (an underrun). The

@@ -162,6 +162,8 @@ public final class BridgeLink {
     public private(set) var sensor: LinkAccelerometer?
     /// The transport's diagnostics, where it keeps them.
     public var diagnostics: (any LinkDiagnostics)? { transport.diagnostics }
+    /// Why the transport is gone, where it can say (`FrameTransport.lossReason`).
+    public var lossReason: String? { transport.lossReason }
     /// The session's keep-alive as the board took it, µs.
     public var keepAliveMicroseconds: Int64 { Int64(helloReply?.keepAliveMilliseconds ?? openOptions.keepAliveMilliseconds) * 1000 }
     /// Untimed register access (protocol 1.1).

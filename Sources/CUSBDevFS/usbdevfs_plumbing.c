@@ -281,6 +281,55 @@ bool hb_ioctl_read_u32_pair(UMockdevIoctlClient *client, uint32_t *first, uint32
     return true;
 }
 
+bool hb_ioctl_read_disconnect_claim(UMockdevIoctlClient *client, uint32_t *interface, uint32_t *flags, char *driver,
+                                    GError **error)
+{
+    UMockdevIoctlData *data = resolve_argument(client, sizeof(struct usbdevfs_disconnect_claim), error);
+    if (!data) {
+        return false;
+    }
+    struct usbdevfs_disconnect_claim dc;
+    memcpy(&dc, data->data, sizeof dc);
+    *interface = dc.interface;
+    *flags = dc.flags;
+    G_STATIC_ASSERT(sizeof dc.driver == HB_DRIVER_NAME_SIZE);
+    memcpy(driver, dc.driver, sizeof dc.driver);
+    driver[HB_DRIVER_NAME_SIZE - 1] = 0;
+    g_object_unref(data);
+    return true;
+}
+
+uint32_t hb_usbdevfs_disconnect_claim_if_driver(void) { return USBDEVFS_DISCONNECT_CLAIM_IF_DRIVER; }
+uint32_t hb_usbdevfs_disconnect_claim_except_driver(void) { return USBDEVFS_DISCONNECT_CLAIM_EXCEPT_DRIVER; }
+
+bool hb_ioctl_read_getdriver(UMockdevIoctlClient *client, uint32_t *interface, GError **error)
+{
+    UMockdevIoctlData *data = resolve_argument(client, sizeof(struct usbdevfs_getdriver), error);
+    if (!data) {
+        return false;
+    }
+    struct usbdevfs_getdriver gd;
+    memcpy(&gd, data->data, sizeof gd);
+    *interface = gd.interface;
+    g_object_unref(data);
+    return true;
+}
+
+bool hb_ioctl_write_getdriver(UMockdevIoctlClient *client, const char *driver, GError **error)
+{
+    UMockdevIoctlData *data = resolve_argument(client, sizeof(struct usbdevfs_getdriver), error);
+    if (!data) {
+        return false;
+    }
+    struct usbdevfs_getdriver gd;
+    memcpy(&gd, data->data, sizeof gd);
+    memset(gd.driver, 0, sizeof gd.driver);
+    strncpy(gd.driver, driver, sizeof gd.driver - 1);
+    memcpy(data->data, &gd, sizeof gd);
+    g_object_unref(data);
+    return true;
+}
+
 /* ---- URBs ------------------------------------------------------------------ */
 
 UMockdevIoctlData *hb_urb_resolve(UMockdevIoctlClient *client, hb_urb_fields *fields, UMockdevIoctlData **buffer,

@@ -34,6 +34,10 @@ public protocol FrameTransport: AnyObject {
     var telemetry: (any AccelerationTelemetry)? { get }
     /// The link's own diagnostics (bytes that were not frames), where it keeps them.
     var diagnostics: (any LinkDiagnostics)? { get }
+    /// Why the link is gone, once `poll` has said it is (`.disconnected`), where the
+    /// transport knows more than that (an FT232H's hosted board: the adapter's error, or
+    /// its guardian's word); nil otherwise.
+    var lossReason: String? { get }
 }
 
 extension FrameTransport {
@@ -41,6 +45,8 @@ extension FrameTransport {
     public var telemetry: (any AccelerationTelemetry)? { nil }
     /// Most links keep no diagnostics.
     public var diagnostics: (any LinkDiagnostics)? { nil }
+    /// Most links can say no more than that they are gone.
+    public var lossReason: String? { nil }
 }
 
 /// What a transport reports besides sending.

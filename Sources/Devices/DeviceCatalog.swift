@@ -24,11 +24,13 @@ public final class DeviceCatalog: Sendable {
     }
 
     /// The guardian an FT232H opened by `open(_:simulated:)` gets (`openFT232H`); nil: none.
-    public let ft232hGuardian: [String]?
+    public let ft232hGuardian: FT232HGuardian.Command?
     /// The I2C clock an FT232H's bus runs at (400 kHz or 100 kHz: `MPSSEClock`).
     public let ft232hSCLHz: Double
 
-    public init(logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: [String]? = nil, ft232hSCLHz: Double = 400_000) {
+    public init(
+        logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: FT232HGuardian.Command? = nil, ft232hSCLHz: Double = 400_000
+    ) {
         self.logger = logger
         self.ft232hGuardian = ft232hGuardian
         self.ft232hSCLHz = ft232hSCLHz
@@ -143,22 +145,35 @@ public final class DeviceCatalog: Sendable {
     /// when none is named) is the board's serial in HELLO_REPLY, so calibrations are kept
     /// per FT232H. The notice says once when real-time scheduling was refused.
     ///
-    /// `guardian`, when given, is the command of a guardian process (`FT232HGuardian`,
-    /// `hapbridge guard-ft232h SERIAL`) that stops the chip if this process dies
-    /// without closing the device.
+    /// `guardian`, when given, starts a guardian process (`FT232HGuardian`, `hapbridge
+    /// guard-ft232h`) that stops the chip if this process dies, is stopped or hangs
+    /// while it has the FT232H. It is started once the FT232H is open (it takes the
+    /// adapter by the usbfs node libusb opened) and before the chip is brought up; one
+    /// that cannot be started, or ends before it is ready, is an error: nothing is driven
+    /// unguarded unless asked (nil).
     public func openFT232H(
-        serial: String?, guardian: [String]? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
+        serial: String?, guardian: FT232HGuardian.Command? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
     ) throws(DeviceSelectionError) -> OpenedDevice {
         let named = ft232hSerial(serial)
-        let watcher = guardian.flatMap { FT232HGuardian(command: $0 + (named.map { [$0] } ?? [])) }
         let port: FT232HHostedI2C
         do { port = try FT232HHostedI2C(serial: named, sclHz: ft232hSCLHz) } catch {
-            watcher?.disarm()
             throw .device(DeviceError.notFound("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
+        }
+        var watcher: FT232HGuardian?
+        if let guardian {
+            do throws(FT232HGuardianError) {
+                guard let node = port.usbDevicePath else { throw .spawn("libusb did not say which device node the FT232H is") }
+                watcher = try FT232HGuardian(command: guardian, usbfs: node, sclHz: ft232hSCLHz, serial: named)
+            } catch {
+                port.shutDown()
+                throw .unsupported(
+                    "\(DeviceAddress.ftdi(serial: serial)): could not start the FT232H's guardian (\(error)): without it nothing would stop "
+                        + "the chip if this player died, were stopped or hung, so it is not driven (HAPBRIDGE_FT232H_GUARDIAN=off plays without one)")
+            }
         }
         var config = HostedBoard.Configuration(serial: Self.boardSerial(named))
         configuration?(&config)
-        let board = HostedBoard(port: port, configuration: config)
+        let board = HostedBoard(port: port, configuration: config, guardian: watcher)
         let summary = "FT232H\(named.map { " \($0)" } ?? "") (firmware core hosted in process, \(port.summary), host-timed: \(board.scheduling.isRealTime ? "real-time" : "normal priority"))"
         let transport = HostedBoardTransport(board: board, summary: summary, guardian: watcher)
         return OpenedDevice(

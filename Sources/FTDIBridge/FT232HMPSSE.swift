@@ -22,6 +22,9 @@ public final class FT232HMPSSE: @unchecked Sendable {
     /// Longest a transaction's answer may take beyond its own clocking (USB round trip,
     /// the latency timer).
     public static let answerSlackMilliseconds = 1_000
+    /// The usbfs node libusb opened it through (`/dev/bus/usb/BBB/DDD`), for a process
+    /// that must reach the same FT232H without libftdi (the hosted player's guardian).
+    public let usbDevicePath: String?
 
     /// Opens the FT232H (the first one, or the one with `serial`), resets it, puts it in
     /// MPSSE mode, checks the command stream is in step (the bad-command probe), and
@@ -42,6 +45,7 @@ public final class FT232HMPSSE: @unchecked Sendable {
             try ftdi.setBitMode(.reset)
             try ftdi.setBitMode(.mpsse)
         } catch { throw .ftdi(error) }
+        usbDevicePath = ftdi.usbDevicePath
         // AN_108 §3.2: a bogus opcode is answered FA + opcode; both probes must come back.
         for probe in [MPSSEOpcode.bogus, MPSSEOpcode.bogus2] {
             let answer: [UInt8]
@@ -51,6 +55,15 @@ public final class FT232HMPSSE: @unchecked Sendable {
             } catch { throw .ftdi(error) }
             guard answer == [MPSSEOpcode.badCommandEcho, probe] else { throw .outOfSync(answer: answer) }
         }
+        do { try ftdi.write(Self.setupCommands(sclHz: sclHz, enable: enable)) } catch { throw .ftdi(error) }
+    }
+
+    /// The MPSSE set-up for I2C at `sclHz` (clocking, open drain, the divisor, the high
+    /// byte's pins) ending with the bus idle and EN as `enable` says: what an open sends
+    /// once the command stream is in step, and what a guardian sends again before it
+    /// stops the chip on an FT232H it took over (`FT232HTakeover`).
+    public static func setupCommands(sclHz: Double, enable: Bool) -> [UInt8] {
+        let clock = MPSSEClock.i2c(sclHz: sclHz)
         var setup: [UInt8] = [
             clock.divideBy5 ? MPSSEOpcode.enableDivideBy5 : MPSSEOpcode.disableDivideBy5,
             MPSSEOpcode.disableAdaptiveClocking,
@@ -63,7 +76,7 @@ public final class FT232HMPSSE: @unchecked Sendable {
         var idle = MPSSEI2CProgram(enable: enable, sclHz: sclHz)
         idle.idle()
         setup += idle.commands
-        do { try ftdi.write(setup) } catch { throw .ftdi(error) }
+        return setup
     }
 
     /// An empty program carrying this port's EN level and clock.

@@ -35,12 +35,13 @@ enum ExitStatus: Int32, CaseIterable {
     // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
     // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
     // actuator, or a wait for a FIFO's reader ended by it; `flash` after the block in
-    // flight, whatever the board holds (`FlashCommand.stoppedStatus`); see `Interruption`.
+    // flight, whatever the board holds (`FlashCommand.stoppedStatus`); or ended by
+    // SIGTSTP and then suspended (148, once continued); see `Interruption`.
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -36,7 +36,10 @@ extension HapbridgeCommand {
         Console.adoptStandardDescriptors()
         // The arguments' own bytes: `CommandLine.arguments` would repair a file name that
         // is not UTF-8 into another name (`ArgumentText`).
-        Foundation.exit(await main(Array(ArgumentText.commandLineArguments().dropFirst())))
+        let status = await main(Array(ArgumentText.commandLineArguments().dropFirst()))
+        // A Ctrl-Z ended the command (its device closed): suspend only now.
+        Interruption.suspendIfAsked()
+        Foundation.exit(status)
     }
 
     /// The one place errors become exit statuses. Whatever parsing throws (including a

@@ -3,25 +3,36 @@ import Foundation
 import RealTime
 import Synchronization
 
-/// SIGINT, SIGTERM and SIGHUP while a command drives the actuator (`play`, `measure`,
-/// `sweep`, `calibrate`, `diagnose`, `rom`, `run`) or programs a board (`flash`).
+/// SIGINT, SIGTERM, SIGHUP and SIGTSTP while a command drives the actuator (`play`,
+/// `measure`, `sweep`, `calibrate`, `diagnose`, `rom`, `run`) or programs a board (`flash`).
 ///
-/// By default these signals kill the process where it stands: nothing is printed,
-/// no record or plot is written, and the board plays what it has queued and then
-/// holds the last amplitude until its host-silence watchdog ends it. A command that
-/// drives the actuator catches them instead: the first one stops the engine (or the
-/// bench procedure) and flushes the board at once, the command reports what it did
-/// and why it stopped, writes its record and plot, and exits as a shell reports a
+/// By default these signals kill (or, SIGTSTP, suspend) the process where it stands:
+/// nothing is printed, no record or plot is written, and the board plays what it has
+/// queued and then holds the last amplitude until its host-silence watchdog ends it (an
+/// FT232H, whose firmware core is hosted in the process, until its guardian does). A
+/// command that drives the actuator catches them instead: the first one stops the engine
+/// (or the bench procedure) and flushes the board at once, the command reports what it
+/// did and why it stopped, writes its record and plot, and exits as a shell reports a
 /// death by that signal (128 + N: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP),
 /// so a script sees the same status either way. A second signal while it stops
 /// exits at once, with the same status. `flash` finishes the block in flight instead,
 /// stops, and says what the board holds (`FlashStop`, `FlashLeft`).
 ///
+/// SIGTSTP (Ctrl-Z) ends the command the same way — the actuator stopped, the device
+/// closed, the report, record and plot written — and only then suspends the process,
+/// as the terminal asked (`suspendIfAsked`); continued (`fg`), it exits 148 (128 + 20,
+/// the status a shell gives a job stopped by SIGTSTP). Resuming the pattern instead
+/// would mean a stale clock sync, a board queue flushed and a drive that restarts
+/// mid-pattern; a suspended command that drives nothing is the honest outcome, and a
+/// bridge board and an FT232H behave alike. SIGTTIN and SIGTTOU are left to their
+/// default (stop): a command stopped that way while it drives is what a bridge board's
+/// watchdog and an FT232H's guardian are for.
+///
 /// The signals reach a thread of their own (`SignalRelay`), so the reaction may lock,
 /// allocate and start tasks.
 final class Interruption: Sendable {
     /// The signals a driving command turns into an orderly stop.
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGTSTP]
 
     private struct State {
         var signal: Int32?
@@ -89,7 +100,8 @@ final class Interruption: Sendable {
             for action in state.withLock({ $0.lastWords }) { action() }
             _exit(Self.exitStatus(signal))
         }
-        Self.say("\nhapbridge: \(Self.name(signal)): \(stopping) (again to exit at once)\n")
+        let then = signal == SIGTSTP ? "; the command ends, then suspends" : ""
+        Self.say("\nhapbridge: \(Self.name(signal)): \(stopping)\(then) (again to exit at once)\n")
         for reaction in reactions { reaction(signal) }
     }
 
@@ -112,6 +124,7 @@ final class Interruption: Sendable {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
         case SIGHUP: "SIGHUP"
+        case SIGTSTP: "SIGTSTP"
         default: "signal \(signal)"
         }
     }
@@ -122,5 +135,14 @@ final class Interruption: Sendable {
     /// Ends the command with the signal's status when one came; otherwise nothing.
     func exitIfInterrupted() throws(ExitCode) {
         if let signal { throw ExitCode(Self.exitStatus(signal)) }
+    }
+
+    /// As the process is about to exit, once the command has returned (its device
+    /// closed): when a SIGTSTP ended it, suspends now, as the terminal asked, and returns
+    /// when continued (the process then exits 148).
+    static func suspendIfAsked() {
+        guard shared.signal == SIGTSTP else { return }
+        say("hapbridge: suspended (SIGTSTP): the actuator is stopped and the command has ended; continued, it exits with status 148\n")
+        installed.suspend(as: SIGTSTP)
     }
 }

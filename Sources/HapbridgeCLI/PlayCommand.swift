@@ -28,14 +28,16 @@ public struct PlayCommand: AsyncParsableCommand {
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the board falling behind, the device going away) the reason is printed and the exit status is 3. A pattern \
+            the board falling behind, the device going away, an FT232H's guardian gone or taking the adapter from a \
+            player that was stopped) the reason is printed and the exit status is 3. A pattern \
             played to its end with any command sent after its stamp or any underrun did not play on time: exit status 4. \
             The summary says what ran on the chip by the board's own count (QUEUE_STATUS), what a stop flushed, and \
             every refusal by reason; a command the board refused is sent again, in order, and "none dropped" is printed \
             only when the board's count shows every one ran. A play that ran to its end with commands the chip never \
             got (or that the board could not account for) is a failure: exit status 1. --record lists the commands the \
             chip got, in order. --plot saves the drive the chip got, with the acceleration where the device has a \
-            source of it (the simulated sled, an accelerometer).
+            source of it (the simulated sled, an accelerometer). Ctrl-C, SIGTERM or SIGHUP stops the actuator and ends \
+            the play (exit 130, 143, 129); Ctrl-Z does the same and then suspends (148 when continued).
             """)
 
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
@@ -174,7 +176,8 @@ public struct PlayCommand: AsyncParsableCommand {
                 "stopped: \(interruption) after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)); "
                     + "the engine stopped and the board's queue was flushed (STOP_ALL)")
         } else if result.endedEarly {
-            try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(Self.explain(result.engineStopReason, session.engine.options))")
+            let why = Self.explain(result.engineStopReason, session.engine.options) + (result.lossReason.map { " (\(TerminalText.safe($0)))" } ?? "")
+            try Console.err("stopped early, after about \(Self.ms(min(position, duration))) of \(Self.ms(duration)): \(why)")
         }
         if let plotFile {
             try plotFile.write(trace.plot(title: "hapbridge play \(source.label)", subtitle: "\(profile.displayName) on \(session.summary)").svg())

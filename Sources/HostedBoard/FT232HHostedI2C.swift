@@ -27,6 +27,9 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
 
     public var summary: String { "MPSSE I2C at \(Int(port.sclHz / 1000)) kHz" }
 
+    /// The usbfs node the FT232H was opened through (what its guardian takes it by).
+    public var usbDevicePath: String? { port.usbDevicePath }
+
     /// The most answers the reader had outstanding at once (how far behind it ran).
     public var deepestAnswerBacklog: Int { answers.deepestBacklog }
 

@@ -32,7 +32,7 @@ extension HostedBoard {
                 guard let board = HostedBoard.from(context), let frame else { return }
                 let bytes = Array(UnsafeBufferPointer(start: frame, count: Int(length)))
                 let now = HostedClock.microseconds()
-                board.shared.withLock { $0.outbox.append((bytes, now)) }
+                board.shared.withLock { if !$0.halted { $0.outbox.append((bytes, now)) } }
             },
             enter_bootloader: nil,
             lock: { context in

@@ -60,6 +60,8 @@ public final class HostedBoard: @unchecked Sendable {
     }
 
     public let configuration: Configuration
+    /// Told on each service pass; halts the board when it says so.
+    let guardian: (any HostedBoardGuard)?
     /// The overhead the core was told (measured unless configured).
     public let transactionOverheadMicroseconds: UInt16
     public let port: any HostedI2CPort
@@ -83,6 +85,8 @@ public final class HostedBoard: @unchecked Sendable {
     struct Shared {
         var outbox: [(frame: [UInt8], hostMicroseconds: UInt64)] = []
         var failure: String?
+        /// `halt` ended the board: what the core says from then on is not sent.
+        var halted = false
         var writeTimes: [HostedWriteTime] = []
         var unrecordedWrites = 0
     }
@@ -92,9 +96,12 @@ public final class HostedBoard: @unchecked Sendable {
     private var timerCPUClock: clockid_t?
     private var stopped = false
 
-    public init(port: any HostedI2CPort, configuration: Configuration) {
+    /// `guardian`, when given, watches the board from outside the process: it hears from
+    /// every service pass and may halt the board (`HostedBoardGuard`).
+    public init(port: any HostedI2CPort, configuration: Configuration, guardian: (any HostedBoardGuard)? = nil) {
         self.port = port
         self.configuration = configuration
+        self.guardian = guardian
         transactionOverheadMicroseconds = configuration.transactionOverheadMicroseconds ?? Self.measureTransactionOverhead(port)
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
@@ -268,12 +275,32 @@ public final class HostedBoard: @unchecked Sendable {
                 return (inbox, stopping)
             }
             if quit { return }
+            // The guardian first: continued after a stop, this pass must hear that the
+            // guardian took over before the core's own watchdog, which stopped with the
+            // process, reports a host silence that was not the host's.
+            if let guardian, let why = guardian.servicePass(nowNanoseconds: HostedClock.nanoseconds()) { halt(why) }
             if !bytes.isEmpty {
                 bytes.withUnsafeBufferPointer { b in
                     if let base = b.baseAddress { hb_core_receive(core, base, UInt32(b.count)) }
                 }
             }
             hb_core_poll(core)
+        }
+    }
+
+    /// Stops the chip at once as STOP_ALL does (the queue flushed, the chip in standby,
+    /// from the core's main context), then ends the board with `why` as its failure: it
+    /// replaces an adapter failure it explains (the FT232H taken by the guardian refuses
+    /// every transfer), and the core's frames from then on are dropped (its watchdog's
+    /// STOPPED, its I2C faults: the board is gone, and `why` is why). EN goes low when
+    /// the board is stopped (`stop()`, at close).
+    func halt(_ why: String) {
+        pthread_mutex_lock(coreLock)
+        _ = hbi_stop_locked(core, UInt8(HB_STOP_HOST_REQUEST))
+        pthread_mutex_unlock(coreLock)
+        shared.withLock {
+            $0.failure = why
+            $0.halted = true
         }
     }
 

@@ -8,13 +8,15 @@ import Glibc
 /// core runs in this process (`HostedBoard`). Board time is host time truncated to 32
 /// bits, so clock sync finds no drift and an offset that is a whole number of 2^32 µs.
 ///
-/// The link is gone when the adapter fails (the FT232H unplugged): `poll` reports
-/// `.disconnected` once, with `board.failure` saying why, and sends fail. `close` stops
-/// the core and shuts the chip down (standby, EN low); so does dropping the transport.
+/// The link is gone when the adapter fails (the FT232H unplugged) or the board halts (its
+/// guardian gone or taking over): `poll` reports `.disconnected` once, with `lossReason`
+/// (`board.failure`) saying why, and sends fail. `close` stops the core and shuts the chip
+/// down (standby, EN low), the guardian told first that the player is closing and then
+/// disarmed; so does dropping the transport.
 public final class HostedBoardTransport: FrameTransport {
     public let board: HostedBoard
     public let summary: String
-    /// Stops the chip if this process dies without `close` (`FT232HGuardian`).
+    /// Stops the chip if this process dies, stops or hangs (`FT232HGuardian`).
     public let guardian: FT232HGuardian?
     private var reportedGone = false
     private var closed = false
@@ -45,6 +47,8 @@ public final class HostedBoardTransport: FrameTransport {
         return events
     }
 
+    public var lossReason: String? { board.failure }
+
     public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
         let now = hostMicroseconds
         if target > now {
@@ -58,6 +62,8 @@ public final class HostedBoardTransport: FrameTransport {
         guard !closed else { return }
         closed = true
         let times = board.drainWriteTimes()
+        // Heartbeats end with the board's service thread: the guardian is told first.
+        guardian?.closing()
         board.stop()
         guardian?.disarm()
         if let line = Self.timingLine(times), getenv("HAPBRIDGE_FT232H_TIMING") != nil {

@@ -51,6 +51,15 @@ public final class FTDIContext {
 
     public func close() throws(FTDIError) { try check("ftdi_usb_close", ftdi_usb_close(raw)) }
 
+    /// The usbfs node of the device this context opened (`/dev/bus/usb/BBB/DDD`, its bus
+    /// number and address as libusb sees them); nil when none is open.
+    public var usbDevicePath: String? {
+        guard let handle = raw.pointee.usb_dev, let device = libusb_get_device(handle) else { return nil }
+        let bus = Int(libusb_get_bus_number(device)), address = Int(libusb_get_device_address(device))
+        func three(_ n: Int) -> String { String(repeating: "0", count: max(0, 3 - String(n).count)) + String(n) }
+        return "/dev/bus/usb/\(three(bus))/\(three(address))"
+    }
+
     /// The chip's reset request (SIO_RESET 0): its buffers and mode back to defaults.
     public func reset() throws(FTDIError) { try check("ftdi_usb_reset", ftdi_usb_reset(raw)) }
 

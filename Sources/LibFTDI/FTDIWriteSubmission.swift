@@ -58,7 +58,11 @@ extension FTDIContext {
         _ = buffer.initialize(from: bytes)
         guard let control = ftdi_write_data_submit(raw, buffer.baseAddress, size) else {
             buffer.deallocate()
-            throw .call(function: "ftdi_write_data_submit", code: -1, message: lastErrorString)
+            // libftdi returns NULL when libusb refuses the transfer without saying why (its
+            // error string still reads "all fine"): say what that means.
+            throw .call(
+                function: "ftdi_write_data_submit", code: -1,
+                message: "libusb refused the transfer (the FT232H unplugged, or its interface taken by another process)")
         }
         return FTDIWriteSubmission(control: control, buffer: buffer)
     }

@@ -8,5 +8,7 @@ public enum FT232HIdentity {
     /// two modem-status bytes.
     public static let bulkIn: UInt8 = 0x81
     public static let bulkOut: UInt8 = 0x02
+    /// Its one interface, which a usbfs client claims to use the bulk endpoints.
+    public static let interface: UInt8 = 0
     public static let packetSize = 512
 }

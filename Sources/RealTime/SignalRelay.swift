@@ -42,6 +42,27 @@ public final class SignalRelay: Sendable {
 
     /// Ends the thread (the handlers stay: the process is on its way out).
     public func stop() { close(writeEnd) }
+
+    /// Stops this process as `signal`'s default action does (a job-control stop: the shell
+    /// shows the job stopped, `fg` or SIGCONT continues it) and returns once it is
+    /// continued, with this relay's handler back in place. Sent to the calling thread
+    /// (`raise`), so the stop happens before the call returns. In an orphaned process
+    /// group the kernel discards a job-control stop: it returns at once.
+    public func suspend(as signal: Int32) {
+        var defaultAction = sigaction()
+        defaultAction.__sigaction_handler.sa_handler = SIG_DFL
+        sigemptyset(&defaultAction.sa_mask)
+        var relayed = sigaction()
+        sigaction(signal, &defaultAction, &relayed)
+        var only = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, signal)
+        var mask = sigset_t()
+        pthread_sigmask(SIG_UNBLOCK, &only, &mask)
+        raise(signal)
+        pthread_sigmask(SIG_SETMASK, &mask, nil)
+        sigaction(signal, &relayed, nil)
+    }
 }
 
 /// The pipe the signal handler writes to: a C handler can capture nothing, and it is

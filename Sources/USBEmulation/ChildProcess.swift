@@ -21,7 +21,7 @@ struct ChildProcess {
     static let notFound: Int32 = 127
 
     /// The signals the emulation handles itself (SignalRelay).
-    static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT]
+    static let emulationSignals = [SIGUSR1, SIGUSR2, SIGTERM, SIGHUP, SIGINT, SIGTSTP]
 
     /// Why COMMAND did not start, and the exit status that reports it.
     struct SpawnFailure: Error {
@@ -78,13 +78,23 @@ struct ChildProcess {
     }
 
     /// Waits for it to end: its exit status, or 128 + the signal that killed it.
-    func wait() -> Int32 {
+    /// `stopped` is told each time it is stopped by a signal (that signal); nil: not
+    /// watched.
+    func wait(stopped: ((Int32) -> Void)? = nil) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return Self.emulationFailed }
+        while true {
+            guard waitpid(pid, &status, stopped == nil ? 0 : WUNTRACED) >= 0 else {
+                guard errno == EINTR else { return Self.emulationFailed }
+                continue
+            }
+            // WIFSTOPPED: the low byte is 0x7F, the stopping signal above it.
+            if status & 0xFF == 0x7F {
+                stopped?((status >> 8) & 0xFF)
+                continue
+            }
+            let signal = status & 0x7F
+            return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
         }
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     func send(_ signal: Int32) { kill(pid, signal) }

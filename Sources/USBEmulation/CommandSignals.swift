@@ -8,6 +8,15 @@ import Synchronization
 /// if they come first), SIGINT is left to reach it from the terminal as it reaches us,
 /// and SIGUSR1 / SIGUSR2 go to `hotplug` (unplug / replug) when the emulation has one.
 ///
+/// SIGTSTP (Ctrl-Z) too reaches COMMAND from the terminal; the emulation, a device,
+/// does not stop at it: it keeps answering while COMMAND stops what it drives (`play`
+/// stops the actuator and closes the device before it suspends), and suspends itself
+/// once COMMAND has been stopped by SIGTSTP, so the shell sees the job stopped. When
+/// continued (`fg` continues the whole group) it makes sure COMMAND is too. COMMAND
+/// stopped any other way (SIGSTOP, a debugger, SIGTTOU) leaves the emulation running,
+/// as a device keeps running when its host process stops. Once COMMAND has ended, a
+/// SIGTSTP suspends the emulation as it would have by default.
+///
 /// Once COMMAND has ended nothing is passed on: the first SIGINT, SIGTERM or SIGHUP is
 /// kept (`sinceCommandEnded`) for the emulation's own work after COMMAND to give up by
 /// — writing `--log` or `--dump` to a FIFO waits for its reader — and a second ends the
@@ -27,6 +36,9 @@ final class CommandSignals: Sendable {
     /// The state, shared with the relay's thread.
     private final class Shared: Sendable {
         let state = Mutex(State())
+        /// The relay, once made (its handler suspends through it).
+        let relayBox = Mutex<SignalRelay?>(nil)
+        var relay: SignalRelay? { relayBox.withLock { $0 } }
     }
 
     private let shared: Shared
@@ -41,6 +53,11 @@ final class CommandSignals: Sendable {
                 hotplug?(signal)
                 return
             }
+            if signal == SIGTSTP {
+                // While COMMAND runs it gets its own from the terminal (`run` follows its stop).
+                if shared.state.withLock({ $0.commandEnded }) { shared.relay?.suspend(as: SIGTSTP) }
+                return
+            }
             let exitNow: Bool = shared.state.withLock { s in
                 if s.commandEnded {
                     guard s.afterCommand == nil else { return true }
@@ -52,6 +69,7 @@ final class CommandSignals: Sendable {
             }
             if exitNow { _exit(128 + signal) }
         }
+        shared.relayBox.withLock { $0 = relay }
     }
 
     /// Runs COMMAND to its end: its status, or the spawn failure's after `report`ing it.
@@ -64,7 +82,11 @@ final class CommandSignals: Sendable {
                 s.pending.forEach(c.send)
                 s.pending = []
             }
-            return c.wait()
+            return c.wait(stopped: { [relay] signal in
+                guard signal == SIGTSTP else { return }
+                relay.suspend(as: SIGTSTP)
+                c.send(SIGCONT)
+            })
         case .failure(let f):
             report(f.message)
             return f.status

@@ -53,9 +53,10 @@ extension USBDevFSHandler {
         let claimed = claim(interface, for: client)
         guard claimed == 0 else { return claimed }
         if ep.isIn {
-            let t = Transfer(
+            var t = Transfer(
                 urb: urb, buffer: buffer, kind: .bulkIn(endpoint: endpoint, maxPacket: max(1, ep.maxPacketSize)), owner: owner,
                 length: bufferLength, dataOffset: 0, shortNotOK: shortNotOK)
+            t.interface = interface
             let accepted = state.withLock { s -> Bool in
                 guard !s.gone else { return false }
                 s.transfers[key] = t
@@ -70,7 +71,8 @@ extension USBDevFSHandler {
             return 0
         }
         let data = buffer?.bytes(0..<bufferLength) ?? []
-        let t = Transfer(urb: urb, buffer: buffer, kind: .bulkOut, owner: owner, length: bufferLength, dataOffset: 0, shortNotOK: shortNotOK)
+        var t = Transfer(urb: urb, buffer: buffer, kind: .bulkOut, owner: owner, length: bufferLength, dataOffset: 0, shortNotOK: shortNotOK)
+        t.interface = interface
         guard register(key, t) else { return ENODEV }
         device.bulkOut(endpoint: endpoint, data: data) { [self] result in
             ended(key) { t in

@@ -2,6 +2,7 @@ import CUMockdev
 import CUSBDevFS
 import Foundation
 import Glibc
+import RealTime
 import Synchronization
 
 /// The kernel's usbfs and host controller for one emulated device node, answering
@@ -11,15 +12,24 @@ import Synchronization
 /// Semantics follow Linux's usbfs (drivers/usb/core/devio.c) as libusb relies on them:
 /// URBs are submitted at once and reaped in completion order, per open file; a
 /// discarded URB completes with -ENOENT; an IN transfer completes on a short packet
-/// or when full; interfaces are claimed per file (EBUSY for another); after an
+/// or when full; interfaces are claimed per file (EBUSY for another), and a claimed
+/// interface is bound to the driver "usbfs" (GETDRIVER says so), which
+/// DISCONNECT_CLAIM takes from its file, killing that file's URBs on it; after an
 /// unplug, pending URBs complete with -ESHUTDOWN and every later call fails with
 /// ENODEV (reaping stays possible until nothing is left: REAP_AFTER_DISCONNECT).
 ///
 /// Threads: ioctls arrive on umockdev's worker thread (one per testbed, with its own
-/// GLib main context); the device answers from its own thread. Everything shared
-/// lives in `state` behind one lock, which is never held while calling the device
-/// (a device may complete inline). Client memory (the URB and its buffer) is only
-/// written on the worker thread, when a reap hands the URB back.
+/// GLib main context) and are handled on a thread of the client's own (`ClientThread`):
+/// umockdev reads a client's memory (an ioctl's argument, a URB) through that client,
+/// which answers from inside its ioctl call, so a client stopped in the middle of one
+/// (SIGSTOP, a debugger) would hold the worker, and with it every other client of the
+/// node, until it is continued; in usbfs a stopped process holds up no other file's
+/// calls. The device answers from its own thread. Everything shared lives in `state`
+/// behind one lock, which is never held while calling the device (a device may complete
+/// inline). A client's memory (the URB and its buffer) is written by its own thread or,
+/// for a call it is blocked in (a parked reap, a synchronous transfer), on the worker
+/// thread when that call is answered: never by two at once, as a client has one call in
+/// flight at a time.
 ///
 /// The faked device node is a regular file, so a libusb client's poll() always
 /// reports it ready and its event loop asks REAPURBNDELAY in a tight loop. An empty
@@ -59,13 +69,13 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         hb_ioctl_handler_new(
             { context, client in
                 guard let context, let client else { return false }
-                Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue().handle(client)
+                Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue().accept(client)
                 return true
             },
             { context, client, connected in
                 guard let context, let client else { return }
                 let handler = Unmanaged<USBDevFSHandler>.fromOpaque(context).takeUnretainedValue()
-                if connected { handler.clientConnected(client) } else { handler.clientClosed(client) }
+                if connected { handler.clientConnected(client) } else { handler.clientGone(client) }
             },
             Unmanaged.passRetained(self).toOpaque(),
             { context in context.map { Unmanaged<USBDevFSHandler>.fromOpaque($0).release() } })
@@ -106,6 +116,9 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         var dataOffset: Int
         var shortNotOK: Bool
         var received: [UInt8] = []
+        /// The interface a bulk or interrupt transfer's endpoint belongs to (usbfs's
+        /// `as->ifnum`, what a lost claim kills); nil for control transfers.
+        var interface: UInt8?
 
         /// IN data defaults to what arrived so far; the actual length to the IN data's
         /// (an OUT transfer passes the bytes it delivered).
@@ -160,6 +173,8 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         /// address and submitted a URB at the same address too.
         var ids: [UInt: UInt] = [:]
         var nextClientID: UInt = 1
+        /// Each connected client's thread, by the address of its IoctlClient.
+        var threads: [UInt: RealTimeExecutor] = [:]
 
         mutating func id(of client: Client) -> UInt {
             let address = UInt(bitPattern: client)
@@ -193,12 +208,37 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     /// The client's id (see `State.ids`).
     func key(_ client: Client) -> UInt { state.withLock { $0.id(of: client) } }
 
-    // MARK: ioctls (umockdev's worker thread)
+    // MARK: ioctls
 
-    func handle(_ client: Client) {
-        state.withLock { s in
+    /// An ioctl, on umockdev's worker thread: handled on the client's own thread (see the
+    /// type's comment), which runs at the worker's scheduling (SCHED_FIFO where the
+    /// emulation's device threads are). The client is kept alive until it has been.
+    func accept(_ client: Client) {
+        let thread = state.withLock { s -> RealTimeExecutor in
             if s.mainContext == nil { s.mainContext = GMainContextPointer(raw: g_main_context_ref_thread_default()) }
+            let address = UInt(bitPattern: client)
+            if let t = s.threads[address] { return t }
+            let t = RealTimeExecutor(name: "usbfs client", priority: Self.callingThreadFIFOPriority())
+            s.threads[address] = t
+            return t
         }
+        let held = GObjectPointer(retaining: client)
+        thread.schedule(atMicroseconds: 0) { [self] in
+            handle(held.raw)
+            held.release()
+        }
+    }
+
+    /// The SCHED_FIFO priority the calling thread runs at; nil in the normal class.
+    static func callingThreadFIFOPriority() -> Int32? {
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        guard pthread_getschedparam(pthread_self(), &policy, &parameters) == 0, policy == SCHED_FIFO else { return nil }
+        return parameters.sched_priority
+    }
+
+    /// One ioctl, on the client's thread.
+    func handle(_ client: Client) {
         let request = umockdev_ioctl_client_get_request(client)
         let op = hb_usbdevfs_op_of(request)
         if op != HB_USBDEVFS_REAP_URB_NDELAY {
@@ -212,10 +252,17 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         case HB_USBDEVFS_GET_CAPABILITIES:
             let caps = hb_usbdevfs_capabilities_no_packet_size_limit() | hb_usbdevfs_capabilities_reap_after_disconnect()
             complete(client, errno: hb_ioctl_write_u32(client, caps, nil) ? 0 : EFAULT)
-        case HB_USBDEVFS_CLAIM_INTERFACE, HB_USBDEVFS_DISCONNECT_CLAIM:
-            // No kernel driver is ever bound, so DISCONNECT_CLAIM has nothing to disconnect.
+        case HB_USBDEVFS_CLAIM_INTERFACE:
             // An interface number past 255 names no interface (ENOENT), as in usbfs.
             withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { claim($0, for: client) } ?? ENOENT) }
+        case HB_USBDEVFS_DISCONNECT_CLAIM:
+            var interface: UInt32 = 0
+            var flags: UInt32 = 0
+            var driver = [CChar](repeating: 0, count: Int(HB_DRIVER_NAME_SIZE))
+            guard hb_ioctl_read_disconnect_claim(client, &interface, &flags, &driver, nil) else { return complete(client, errno: EFAULT) }
+            let named = String(decoding: driver.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            complete(client, errno: UInt8(exactly: interface).map { disconnectClaim($0, flags: flags, driver: named, for: client) } ?? EINVAL)
+            scheduleService()
         case HB_USBDEVFS_RELEASE_INTERFACE:
             withU32(client) { n in complete(client, errno: UInt8(exactly: n).map { release($0, for: client) } ?? EINVAL) }
         case HB_USBDEVFS_SET_CONFIGURATION:
@@ -239,8 +286,17 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             complete(client, errno: 0)
         case HB_USBDEVFS_RESET:
             reset(client)
-        case HB_USBDEVFS_GET_DRIVER, HB_USBDEVFS_DRIVER_IOCTL:
-            complete(client, errno: ENODATA)  // no kernel driver bound to any interface
+        case HB_USBDEVFS_GET_DRIVER:
+            // "usbfs" for an interface some file claimed; no kernel driver is ever bound.
+            var interface: UInt32 = 0
+            guard hb_ioctl_read_getdriver(client, &interface, nil) else { return complete(client, errno: EFAULT) }
+            let bound = UInt8(exactly: interface).map { i in state.withLock { $0.claims[i] != nil } } ?? false
+            guard bound else { return complete(client, errno: ENODATA) }
+            complete(client, errno: hb_ioctl_write_getdriver(client, Self.usbfsDriver, nil) ? 0 : EFAULT)
+        case HB_USBDEVFS_DRIVER_IOCTL:
+            // Connecting or disconnecting a kernel driver is not modelled: answered as if
+            // none were bound (libusb asks GETDRIVER first and never disconnects "usbfs").
+            complete(client, errno: ENODATA)
         case HB_USBDEVFS_SUBMIT_URB:
             submit(client)
         case HB_USBDEVFS_DISCARD_URB:
@@ -274,6 +330,35 @@ final class USBDevFSHandler: USBHostPort, Sendable {
         return state.withLock { s in
             let k = s.id(of: client)
             if let owner = s.claims[interface], owner != k { return EBUSY }
+            s.claims[interface] = k
+            return 0
+        }
+    }
+
+    /// The driver a claimed interface is bound to, as GETDRIVER and DISCONNECT_CLAIM name it.
+    static let usbfsDriver = "usbfs"
+
+    /// DISCONNECT_CLAIM (devio.c, `proc_disconnect_claim`): an interface bound to a driver
+    /// — here only ever usbfs, for the file that claimed it, this one included — is
+    /// released from it unless the flags say otherwise (IF_DRIVER: only from the driver
+    /// named; EXCEPT_DRIVER: from any but the one named, EBUSY otherwise): the file
+    /// that had it loses the claim and its URBs on the interface complete with -ENOENT
+    /// (usbfs's `driver_disconnect` kills them), reapable as any killed URB. Then the
+    /// interface is claimed for this file. No such interface: EINVAL.
+    func disconnectClaim(_ interface: UInt8, flags: UInt32, driver: String, for client: Client) -> Int32 {
+        guard interfaceExists(interface) else { return EINVAL }
+        return state.withLock { s in
+            let k = s.id(of: client)
+            if let owner = s.claims[interface] {
+                if flags & hb_usbdevfs_disconnect_claim_if_driver() != 0 && driver != Self.usbfsDriver { return EBUSY }
+                if flags & hb_usbdevfs_disconnect_claim_except_driver() != 0 && driver == Self.usbfsDriver { return EBUSY }
+                s.claims[interface] = nil
+                let killed = s.transfers.filter { key, t in
+                    guard key.client == owner, t.interface == interface, case .urb = t.owner else { return false }
+                    return true
+                }
+                for key in killed.keys { _ = end(key, status: -ENOENT, in: &s) }
+            }
             s.claims[interface] = k
             return 0
         }
@@ -393,6 +478,21 @@ final class USBDevFSHandler: USBHostPort, Sendable {
 
     /// Said once per process (see `clientConnected`).
     static let warnedUnwatched = Atomic(false)
+
+    /// The file was closed (worker thread): what usbfs's release does (`clientClosed`),
+    /// on the client's thread after the call it may still be in, then that thread ends.
+    /// The client is kept alive until then, so its address names no other meanwhile.
+    func clientGone(_ client: Client) {
+        let address = UInt(bitPattern: client)
+        guard let thread = state.withLock({ $0.threads[address] }) else { return clientClosed(client) }
+        let held = GObjectPointer(retaining: client)
+        thread.schedule(atMicroseconds: 0) { [self] in
+            clientClosed(held.raw)
+            let ended = state.withLock { $0.threads.removeValue(forKey: address) }
+            ended?.shutdown()
+            held.release()
+        }
+    }
 
     /// The file was closed (its last descriptor, or its process died, even inside an
     /// ioctl): what usbfs's release does. Its interfaces are released, its URBs in

@@ -19,21 +19,28 @@ struct HostedPlayTests {
         return path
     }
 
-    /// A script that starts `hapbridge play PATTERN --device ftdi`, echoes its output and,
-    /// at its first progress line (the drive is on), does `action` (`$PLAYER` is the
-    /// player's pid, `$PPID` the emulation's); it ends when every writer of the output
-    /// has (a guardian the player left holds it too), then prints the player's status.
-    static func script(pattern: String, action: String) throws -> String {
+    /// A script that starts `hapbridge play PATTERN --device ftdi` (and `options`), echoes
+    /// its output and, at its first progress line (the drive is on), does `action`
+    /// (`$PLAYER` is the player's pid, `$GUARDIAN` its guardian's, `$PPID` the
+    /// emulation's); at the first line containing each `later` key, its action. It ends
+    /// when every writer of the output has (a guardian the player left holds it too),
+    /// then prints the player's status.
+    static func script(pattern: String, options: [String] = [], action: String, later: KeyValuePairs<String, String> = [:]) throws -> String {
         let path = EmulatedFT232H.scratch("play.sh")
+        let quoted = options.map { "\"\($0)\"" }.joined(separator: " ")
+        let reactions = later.enumerated().map { i, reaction in
+            "  case \"$line\" in *\"\(reaction.key)\"*) if [ -z \"$done\(i)\" ]; then done\(i)=1; \(reaction.value); fi ;; esac"
+        }.joined(separator: "\n")
         let text = """
             #!/bin/sh
             fifo=$(mktemp -u); mkfifo "$fifo"
-            "\(EmulatedFT232H.hapbridge)" play "\(pattern)" --device ftdi >"$fifo" 2>&1 &
+            "\(EmulatedFT232H.hapbridge)" play "\(pattern)" --device ftdi \(quoted) >"$fifo" 2>&1 &
             PLAYER=$!
             acted=0
             while IFS= read -r line; do
               echo "$line"
-              case "$line" in *" / 4000 ms ["*) if [ $acted = 0 ]; then acted=1; \(action); fi ;; esac
+              case "$line" in *" / 4000 ms ["*) if [ $acted = 0 ]; then acted=1; GUARDIAN=$(pgrep -P $PLAYER); \(action); fi ;; esac
+            \(reactions)
             done <"$fifo"
             rm -f "$fifo"
             wait $PLAYER; echo "player-status $?"

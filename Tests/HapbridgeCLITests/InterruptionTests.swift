@@ -9,8 +9,9 @@ import Testing
 /// SIGINT, SIGTERM and SIGHUP while a command drives the actuator: the engine (or the
 /// bench procedure) stops and the board is flushed at once, the command says why it
 /// stopped, writes its record and plot of what played, and exits 128 + N as a shell
-/// reports that signal; a second signal while it stops exits at once. Each through the
-/// built executable, signalled as a shell's Ctrl-C or `kill` would.
+/// reports that signal; a second signal while it stops exits at once. SIGTSTP does the
+/// same, then suspends; continued, it exits 148. Each through the built executable,
+/// signalled as a shell's Ctrl-C, Ctrl-Z or `kill` would.
 @Suite struct InterruptionTests {
     static let long = Hapbridge.path("Examples/Beethoven5.ahap")
 
@@ -99,6 +100,55 @@ import Testing
         let events = try String(contentsOfFile: log, encoding: .utf8)
         let standby = try #require(events.range(of: #""bytes":"0140""#, options: String.CompareOptions.backwards), "no standby write")
         #expect(!events[standby.upperBound...].contains(#""bytes":"0c01""#), "GO set again after the stop")
+    }
+
+    @Test(
+        "SIGTSTP (Ctrl-Z) during play on the simulated board stops it, prints the summary, writes the record and the plot, and only then suspends; continued, it exits 148"
+    )
+    func tstpDuringPlayStopsThenSuspends() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("record.json").path
+        let plot = directory.appendingPathComponent("plot.svg").path
+        let run = try SignalledRun(["play", Self.long, "--device", "sim", "--realtime", "--record", record, "--plot", plot])
+        #expect(run.waitForOutput("playing "), "\(run.err)")
+        run.send(SIGTSTP)
+        #expect(run.waitUntilStopped(), "\(run.err)")
+        // Suspended: everything a stop does is done already.
+        #expect(run.out.contains("record: \(record)") && run.out.contains("plot: \(plot)"), "\(run.out)")
+        #expect(run.err.contains("stopped: interrupted by SIGTSTP after about "), "\(run.err)")
+        #expect(run.err.contains("suspended (SIGTSTP)"), "\(run.err)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
+        #expect(json["stopReason"] as? String == "interrupted by SIGTSTP")
+        run.send(SIGCONT)
+        #expect(run.waitForExit() == 148, "\(run.err)")
+    }
+
+    @Test(
+        "Ctrl-Z under `emulate bridge` (SIGTSTP to the emulation and its COMMAND): play puts the chip in standby over USB and suspends, then the emulation, a device, suspends after it; continued, the emulation exits with play's 148"
+    )
+    func tstpUnderTheEmulation() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("emulation.jsonl").path
+        let run = try SignalledRun(["emulate", "bridge", "--log", log, "--", Hapbridge.executable, "play", Self.long, "--device", "usb"])
+        #expect(run.waitForError("ms [##"), "\(run.err)")
+        let player = try #require(run.children.first, "play is the emulation's child")
+        // What a terminal does: the signal to the whole foreground group.
+        kill(player, SIGTSTP)
+        run.send(SIGTSTP)
+        #expect(run.waitUntilStopped(player), "\(run.err)")
+        #expect(run.waitUntilStopped(), "the emulation follows its COMMAND: \(run.err)")
+        let writes = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "i2c" && $0["op"] as? String == "w" }.compactMap { $0["bytes"] as? String }
+        // MODE (0x01) = 0x40 after the last non-zero RTP_INPUT (0x02): in standby while suspended.
+        let lastDrive = try #require(writes.lastIndex { $0.hasPrefix("02") && $0 != "0200" })
+        #expect(writes.lastIndex(of: "0140").map { $0 > lastDrive } == true, "suspended with the chip driven")
+        kill(player, SIGCONT)
+        run.send(SIGCONT)
+        #expect(run.waitForExit() == 148, "\(run.err)")
+        #expect(run.err.contains("stopped: interrupted by SIGTSTP"), "\(run.err)")
     }
 
     @Test("A second signal while the command is stuck (its standard output a full pipe) exits at once with the signal's status")

@@ -31,6 +31,8 @@
  *                                 the frame magic and how many whole valid frames they held
  *   chapter9 | halt-rounds N | burst TYPE N
  *                                 what goes over the wire (wire.c)
+ *   claims                        two files of the node: one's claim taken by the other
+ *                                 (DISCONNECT_CLAIM), GETDRIVER before and after (claims.c)
  *   later-frames                  HELLO (offering this probe's minor), then protocol 1.1's
  *                                 I2C_READ, I2C_WRITE and REPLACE_FROM, then a SYNC: the
  *                                 board's answer to each, found by its sequence number
@@ -859,7 +861,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
             "bootloader | watch | hold | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
-            "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | burst TYPE N",
+            "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | burst TYPE N | claims",
             argv[0]);
     }
     const char *serial = NULL;
@@ -912,6 +914,8 @@ int main(int argc, char **argv)
         status = cmd_halt_rounds(ctx, atoi(argv[2]));
     } else if (strcmp(argv[1], "burst") == 0 && argc == 4 && atoi(argv[3]) > 0) {
         status = cmd_burst(ctx, (uint8_t)strtoul(argv[2], NULL, 0), atoi(argv[3]));
+    } else if (strcmp(argv[1], "claims") == 0) {
+        status = cmd_claims(ctx);
     } else if (strcmp(argv[1], "silence") == 0 && argc == 3) {
         status = cmd_silence(ctx, (uint16_t)atoi(argv[2]));
     } else {

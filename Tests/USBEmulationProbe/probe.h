@@ -35,6 +35,9 @@ void wait_frame(libusb_device_handle *h, rx *r, uint8_t type, uint8_t *payload, 
 /* HELLO with this keep-alive; the reply's payload into `reply`, its length returned. */
 uint8_t hello(libusb_device_handle *h, rx *r, uint16_t keepalive_ms, uint8_t *reply);
 
+/* claims.c: two files of the node and usbfs's claims (DISCONNECT_CLAIM, GETDRIVER). */
+int cmd_claims(libusb_context *ctx);
+
 /* wire.c: the USB conversation both backings must answer alike. */
 int cmd_chapter9(libusb_context *ctx);
 int cmd_halt_rounds(libusb_context *ctx, int rounds);

@@ -91,6 +91,17 @@ bool hb_ioctl_read_u32(UMockdevIoctlClient *client, uint32_t *out, GError **erro
 bool hb_ioctl_write_u32(UMockdevIoctlClient *client, uint32_t value, GError **error);
 /* Two unsigned ints (SETINTERFACE: interface, alternate setting). */
 bool hb_ioctl_read_u32_pair(UMockdevIoctlClient *client, uint32_t *first, uint32_t *second, GError **error);
+/* DISCONNECT_CLAIM's argument: the interface, the flags, and the driver name they
+ * compare with (copied NUL-terminated into `driver`, `HB_DRIVER_NAME_SIZE` bytes). */
+#define HB_DRIVER_NAME_SIZE 256
+bool hb_ioctl_read_disconnect_claim(UMockdevIoctlClient *client, uint32_t *interface, uint32_t *flags, char *driver,
+                                    GError **error);
+uint32_t hb_usbdevfs_disconnect_claim_if_driver(void);
+uint32_t hb_usbdevfs_disconnect_claim_except_driver(void);
+/* GETDRIVER: the interface asked about; then the name of the driver bound to it stored
+ * into the argument. */
+bool hb_ioctl_read_getdriver(UMockdevIoctlClient *client, uint32_t *interface, GError **error);
+bool hb_ioctl_write_getdriver(UMockdevIoctlClient *client, const char *driver, GError **error);
 
 /* ---- URBs ------------------------------------------------------------ */
 

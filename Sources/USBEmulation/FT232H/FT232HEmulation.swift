@@ -175,9 +175,9 @@ public enum FT232HEmulation {
         }
     }
 
-    /// One transaction: {"chip_us":…,"address":90,"read":false,"ack":true,"bytes":[1,0]}.
+    /// One transaction: {"chip_us":…,"host_us":…,"address":90,"read":false,"ack":true,"bytes":[1,0]}.
     static func jsonLine(_ t: I2CTargetTransaction) -> String {
-        "{\"chip_us\":\(t.chipMicroseconds),\"address\":\(t.address),\"read\":\(t.isRead),\"ack\":\(t.acknowledged),"
+        "{\"chip_us\":\(t.chipMicroseconds),\"host_us\":\(t.hostMicroseconds),\"address\":\(t.address),\"read\":\(t.isRead),\"ack\":\(t.acknowledged),"
             + "\"bytes\":[\(t.bytes.map(String.init).joined(separator: ","))]}\n"
     }
 

@@ -1,5 +1,6 @@
 import DRV2605Model
 import DeviceInterface
+import RealTime
 
 /// One I2C transaction as the chip saw it, START (or repeated START) to STOP.
 public struct I2CTargetTransaction: Sendable, Equatable {
@@ -12,6 +13,9 @@ public struct I2CTargetTransaction: Sendable, Equatable {
     public var bytes: [UInt8]
     /// The chip's virtual time at the START (µs).
     public var chipMicroseconds: UInt64
+    /// The host's CLOCK_MONOTONIC at the START (µs): when the emulated FT232H ran the
+    /// transfer that carried it, on the clock the host's own events are stamped with.
+    public var hostMicroseconds: UInt64
 }
 
 /// A DRV2605 on the I2C lines, bit by bit: what the emulated FT232H's pins drive is
@@ -151,7 +155,8 @@ final class I2CTarget {
         let address = byte >> 1
         isRead = byte & 1 != 0
         let ack = address == chip.address && chip.isPresent
-        current = I2CTargetTransaction(address: address, isRead: isRead, acknowledged: ack, bytes: [], chipMicroseconds: chip.nowMicroseconds)
+        current = I2CTargetTransaction(address: address, isRead: isRead, acknowledged: ack, bytes: [], chipMicroseconds: chip.nowMicroseconds,
+            hostMicroseconds: RealTimeExecutor.monotonicMicroseconds())
         if !isRead { registerSet = false }
         return ack
     }

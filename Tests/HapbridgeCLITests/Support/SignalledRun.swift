@@ -66,6 +66,36 @@ final class SignalledRun {
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// The process's children (their parent pid in /proc/PID/stat is this one's).
+    var children: [pid_t] {
+        let me = process.processIdentifier
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == me
+        }
+    }
+
+    /// The kernel's state letter for `pid` (this process by default): "T" when stopped.
+    static func state(of pid: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+
+    /// Waits (polling /proc) until `pid` (this process by default) is stopped; false if
+    /// `seconds` passed first.
+    func waitUntilStopped(_ pid: pid_t? = nil, seconds: Double = 60) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if Self.state(of: pid ?? process.processIdentifier) == "T" { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Waits until the process catches `signal` (its handler installed: SigCgt in
     /// /proc/PID/status), for a command that says nothing before it is stuck; false if
     /// it ended or `seconds` passed first.
