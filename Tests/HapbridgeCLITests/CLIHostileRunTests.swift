@@ -82,7 +82,8 @@ import TestSupport
                 cases.append(
                     Case(
                         arguments: fixed.map { $0 == "Examples/SOS.ahap" ? Hapbridge.path($0) : $0 }, outputs: ["record.json", "plot.svg"],
-                        allowed: [0, 1, 3, 128 + signal], stop: .signal(signal, afterSeconds: Double(g.below(800)) / 1000)))
+                        // 4: a play on the wall clock may run late on a loaded machine (README's rule).
+                        allowed: [0, 1, 3, 4, 128 + signal], stop: .signal(signal, afterSeconds: Double(g.below(800)) / 1000)))
             case 5, 6:  // emulate bridge with options, a hapbridge command on its boards, sometimes unplugged or signalled
                 var options: [String] = []
                 if g.chance(20) { options += ["--firmware", g.pick(["core", "noise", "elf-nope", ""])] }
@@ -96,7 +97,8 @@ import TestSupport
                 let inner = g.pick([["list"], ["info", "--device", g.pick(devices)], ["play", g.pick(short), "--device", "usb", "--actuator", actuator],
                                     ["diagnose", "--device", "usb", "--actuator", actuator]])
                 var stop: Stop = .none
-                var allowed: Set<Int32> = [0, 1, 2, 3, 125, 126, 127]
+                // 4: a play on a board in real time may run late on a loaded machine (README's rule).
+                var allowed: Set<Int32> = [0, 1, 2, 3, 4, 125, 126, 127]
                 switch g.below(4) {
                 case 0:
                     stop = .unplug(g.pick(["unplug", "detach"]), afterSeconds: Double(g.below(600)) / 1000)
