@@ -140,6 +140,8 @@ func run() async throws {
     }
     if !simavrOnly && !usbOnly { try await ft232h() }
     if !simavrOnly {
+        print("== register reads through the engine's bus while it streams, over emulated USB (hapbridge emulate bridge --firmware core)")
+        try ReadsWhileStreaming.run(events: 10_000)
         print("== engine over emulated USB to the firmware ELF in real time (\(events) events; hapbridge emulate bridge --firmware elf)")
         _ = try EmulatedUSB.run(
             events: events, starts: quick ? 100 : 500, baseline: quick ? 500 : 2000, packageRoot: SimavrBridgeDevice.packageRoot() ?? ".")

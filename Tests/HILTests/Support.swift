@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 enum Repo {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -26,7 +27,10 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    // Never the user's configuration (`TestEnvironment`).
+    let isolated = TestEnvironment.isolated(ProcessInfo.processInfo.environment.merging(environment) { $1 })
+    defer { isolated.cleanup() }
+    p.environment = isolated.environment
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err

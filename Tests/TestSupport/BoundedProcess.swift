@@ -17,7 +17,10 @@ public struct BoundedProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if let environment { process.environment = environment }
+        // Never the user's configuration (`TestEnvironment`).
+        let isolated = TestEnvironment.isolated(environment ?? ProcessInfo.processInfo.environment)
+        defer { isolated.cleanup() }
+        process.environment = isolated.environment
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe()
         let err = Pipe()
