@@ -7,6 +7,11 @@
 struct StandardRequests: Sendable {
     let deviceDescriptor: [UInt8]
     let configurationDescriptor: [UInt8]
+    /// A high-speed capable device's device_qualifier and other_speed_configuration
+    /// (USB 2.0 9.6.2, 9.6.4): how it would look at its other speed. Nil for a
+    /// full-speed-only device, which answers a request for them with a Request Error
+    /// (9.6.2: "must respond with a request error"), as the bridge board does.
+    let otherSpeed: (qualifier: [UInt8], configuration: [UInt8])?
     /// String descriptors by index; index 0 is the language ID list.
     let strings: [[UInt8]]
     let configurationValue: UInt8
@@ -18,10 +23,14 @@ struct StandardRequests: Sendable {
     private(set) var configuration: UInt8 = 0
     private(set) var halted: Set<UInt8> = []
 
-    init(deviceDescriptor: [UInt8], configurationDescriptor: [UInt8], strings: [[UInt8]]) throws(USBDescriptorError) {
+    init(
+        deviceDescriptor: [UInt8], configurationDescriptor: [UInt8], strings: [[UInt8]],
+        otherSpeed: (qualifier: [UInt8], configuration: [UInt8])? = nil
+    ) throws(USBDescriptorError) {
         let config = try USBDeviceDescription.parse(configuration: configurationDescriptor)
         self.deviceDescriptor = deviceDescriptor
         self.configurationDescriptor = configurationDescriptor
+        self.otherSpeed = otherSpeed
         self.strings = strings
         configurationValue = config.value
         endpoints = Set(config.interfaces.flatMap { $0.endpoints.map(\.address) })
@@ -88,6 +97,8 @@ struct StandardRequests: Sendable {
         case 1: index == 0 ? deviceDescriptor : nil
         case 2: index == 0 ? configurationDescriptor : nil
         case 3: Int(index) < strings.count ? strings[Int(index)] : nil
+        case 6: index == 0 ? otherSpeed?.qualifier : nil
+        case 7: index == 0 ? otherSpeed?.configuration : nil
         default: nil
         }
     }

@@ -58,6 +58,21 @@ final class FT232HDevice: USBDeviceModel {
         var bytesIn = 0
     }
 
+    /// The FT232H is high-speed capable: at full speed (its other speed) its bulk
+    /// endpoints take 64-byte packets (FT232H datasheet, "USB interface"; USB 2.0
+    /// 5.8.3: a full-speed bulk endpoint's wMaxPacketSize is at most 64). So its
+    /// device_qualifier says so, and its other_speed_configuration is the configuration
+    /// with that packet size (descriptor type 7).
+    static func otherSpeed() -> (qualifier: [UInt8], configuration: [UInt8]) {
+        let id = FT232HIdentity.self
+        let qualifier: [UInt8] = [10, 6, 0x00, 0x02, 0x00, 0x00, 0x00, 64, 1, 0]
+        let packet: [UInt8] = [64, 0]
+        let configuration: [UInt8] =
+            [9, 7, 32, 0, 1, 1, 0, 0x80, 45, 9, 4, 0, 0, 2, 0xFF, 0xFF, 0xFF, 2]
+            + [7, 5, id.bulkIn, 2] + packet + [0] + [7, 5, id.bulkOut, 2] + packet + [0]
+        return (qualifier, configuration)
+    }
+
     static func descriptors(serial: String) -> (device: [UInt8], configuration: [UInt8], strings: [[UInt8]]) {
         let id = FT232HIdentity.self
         let device: [UInt8] = [
@@ -88,7 +103,9 @@ final class FT232HDevice: USBDeviceModel {
     init(serial: String, wiring: Wiring) throws(EmulationError) {
         let d = Self.descriptors(serial: serial)
         let usb: StandardRequests
-        do { usb = try StandardRequests(deviceDescriptor: d.device, configurationDescriptor: d.configuration, strings: d.strings) } catch {
+        do {
+            usb = try StandardRequests(deviceDescriptor: d.device, configurationDescriptor: d.configuration, strings: d.strings, otherSpeed: Self.otherSpeed())
+        } catch {
             throw .enumeration(board: "ft232h", step: "the FT232H's descriptors", detail: error.description)
         }
         let chip = wiring.actuator.map { DRV2605Chip(profile: $0) } ?? DRV2605Chip()
