@@ -70,6 +70,12 @@ let package = Package(
         // serving an engine's stamped stream, untimed register access in the stream's
         // gaps, the bootloader jump and the transport's capabilities.
         .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        // The facts of the bootloaders a bridge board is flashed through, and nothing else:
+        // their USB identities, AVR109's command letters (Caterina), DFU 1.0's requests and
+        // FLIP's command bytes (Atmel DFU). `hapbridge flash` (Flashing) and the emulated
+        // bootloaders (USBEmulation) each build their own side from them, as FTDIBridge and
+        // the FT232H emulation do from MPSSE.
+        .target(name: "AVRBootloaders", swiftSettings: strict),
         // Firmware images for `hapbridge flash`: the target part's facts (`AVRPart`), the
         // image as bytes at addresses, the Intel HEX and ELF loaders and their checks.
         .target(name: "FirmwareImage", swiftSettings: strict),
@@ -81,7 +87,8 @@ let package = Package(
         .target(
             name: "Flashing",
             dependencies: [
-                "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink", .product(name: "Logging", package: "swift-log"),
+                "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink",
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
@@ -130,7 +137,7 @@ let package = Package(
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
             name: "USBBridge",
-            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", "RealTime", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", "AVRBootloaders", "MPSSE", "RealTime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // A serial executor on a dedicated thread, SCHED_FIFO where permitted, with its own
         // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.
@@ -177,7 +184,8 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl", "SensorModel",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "AVRBootloaders", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl",
+                "SensorModel",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -221,7 +229,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
-                "EmulationControl", "SensorModel",
+                "EmulationControl", "SensorModel", "AVRBootloaders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -315,10 +323,11 @@ let package = Package(
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
-            name: "USBEmulationTests", dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport"],
+            name: "USBEmulationTests",
+            dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport", "SimulatedBoard", "FirmwareImage"],
             swiftSettings: strict),
         // Image loading and checks, the flash memory model, the flash plan (no device).
-        .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "AVRBootloaders", "TestSupport"], swiftSettings: strict),
         // The FT232H path through libftdi and pyftdi against `hapbridge emulate ft232h`
         // (ftdi-probe and python3 as COMMAND), and the MPSSE clock's arithmetic.
         .testTarget(

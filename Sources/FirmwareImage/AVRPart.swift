@@ -15,6 +15,11 @@ public struct AVRPart: Sendable, Equatable, CustomStringConvertible {
     public var bootloaderBytes: Int
     /// ELF `e_flags & EF_AVR_ARCH_MASK` for this core (avr5 for the ATmega32U4).
     public var elfArchitecture: UInt32
+    /// How long one self-programming operation (an SPM page erase or page write) keeps
+    /// the flash busy: the datasheet's maximum, so a time from a model of the part is
+    /// the slow end of what the chip does (its RC oscillator times it: 3.7 to 4.5 ms on
+    /// the ATmega32U4).
+    public var selfProgrammingMicroseconds: Int
 
     /// Where the bootloader section starts: application data must end before it.
     public var bootloaderStart: Int { flashBytes - bootloaderBytes }
@@ -25,10 +30,11 @@ public struct AVRPart: Sendable, Equatable, CustomStringConvertible {
 
     /// The ATmega32U4 as the Pro Micro, Leonardo and Micro ship it: 32 KiB flash,
     /// 128-byte pages, a 4 KiB bootloader (Caterina; Atmel's DFU bootloader also
-    /// fits in 4 KiB), signature 1E 95 87 (datasheet §28.7.1).
+    /// fits in 4 KiB), signature 1E 95 87 (datasheet §28.7.1), a page erase or write
+    /// by SPM in at most 4.5 ms (datasheet, "Programming Time for Flash when Using SPM").
     public static let atmega32u4 = AVRPart(
         name: "atmega32u4", signature: [0x1E, 0x95, 0x87], flashBytes: 32 * 1024, pageBytes: 128,
-        bootloaderBytes: 4 * 1024, elfArchitecture: 5)
+        bootloaderBytes: 4 * 1024, elfArchitecture: 5, selfProgrammingMicroseconds: 4500)
 
     /// Every part hapbridge can flash.
     public static let all: [AVRPart] = [.atmega32u4]

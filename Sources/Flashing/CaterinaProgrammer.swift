@@ -1,10 +1,12 @@
+import AVRBootloaders
 import FirmwareImage
 
 /// Caterina (and any AVR109 bootloader with auto-increment and block mode) over its
 /// serial port, as `BootloaderProgrammer`: the identifier and block size are asked
 /// once at open, pages go out as blocks of the size the bootloader reports, read-back
-/// uses the same blocks. Every answer is awaited with a bound: `answerTimeout` for a
-/// command, `eraseTimeout` for the chip erase (a real 32U4 erases 224 pages at ~4 ms).
+/// uses the same blocks (the letters: `AVR109`). Every answer is awaited with a bound:
+/// `answerTimeout` for a command, `eraseTimeout` for the chip erase (Caterina erases and
+/// writes each of the 224 application pages, up to 4.5 ms an operation: about 2 s).
 public final class CaterinaProgrammer: BootloaderProgrammer {
     public let protocolName = "caterina"
     public let port: String
@@ -23,10 +25,10 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         self.port = port
         serial = try SerialPort(path: port)
         // ESC resynchronises a bootloader left mid-command; Caterina ignores it.
-        try serial.write([0x1B], timeout: Self.answerTimeout)
-        try serial.write(Array("S".utf8), timeout: Self.answerTimeout)
+        try serial.write([AVR109.Command.resynchronise.byte], timeout: Self.answerTimeout)
+        try serial.write([AVR109.Command.softwareIdentifier.byte], timeout: Self.answerTimeout)
         let id: [UInt8]
-        do { id = try serial.read(count: 7, timeout: Self.answerTimeout, awaiting: "the bootloader's identifier (S)") } catch {
+        do { id = try serial.read(count: AVR109.identifierLength, timeout: Self.answerTimeout, awaiting: "the bootloader's identifier (S)") } catch {
             throw FlashError(.noBootloader, "\(port): no AVR109 bootloader answered (\(error.message)); is the board in its bootloader? A Pro Micro has no reset button: short RST to GND twice")
         }
         identifier = String(decoding: id, as: UTF8.self)
@@ -34,21 +36,22 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
             throw FlashError(.noBootloader, "\(port) answered S with bytes \(id.map { hex2($0) }.joined(separator: " ")), not an AVR109 bootloader's identifier (is this the running application's port?)")
         }
         let serial = self.serial
-        func command(_ letter: String, answer count: Int, what: String) throws(FlashError) -> [UInt8] {
-            try serial.write(Array(letter.utf8), timeout: Self.answerTimeout)
+        func command(_ command: AVR109.Command, answer count: Int, what: String) throws(FlashError) -> [UInt8] {
+            try serial.write([command.byte], timeout: Self.answerTimeout)
             return try serial.read(count: count, timeout: Self.answerTimeout, awaiting: what)
         }
-        let autoIncrement = try command("a", answer: 1, what: "auto-increment support (a)")
-        guard autoIncrement == [UInt8(ascii: "Y")] else { throw FlashError(.protocolError, "\(port): the bootloader \(identifier) has no address auto-increment (a answered \(Self.show(autoIncrement)))") }
-        let block = try command("b", answer: 3, what: "the block size (b)")
-        guard block[0] == UInt8(ascii: "Y"), case let size = Int(block[1]) << 8 | Int(block[2]), size > 0 else {
+        let autoIncrement = try command(.autoIncrement, answer: 1, what: "auto-increment support (a)")
+        guard autoIncrement == [AVR109.yes] else { throw FlashError(.protocolError, "\(port): the bootloader \(identifier) has no address auto-increment (a answered \(Self.show(autoIncrement)))") }
+        let block = try command(.blockSupport, answer: 3, what: "the block size (b)")
+        guard block[0] == AVR109.yes, case let size = Int(block[1]) << 8 | Int(block[2]), size > 0 else {
             throw FlashError(.protocolError, "\(port): the bootloader \(identifier) has no block mode (b answered \(Self.show(block)))")
         }
         blockBytes = size
     }
 
     public func readPart() throws(FlashError) -> AVRPart {
-        let reversed = try command("s", answer: 3, what: "the signature (s)")
+        // AVR109 sends the signature's last byte first.
+        let reversed = try command(.readSignature, answer: 3, what: "the signature (s)")
         let signature = Array(reversed.reversed())
         guard let part = AVRPart.withSignature(signature) else {
             throw FlashError(.wrongPart, "\(port): the board's signature is \(signature.map { hex2($0) }.joined(separator: " ")), not a part hapbridge flashes (\(AVRPart.all.map { "\($0.name) \($0.signature.map { hex2($0) }.joined(separator: " "))" }.joined(separator: ", ")))")
@@ -62,7 +65,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         // One command erases the whole application section: its bytes, all at once.
         let bytes = (part ?? .atmega32u4).applicationBytes
         progress.report(.erase, 0, bytes)
-        try expectCR(try command("e", answer: 1, what: "the chip erase (e)", timeout: Self.eraseTimeout), after: "e")
+        try expectCR(try command(.chipErase, answer: 1, what: "the chip erase (e)", timeout: Self.eraseTimeout), after: "e")
         progress.report(.erase, bytes, bytes)
     }
 
@@ -79,7 +82,9 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
                 let chunk = Array(page.bytes[offset..<min(page.bytes.count, offset + blockBytes)])
                 try stop.check("before the block at \(hex(address))")
                 if next != address { try setAddress(address) }
-                try serial.write([UInt8(ascii: "B"), UInt8(chunk.count >> 8), UInt8(chunk.count & 0xFF), UInt8(ascii: "F")] + chunk, timeout: Self.answerTimeout)
+                try serial.write(
+                    [AVR109.Command.blockWrite.byte, UInt8(chunk.count >> 8), UInt8(chunk.count & 0xFF), AVR109.Memory.flash.rawValue] + chunk,
+                    timeout: Self.answerTimeout)
                 try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the block write at \(hex(address)) (B)"), after: "B at \(hex(address))")
                 offset += chunk.count
                 next = address + chunk.count
@@ -97,7 +102,8 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         while out.count < count {
             try stop.check("before reading back \(hex(address + out.count))")
             let size = min(blockBytes, count - out.count)
-            try serial.write([UInt8(ascii: "g"), UInt8(size >> 8), UInt8(size & 0xFF), UInt8(ascii: "F")], timeout: Self.answerTimeout)
+            try serial.write(
+                [AVR109.Command.blockRead.byte, UInt8(size >> 8), UInt8(size & 0xFF), AVR109.Memory.flash.rawValue], timeout: Self.answerTimeout)
             out += try serial.read(count: size, timeout: Self.answerTimeout, awaiting: "the block read at \(hex(address + out.count)) (g)")
             progress.report(.read, out.count, count)
         }
@@ -105,31 +111,31 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
     }
 
     public func startApplication() throws(FlashError) {
-        if inProgrammingMode { try expectCR(try command("L", answer: 1, what: "leaving programming mode (L)"), after: "L") }
+        if inProgrammingMode { try expectCR(try command(.leaveProgramming, answer: 1, what: "leaving programming mode (L)"), after: "L") }
         inProgrammingMode = false
-        try expectCR(try command("E", answer: 1, what: "the exit (E)"), after: "E")
+        try expectCR(try command(.exitBootloader, answer: 1, what: "the exit (E)"), after: "E")
     }
 
     private func enterProgramming() throws(FlashError) {
         guard !inProgrammingMode else { return }
-        try expectCR(try command("P", answer: 1, what: "entering programming mode (P)"), after: "P")
+        try expectCR(try command(.enterProgramming, answer: 1, what: "entering programming mode (P)"), after: "P")
         inProgrammingMode = true
     }
 
     /// 'A' takes a word address: flash is addressed in 16-bit words.
     private func setAddress(_ address: Int) throws(FlashError) {
         let word = address / 2
-        try serial.write([UInt8(ascii: "A"), UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)], timeout: Self.answerTimeout)
+        try serial.write([AVR109.Command.setAddress.byte, UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)], timeout: Self.answerTimeout)
         try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the address \(hex(address)) (A)"), after: "A \(hex(address))")
     }
 
-    private func command(_ letter: String, answer count: Int, what: String, timeout: Duration = answerTimeout) throws(FlashError) -> [UInt8] {
-        try serial.write(Array(letter.utf8), timeout: Self.answerTimeout)
+    private func command(_ command: AVR109.Command, answer count: Int, what: String, timeout: Duration = answerTimeout) throws(FlashError) -> [UInt8] {
+        try serial.write([command.byte], timeout: Self.answerTimeout)
         return try serial.read(count: count, timeout: timeout, awaiting: what)
     }
 
     private func expectCR(_ answer: [UInt8], after command: String) throws(FlashError) {
-        guard answer == [0x0D] else { throw FlashError(.protocolError, "\(port): the bootloader answered \(command) with \(Self.show(answer)), not a carriage return") }
+        guard answer == [AVR109.acknowledge] else { throw FlashError(.protocolError, "\(port): the bootloader answered \(command) with \(Self.show(answer)), not a carriage return") }
     }
 
     static func show(_ bytes: [UInt8]) -> String {

@@ -1,3 +1,4 @@
+import AVRBootloaders
 import BridgeLink
 import DeviceInterface
 import Devices
@@ -61,7 +62,7 @@ public struct FlashTarget {
     static let firmwareTimeout: Duration = .seconds(30)
 
     static var caterinaIDs: [(vendorID: UInt16, productID: UInt16)] {
-        USBKnownIdentity.identities(of: .caterinaBootloader).map { ($0.vendorID, $0.productID) }
+        BootloaderIdentity.caterinas.map { ($0.vendorID, $0.productID) }
     }
 
     /// The bootloader to program: --port (Caterina, or a sketch's tty: the 1200-baud
@@ -115,7 +116,7 @@ public struct FlashTarget {
         case (0, 0, 0):
             throw FlashError(
                 .noBootloader,
-                "no bootloader and no hapbridge board found on USB (Caterina 2341:0036, 2341:0037, 1B4F:9205; Atmel DFU 03EB:2FF4): "
+                "no bootloader and no hapbridge board found on USB (Caterina \(BootloaderIdentity.list(BootloaderIdentity.caterinas)); Atmel DFU \(BootloaderIdentity.atmega32u4DFU)): "
                     + CaterinaPort.manualReset + ", or give --port/--device")
         case (0, 0, _):
             throw FlashError(

@@ -14,9 +14,10 @@ public struct ListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the bridge boards on USB (and their bootloaders, FT232Hs): port, kind, serial, firmware and protocol, chip.",
         discussion: """
-            Lists every USB device of a known identity by its port: bridge firmware (1209:0001), Caterina \
-            bootloaders (2341:0036, 2341:0037, 1B4F:9205), the Atmel DFU bootloader (03EB:2FF4) and the FT232H \
-            (0403:6014). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
+            Lists every USB device of a known identity by its port: bridge firmware (\(USBKnownIdentity.identities(of: .bridgeFirmware).map(\.usbID).joined(separator: ", "))), Caterina \
+            bootloaders (\(USBKnownIdentity.identities(of: .caterinaBootloader).map(\.usbID).joined(separator: ", "))), the Atmel DFU bootloader \
+            (\(USBKnownIdentity.identities(of: .atmelDFUBootloader).map(\.usbID).joined(separator: ", "))) and the FT232H \
+            (\(USBKnownIdentity.identities(of: .ft232h).map(\.usbID).joined(separator: ", "))). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
             Each bridge board is opened once and asked HELLO (this opens a session on it, which the board closes \
             by itself after its keep-alive: a board another program holds open shows as busy and is not \
             disturbed); the other kinds are listed with what their descriptors say. \

@@ -1,4 +1,6 @@
+import AVRBootloaders
 import BridgeProtocol
+import MPSSE
 
 /// What a USB device on a board's port is, by its VID:PID: the bridge firmware, one
 /// of the bootloaders a bridge board can be sent to (`hapbridge flash` follows the
@@ -33,20 +35,16 @@ public struct USBKnownIdentity: Sendable, Equatable {
 
     public static func usbID(vendorID: UInt16, productID: UInt16) -> String { hex4(vendorID) + ":" + hex4(productID) }
 
-    /// Every identity discovery lists, the one table of them. The bridge's comes from
-    /// `usb_identity.h`; the bootloaders' are Arduino's, SparkFun's and Atmel's own, as
-    /// the team's reference notes on the bootloaders give them (checked there, not on
-    /// hardware: a Leonardo's Caterina enumerates as 2341:0036, its sketch as
-    /// 2341:8036); the FT232H's is FTDI's factory default (0403:6014), which an
-    /// EEPROM can change.
-    public static let all: [USBKnownIdentity] = [
-        USBKnownIdentity(vendorID: USBIdentity.vendorID, productID: USBIdentity.productID, kind: .bridgeFirmware, name: "hapbridge bridge firmware"),
-        USBKnownIdentity(vendorID: 0x2341, productID: 0x0036, kind: .caterinaBootloader, name: "Arduino Leonardo bootloader (Caterina)"),
-        USBKnownIdentity(vendorID: 0x2341, productID: 0x0037, kind: .caterinaBootloader, name: "Arduino Micro bootloader (Caterina)"),
-        USBKnownIdentity(vendorID: 0x1B4F, productID: 0x9205, kind: .caterinaBootloader, name: "SparkFun Pro Micro bootloader (Caterina)"),
-        USBKnownIdentity(vendorID: 0x03EB, productID: 0x2FF4, kind: .atmelDFUBootloader, name: "Atmel DFU bootloader (ATmega32U4)"),
-        USBKnownIdentity(vendorID: 0x0403, productID: 0x6014, kind: .ft232h, name: "FTDI FT232H"),
-    ]
+    /// Every identity discovery lists, the one table of them, each written where its
+    /// facts live: the bridge's in `usb_identity.h`, the bootloaders' in AVRBootloaders
+    /// (`BootloaderIdentity`), the FT232H's in MPSSE (FTDI's factory default, which an
+    /// EEPROM can change).
+    public static let all: [USBKnownIdentity] =
+        [USBKnownIdentity(vendorID: USBIdentity.vendorID, productID: USBIdentity.productID, kind: .bridgeFirmware, name: "hapbridge bridge firmware")]
+        + BootloaderIdentity.bootloaders.map { b in
+            USBKnownIdentity(vendorID: b.vendorID, productID: b.productID, kind: b.kind == .atmelDFU ? .atmelDFUBootloader : .caterinaBootloader, name: b.name)
+        }
+        + [USBKnownIdentity(vendorID: FT232HIdentity.vendorID, productID: FT232HIdentity.productID, kind: .ft232h, name: "FTDI FT232H")]
 
     /// The identity with this VID:PID, if hapbridge knows it.
     public static func lookup(vendorID: UInt16, productID: UInt16) -> USBKnownIdentity? {

@@ -412,10 +412,14 @@ public final class BridgeEmulation: Sendable {
     private func powerOn(port: Int, serial: String, name: String) throws(EmulationError) -> any USBDeviceModel {
         let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
         switch firmware {
-        case .core(let configuration, let version):
+        case .core(var configuration, let version):
             // The core runs no image: once flashed, it comes back as today's firmware (the
             // image a bare `flash` writes), not as the older protocol it was started with.
             let flashed = state.withLock { s in s.slots.first { $0.port == port }?.flashed ?? false }
+            // It reports the bootloader its jump leads to, as the firmware's own scan of
+            // that boot section finds it (the ELF backing's harness fills its boot section
+            // with a Caterina image too).
+            configuration.bootloader = BootloaderKind(scanningBootSection: CaterinaBootloader.bootSection)
             return try CoreBridgeBoard(
                 serial: serial, boardConfiguration: configuration, protocolVersion: flashed ? .v1_1 : version, events: events)
         case .elf(let artifacts, let load, let accelerometer):
@@ -486,7 +490,7 @@ public final class BridgeEmulation: Sendable {
             return s.slots[index].fault
         }
         let caterina = try CaterinaEmulation(
-            testbed: testbed, identity: .proMicro, flash: flash, placement: placement, fault: fault, addsRootHub: false,
+            testbed: testbed, identity: .proMicroCaterina, flash: flash, placement: placement, fault: fault, addsRootHub: false,
             events: { [weak self] event in self?.bootloaderEvent(event, port: port) })
         state.withLock { s in
             s.slots[index].flash = flash
@@ -551,9 +555,9 @@ public final class BridgeEmulation: Sendable {
     }
 
     /// The flash a board's bootloader finds the first time: its bootloader section
-    /// aside, the image the backing runs.
+    /// (Caterina's, as a Pro Micro ships), the image the backing runs.
     private func initialFlash() throws(EmulationError) -> FlashMemory {
-        var flash = FlashMemory(part: .atmega32u4)
+        var flash = FlashMemory(part: .atmega32u4, bootloader: CaterinaBootloader.bootSection)
         let image: String?
         switch firmware {
         case .elf(let artifacts, _, _): image = artifacts.firmware

@@ -33,4 +33,18 @@ struct FlashMemoryTests {
         #expect(pages.map(\.address) == [0, 128])
         #expect(pages[1].bytes[2] == 1 && pages[1].bytes[3] == 2 && pages[1].bytes[0] == 0xFF)
     }
+
+    @Test("every page erase and page write costs the part's self-programming time once, taken by the bootloader that answers for it; a refused one costs nothing")
+    func selfProgrammingTime() throws {
+        var flash = FlashMemory(part: .atmega32u4)
+        let spm = UInt64(AVRPart.atmega32u4.selfProgrammingMicroseconds)
+        try flash.erasePage(at: 0)
+        try flash.writePage(at: 0, [UInt8](repeating: 0, count: 128))
+        #expect(throws: FlashMemory.Refusal.bootloaderSection(address: 0x7000)) { try flash.erasePage(at: 0x7000) }
+        #expect(flash.takeSelfProgrammingMicroseconds() == 2 * spm)
+        #expect(flash.takeSelfProgrammingMicroseconds() == 0, "taken once")
+        flash.eraseApplication()
+        #expect(flash.takeSelfProgrammingMicroseconds() == 224 * spm, "the chip erase: one page erase per application page")
+        #expect(flash.selfProgrammingOperations == 2 + 224)
+    }
 }

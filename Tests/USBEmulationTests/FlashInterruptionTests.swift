@@ -71,8 +71,9 @@ extension EmulatedBoards {
             for page in stride(from: written[0].lowerBound, through: written[0].upperBound, by: 128) {
                 expected.replaceSubrange(page..<(page + 128), with: pages[page] ?? [])
             }
-            let back = try CaterinaTests.bytes(of: dir + "/back.hex")
-            #expect(back.count <= expected.count && back == Array(expected.prefix(back.count)), "the read-back differs from what the record says")
+            // The application section of what avrdude read (the bootloader's own code follows it).
+            let back = Array(try CaterinaTests.bytes(of: dir + "/back.hex").prefix(expected.count))
+            #expect(back == Array(expected.prefix(back.count)), "the read-back differs from what the record says")
             #expect(Array(back.prefix(128)) == [UInt8](repeating: 0xFF, count: min(128, back.count)), "the reset vector's page is not written")
             #expect(lines.contains("second=0"), "\(run)")
         }

@@ -1,16 +1,19 @@
+import AVRBootloaders
 import FileAccess
 import FirmwareImage
 
 /// Caterina, the bootloader of the Leonardo, Micro and Pro Micro, as a byte-in,
-/// bytes-out engine over a `FlashMemory`: AVR109 ("butterfly") as Caterina.c answers
-/// it, the commands avrdude's avr109 programmer sends and the ones it may:
+/// bytes-out engine over a `FlashMemory`: AVR109 ("butterfly", the letters in
+/// `AVR109`) as Arduino's Caterina.c answers it, the commands avrdude's avr109
+/// programmer sends and the ones it may:
 ///
 /// - ESC: ignored (avrdude's synchronisation); unknown commands answer '?'.
 /// - 'S' "CATERIN", 'V' "10", 'p' 'S' (serial programmer), 'a' 'Y' (auto-increment),
 ///   'b' 'Y' and the block size (one page, big-endian), 't' the device list (0x44, 0),
 ///   's' the signature in reverse (0x87 0x95 0x1E on the 32U4); 'v' is not Caterina's: '?'.
 /// - 'T' device, 'P' / 'L' enter / leave programming, 'x' / 'y' LED: '\r'.
-/// - 'A' high low: the *word* address; 'e': erase the application section page by page.
+/// - 'A' high low: the *word* address; 'e': every page of the application section
+///   erased and written blank (Caterina.c's boot_page_erase and boot_page_write).
 /// - 'B' size(BE16) memory data: a flash block is one page erase, fill and write at the
 ///   address (the address then moves on by the block); an EEPROM block writes bytes.
 /// - 'g' size(BE16) memory: read a block from the address, which moves on by it.
@@ -21,6 +24,11 @@ import FirmwareImage
 /// mode 2/3: SPM cannot write it): a page erase or write there does nothing, the
 /// command is still answered '\r' as Caterina answers every block (it does not check),
 /// and the read-back shows the bootloader's own code. `writesRefused` counts them.
+///
+/// Time: Caterina answers a command once its self-programming is done (it waits on
+/// boot_spm_busy_wait before the '\r'), so each reply says how long the flash kept the
+/// chip busy before it (`Reply.busyMicroseconds`: a block write two page operations,
+/// the chip erase two for each of the 224 application pages).
 public struct CaterinaBootloader: Sendable {
     public private(set) var flash: FlashMemory
     public private(set) var eeprom: [UInt8]
@@ -43,12 +51,20 @@ public struct CaterinaBootloader: Sendable {
     public private(set) var tripped: BootloaderFault?
     /// A `slow` fault fired: every flash block written from then on is answered late.
     public private(set) var slow = false
-    /// Answers to flash blocks in the last `receive` that are due late (`takeLate`).
-    public private(set) var lateAnswers = 0
+    /// Answers to flash blocks of the command in hand that are due late.
+    private var lateAnswers = 0
     private var pending: [UInt8] = []
+
+    /// The bootloader section as a Caterina board holds it: code whose constant data
+    /// carries the identifier 'S' answers (what the bridge firmware's boot section scan
+    /// finds, `hb_bootloader_kind`), the rest erased.
+    public static let bootSection: [UInt8] = [0x0C, 0x94, 0x00, 0x38, 0x0C, 0x94, 0x1A, 0x38, 0x11, 0x24] + identifier + [0x00]
 
     public static let identifier = Array("CATERIN".utf8)
     public static let version = Array("10".utf8)
+    /// 'p': a serial programmer. 't': the one device code Caterina lists (0x44), then the end.
+    static let programmerType = UInt8(ascii: "S")
+    static let deviceCodes: [UInt8] = [0x44, 0x00]
     /// Lock bits and fuses of a Pro Micro as shipped (bootloader section locked, 4 KiB
     /// boot size, boot reset vector): what 'r', 'F', 'N', 'Q' answer.
     public static let lockBits: UInt8 = 0xEF
@@ -56,77 +72,118 @@ public struct CaterinaBootloader: Sendable {
 
     public init(flash: FlashMemory, eepromBytes: Int = 1024) {
         self.flash = flash
+        // What was written before the board came up was done before the host came.
+        self.flash.forgetSelfProgramming()
         self.eeprom = [UInt8](repeating: 0xFF, count: eepromBytes)
+    }
+
+    /// Answers, each due once the chip has been busy for `busyMicroseconds` after the
+    /// one before it (its page erases and writes, and a `slow` fault's delay).
+    public struct Reply: Sendable, Equatable {
+        public var busyMicroseconds: UInt64
+        public var bytes: [UInt8]
+        public init(busyMicroseconds: UInt64, bytes: [UInt8]) {
+            self.busyMicroseconds = busyMicroseconds
+            self.bytes = bytes
+        }
     }
 
     /// Takes bytes as they arrive (a command may come in pieces) and returns the answers
     /// to every command completed by them.
     public mutating func receive(_ bytes: [UInt8]) -> [UInt8] {
+        replies(to: bytes).flatMap(\.bytes)
+    }
+
+    /// `receive`, with when each answer is due: consecutive answers that cost no time
+    /// are one reply.
+    public mutating func replies(to bytes: [UInt8]) -> [Reply] {
         pending += bytes
-        var out: [UInt8] = []
+        var replies: [Reply] = []
         var start = 0
         // Nothing after an unplug is heard.
-        while start < pending.count, tripped?.kind != .unplug, let used = step(pending[start...], into: &out) {
+        while start < pending.count, tripped?.kind != .unplug {
+            var out: [UInt8] = []
+            guard let used = step(pending[start...], into: &out) else { break }
             start += used
+            // A slow board: a flash block's answer comes late as well.
+            let busy = flash.takeSelfProgrammingMicroseconds() + UInt64(lateAnswers) * UInt64(BootloaderFault.slowAnswerMicroseconds)
+            lateAnswers = 0
+            if busy == 0, let last = replies.indices.last {
+                replies[last].bytes += out
+            } else if busy > 0 || !out.isEmpty {
+                replies.append(Reply(busyMicroseconds: busy, bytes: out))
+            }
         }
         pending.removeFirst(start)
-        return out
+        return replies
     }
 
     /// One command from the front of `input`: the bytes it used, or nil when it is not complete yet.
     private mutating func step(_ input: ArraySlice<UInt8>, into out: inout [UInt8]) -> Int? {
         let b = Array(input.prefix(4))
-        guard let command = b.first else { return nil }
+        guard let first = b.first else { return nil }
         func needs(_ n: Int) -> Bool { input.count >= n }
-        commandCount += 1
+        guard let command = AVR109.Command(rawValue: first) else {
+            commandCount += 1
+            out.append(AVR109.unknownCommand)
+            return 1
+        }
         switch command {
-        case 0x1B: commandCount -= 1; return 1
-        case UInt8(ascii: "S"): out += Self.identifier
-        case UInt8(ascii: "V"): out += Self.version
-        case UInt8(ascii: "p"): out.append(UInt8(ascii: "S"))
-        case UInt8(ascii: "a"): out.append(UInt8(ascii: "Y"))
-        case UInt8(ascii: "b"):
-            out += [UInt8(ascii: "Y"), UInt8(flash.part.pageBytes >> 8), UInt8(flash.part.pageBytes & 0xFF)]
-        case UInt8(ascii: "t"): out += [0x44, 0x00]
-        case UInt8(ascii: "s"): out += flash.part.signature.reversed()
-        case UInt8(ascii: "P"), UInt8(ascii: "L"): out.append(0x0D)
-        case UInt8(ascii: "r"): out.append(Self.lockBits)
-        case UInt8(ascii: "F"): out.append(Self.fuses.low)
-        case UInt8(ascii: "N"): out.append(Self.fuses.high)
-        case UInt8(ascii: "Q"): out.append(Self.fuses.extended)
-        case UInt8(ascii: "T"), UInt8(ascii: "x"), UInt8(ascii: "y"), UInt8(ascii: "l"):
-            guard needs(2) else { commandCount -= 1; return nil }
-            out.append(0x0D)
+        case .resynchronise: return 1
+        case .softwareIdentifier: out += Self.identifier
+        case .softwareVersion: out += Self.version
+        case .programmerType: out.append(Self.programmerType)
+        case .autoIncrement: out.append(AVR109.yes)
+        case .blockSupport:
+            out += [AVR109.yes, UInt8(flash.part.pageBytes >> 8), UInt8(flash.part.pageBytes & 0xFF)]
+        case .deviceCodes: out += Self.deviceCodes
+        case .readSignature: out += flash.part.signature.reversed()
+        case .enterProgramming, .leaveProgramming: out.append(AVR109.acknowledge)
+        case .readLockBits: out.append(Self.lockBits)
+        case .readLowFuse: out.append(Self.fuses.low)
+        case .readHighFuse: out.append(Self.fuses.high)
+        case .readExtendedFuse: out.append(Self.fuses.extended)
+        case .selectDevice, .setLED, .clearLED, .writeLockBits:
+            guard needs(2) else { return nil }
+            commandCount += 1
+            out.append(AVR109.acknowledge)
             return 2
-        case UInt8(ascii: "E"):
+        case .exitBootloader:
             exited = true
             applicationChanged = false
-            out.append(0x0D)
-        case UInt8(ascii: "e"):
+            out.append(AVR109.acknowledge)
+        case .chipErase:
             applicationChanged = true
             applicationWritten = true
-            var page = 0
-            while page < flash.part.bootloaderStart {
-                do { try flash.erasePage(at: page) } catch { writesRefused += 1 }
-                page += flash.part.pageBytes
+            // Caterina.c erases and then writes each page (an empty page buffer).
+            let blank = [UInt8](repeating: 0xFF, count: flash.part.pageBytes)
+            for page in stride(from: 0, to: flash.part.bootloaderStart, by: flash.part.pageBytes) {
+                do {
+                    try flash.erasePage(at: page)
+                    try flash.writePage(at: page, blank)
+                } catch { writesRefused += 1 }
             }
-            out.append(0x0D)
-        case UInt8(ascii: "A"):
-            guard needs(3) else { commandCount -= 1; return nil }
+            out.append(AVR109.acknowledge)
+        case .setAddress:
+            guard needs(3) else { return nil }
+            commandCount += 1
             address = (Int(b[1]) << 8 | Int(b[2])) << 1
-            out.append(0x0D)
+            out.append(AVR109.acknowledge)
             return 3
-        case UInt8(ascii: "g"):
-            guard needs(4) else { commandCount -= 1; return nil }
+        case .blockRead:
+            guard needs(4) else { return nil }
+            commandCount += 1
             let size = Int(b[1]) << 8 | Int(b[2])
             out += readBlock(memory: b[3], size: size)
             return 4
-        case UInt8(ascii: "B"):
-            guard needs(4) else { commandCount -= 1; return nil }
+        case .blockWrite:
+            guard needs(4) else { return nil }
             let size = Int(b[1]) << 8 | Int(b[2])
-            guard needs(4 + size) else { commandCount -= 1; return nil }
+            guard needs(4 + size) else { return nil }
+            commandCount += 1
             var data = Array(input.dropFirst(4).prefix(size))
-            if b[3] == UInt8(ascii: "F"), let f = fault, (address..<(address + size)).contains(f.address) {
+            let isFlash = b[3] == AVR109.Memory.flash.rawValue
+            if isFlash, let f = fault, (address..<(address + size)).contains(f.address) {
                 fault = nil
                 tripped = f
                 switch f.kind {
@@ -141,18 +198,15 @@ public struct CaterinaBootloader: Sendable {
                     slow = true
                 }
             }
-            if slow, b[3] == UInt8(ascii: "F") { lateAnswers += 1 }
+            if slow, isFlash { lateAnswers += 1 }
             out.append(writeBlock(memory: b[3], data: data))
             return 4 + size
-        default: out.append(UInt8(ascii: "?"))
+        case .hardwareVersion:
+            // Caterina.c has no 'v': it answers '?' as to every letter it does not know.
+            out.append(AVR109.unknownCommand)
         }
+        commandCount += 1
         return 1
-    }
-
-    /// How many answers of the last `receive` are due late (a `slow` fault), cleared.
-    public mutating func takeLate() -> Int {
-        defer { lateAnswers = 0 }
-        return lateAnswers
     }
 
     /// The fault that fired since the last call, if any.
@@ -165,12 +219,12 @@ public struct CaterinaBootloader: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(size)
         for _ in 0..<size {
-            if memory == UInt8(ascii: "F") {
+            if memory == AVR109.Memory.flash.rawValue {
                 out.append(address < flash.bytes.count ? flash.bytes[address] : 0xFF)
-            } else if memory == UInt8(ascii: "E") {
+            } else if memory == AVR109.Memory.eeprom.rawValue {
                 out.append(address < eeprom.count ? eeprom[address] : 0xFF)
             } else {
-                return [UInt8(ascii: "?")]
+                return [AVR109.unknownCommand]
             }
             address += 1
         }
@@ -179,7 +233,7 @@ public struct CaterinaBootloader: Sendable {
 
     private mutating func writeBlock(memory: UInt8, data: [UInt8]) -> UInt8 {
         switch memory {
-        case UInt8(ascii: "F"):
+        case AVR109.Memory.flash.rawValue:
             applicationChanged = true
             applicationWritten = true
             // One page erase, the page buffer filled from the address (the latches wrap
@@ -193,15 +247,15 @@ public struct CaterinaBootloader: Sendable {
                 try flash.writePage(at: page, buffer)
             } catch { writesRefused += 1 }
             address += data.count
-            return 0x0D
-        case UInt8(ascii: "E"):
+            return AVR109.acknowledge
+        case AVR109.Memory.eeprom.rawValue:
             for byte in data {
                 if address < eeprom.count { eeprom[address] = byte }
                 address += 1
             }
-            return 0x0D
+            return AVR109.acknowledge
         default:
-            return UInt8(ascii: "?")
+            return AVR109.unknownCommand
         }
     }
 }

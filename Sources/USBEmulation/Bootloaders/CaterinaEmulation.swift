@@ -1,3 +1,4 @@
+import AVRBootloaders
 import FileAccess
 import FirmwareImage
 import Foundation
@@ -15,15 +16,8 @@ import Synchronization
 /// isatty() only for pty-backed nodes of the pty's own majors, and avrdude (termios on
 /// the port) fails without it.
 public final class CaterinaEmulation: Sendable {
-    public struct Identity: Sendable, Equatable {
-        public var vendorID: UInt16
-        public var productID: UInt16
-        public var manufacturer: String
-        public var product: String
-        public static let leonardo = Identity(vendorID: 0x2341, productID: 0x0036, manufacturer: "Arduino LLC", product: "Arduino Leonardo")
-        /// SparkFun's Caterina on the Pro Micro, the board the hapbridge firmware is built for.
-        public static let proMicro = Identity(vendorID: 0x1B4F, productID: 0x9205, manufacturer: "SparkFun", product: "SparkFun Pro Micro")
-    }
+    /// Which board's Caterina (or sketch): its VID:PID and strings (`BootloaderIdentity`).
+    public typealias Identity = BootloaderIdentity
 
     /// Where the board is plugged: `emulate caterina`'s board is on 1-1 at address 2
     /// with /dev/ttyACM0; inside `emulate bridge` a board's bootloader takes its port.
@@ -71,7 +65,7 @@ public final class CaterinaEmulation: Sendable {
     /// Plugs the board in and starts answering. `flash`: its contents (bootloader
     /// section included) before the host says anything.
     public init(
-        testbed: Testbed, identity: Identity = .leonardo, flash: FlashMemory, placement: Placement = Placement(),
+        testbed: Testbed, identity: Identity = .leonardoCaterina, flash: FlashMemory, placement: Placement = Placement(),
         fault: BootloaderFault? = nil, addsRootHub: Bool = true, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(EmulationError) {
         let record = try Self.deviceRecord(identity, placement: placement)
@@ -180,10 +174,17 @@ public final class CaterinaEmulation: Sendable {
                 if n > 0 {
                     // Still answered after 'E': `emulate caterina`'s board stays a bootloader
                     // (nothing else is there to enumerate); inside `emulate bridge` it goes.
-                    let (answer, tripped, late) = bootloader.withLock { b in (b.receive(Array(buffer[0..<n])), b.takeTripped(), b.takeLate()) }
-                    // A slow board: the host waits for each block's answer, so holding it holds the host.
-                    if late > 0 { usleep(UInt32(late) * BootloaderFault.slowAnswerMicroseconds) }
-                    writeAll(answer)
+                    let arrived = ChipTime.now()
+                    let (replies, tripped) = bootloader.withLock { b in (b.replies(to: Array(buffer[0..<n])), b.takeTripped()) }
+                    // Each answer goes when the chip would have finished the work before it
+                    // (the host waits for it, so holding it holds the host), counted from
+                    // the command's arrival so a late wake-up is not paid twice.
+                    var due = arrived
+                    for reply in replies {
+                        due += reply.busyMicroseconds
+                        if reply.busyMicroseconds > 0, !waitForChip(untilMicroseconds: due) { return }
+                        writeAll(reply.bytes)
+                    }
                     if let tripped { events(.fault(tripped)) }
                     continue
                 }
@@ -192,6 +193,23 @@ public final class CaterinaEmulation: Sendable {
                 var wakeOnly = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
                 if poll(&wakeOnly, 1, 10) > 0 { return }
             }
+        }
+    }
+
+    /// Waits until the monotonic clock reads `deadline` (µs): the chip is programming its
+    /// flash. False when `close` asked the thread to stop meanwhile.
+    private func waitForChip(untilMicroseconds deadline: UInt64) -> Bool {
+        while true {
+            let now = ChipTime.now()
+            guard now < deadline else { return true }
+            // poll(2) counts whole milliseconds: it waits out all but the last one, on the
+            // wake pipe; the rest is slept to the microsecond.
+            guard deadline - now >= 2000 else {
+                ChipTime.sleep(untilMicroseconds: deadline)
+                return true
+            }
+            var wakeOnly = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            if poll(&wakeOnly, 1, Int32(clamping: (deadline - now - 1000) / 1000)) > 0 { return false }
         }
     }
 

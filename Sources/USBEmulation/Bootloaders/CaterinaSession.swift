@@ -1,3 +1,4 @@
+import AVRBootloaders
 import FirmwareImage
 import Foundation
 import Glibc
@@ -17,7 +18,7 @@ public enum CaterinaSession {
         /// The board runs a sketch first (`SketchEmulation` on ttyACM0) and enters its
         /// bootloader (ttyACM1, the same USB port) on the 1200-baud touch.
         public var sketch: Bool
-        public init(flash: FlashMemory, identity: CaterinaEmulation.Identity = .leonardo, sketch: Bool = false, command: [String]) {
+        public init(flash: FlashMemory, identity: CaterinaEmulation.Identity = .leonardoCaterina, sketch: Bool = false, command: [String]) {
             self.flash = flash
             self.identity = identity
             self.sketch = sketch
@@ -29,7 +30,8 @@ public enum CaterinaSession {
     public static func summary(_ state: CaterinaBootloader) -> String {
         let used = state.flash.bytes[0..<state.flash.part.bootloaderStart].lastIndex { $0 != 0xFF }.map { $0 + 1 } ?? 0
         return "hapbridge emulate: caterina: \(state.commandCount) commands, application flash used to \(String(format: "0x%04X", used)), "
-            + "\(state.writesRefused) page writes into the bootloader section refused, \(state.exited ? "left the bootloader (E)" : "still in the bootloader")"
+            + "\(state.writesRefused) page writes into the bootloader section refused, \(state.exited ? "left the bootloader (E)" : "still in the bootloader"), "
+            + "flash busy \(ChipTime.seconds(state.flash.busyMicroseconds)) s"
     }
 
     public static func run(_ options: Options) throws(EmulationError) -> Int32 {

@@ -1,3 +1,4 @@
+import AVRBootloaders
 import Foundation
 import Glibc
 import Synchronization
@@ -12,7 +13,7 @@ import Synchronization
 /// the master reads the line settings the client made (tcgetattr on a pty master is
 /// its slave's) and sees the slave closed (POLLHUP): the speed at the close is the touch.
 public final class SketchEmulation: Sendable {
-    public static let identity = CaterinaEmulation.Identity(vendorID: 0x2341, productID: 0x8036, manufacturer: "Arduino LLC", product: "Arduino Leonardo")
+    public static let identity = BootloaderIdentity.leonardoSketch
 
     public let placement: CaterinaEmulation.Placement
     let record: USBDeviceRecord
