@@ -1,17 +1,19 @@
+import AVRBootloaders
 import DeviceInterface
 import FirmwareImage
 import Glibc
 import LibUSB
 
 /// Atmel's DFU bootloader (the ATmega32U4's factory bootloader, 03EB:2FF4) driven
-/// over libusb: FLIP commands in DNLOAD control transfers to interface 0, each one's
-/// outcome read with GETSTATUS, data read back with UPLOAD (`AtmelDFU` holds the
-/// numbers). Erase, blank check, program in blocks of up to 1 KiB as dfu-programmer
-/// does, read back, start the application.
+/// over libusb: FLIP commands (`FLIPRequest`) in DNLOAD control transfers to interface
+/// 0, each one's outcome read with GETSTATUS, data read back with UPLOAD. The part is
+/// named by the signature avrdude's flip1 reads; erase, blank check, program in blocks
+/// of up to 1 KiB as dfu-programmer does, read back, start the application.
 ///
-/// Every transfer is bounded (`transferTimeoutMilliseconds`; the erase's status
-/// polling by `eraseTimeoutSeconds`). A refused command is cleared (CLRSTATUS) so the
-/// bootloader stays usable, and reported with the DFU status and the range it was for.
+/// Every transfer is bounded (`transferTimeoutMilliseconds`; the erase, which the
+/// bootloader may answer only once done, by `eraseTimeoutSeconds`). A refused command is
+/// cleared (CLRSTATUS) so the bootloader stays usable, and reported with the DFU status
+/// and the range it was for.
 public final class AtmelDFUProgrammer: BootloaderProgrammer {
     public let protocolName = "atmel-dfu"
     /// Where the bootloader was found ("1-2"), for messages.
@@ -23,20 +25,25 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     private let handle: USBDeviceHandle
     /// DFU's wValue block number, counted per DNLOAD and UPLOAD as dfu-programmer does.
     private var block: UInt16 = 0
+    /// The bootloader's bMaxPacketSize0: program data is aligned to its packets.
+    private let controlPacketSize: Int
     /// The 64 KiB flash page selected (`06 03 00 P`); nil until the first selection.
     private var selectedPage: UInt8?
 
-    /// Per control transfer: the bootloader answers at once except while it erases.
+    /// Per control transfer: the bootloader answers a program command of 1 KiB once its
+    /// 8 pages are erased and written (tens of ms), everything else but the erase at once.
     public static let transferTimeoutMilliseconds: UInt32 = 2000
-    /// The longest a chip erase may keep GETSTATUS from reporting (the real part takes
-    /// well under a second for 28 KiB; dfu-programmer gives it 10 tries).
+    /// The longest a chip erase may keep the bootloader from answering: the real part
+    /// erases its 224 application pages one by one at up to 4.5 ms each (about 1 s), and
+    /// may hold the erase's DNLOAD or its GETSTATUS until done (avrdude's flip1 allows
+    /// 10 s, dfu-programmer 20 s).
     public static let eraseTimeoutSeconds = 10
 
     /// The USB ports ("1-2") of every Atmel DFU bootloader plugged in.
     public static func locations(context: USBContext? = nil) -> [String] {
         guard let context = context ?? (try? USBContext()), let devices = try? context.devices() else { return [] }
         return devices.compactMap { d in
-            guard let desc = try? d.descriptor(), desc.vendorID == AtmelDFU.vendorID, desc.productID == AtmelDFU.productID else { return nil }
+            guard let desc = try? d.descriptor(), isBootloader(desc) else { return nil }
             return DeviceAddress.portPath(bus: d.busNumber, ports: d.portNumbers)
         }.sorted()
     }
@@ -50,11 +57,11 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         let candidates: [(USBDevice, String)]
         do {
             candidates = try self.context.devices().compactMap { d -> (USBDevice, String)? in
-                guard let desc = try? d.descriptor(), desc.vendorID == AtmelDFU.vendorID, desc.productID == AtmelDFU.productID else { return nil }
+                guard let desc = try? d.descriptor(), Self.isBootloader(desc) else { return nil }
                 return (d, DeviceAddress.portPath(bus: d.busNumber, ports: d.portNumbers))
             }
         } catch { throw FlashError(.noBootloader, "cannot list USB devices: \(error)") }
-        let ids = "\(Self.hex16(AtmelDFU.vendorID)):\(Self.hex16(AtmelDFU.productID))"
+        let ids = BootloaderIdentity.atmega32u4DFU.description
         let chosen: [(USBDevice, String)]
         switch selector {
         case .any: chosen = candidates
@@ -76,6 +83,8 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
                 .noBootloader, "\(chosen.count) Atmel DFU bootloaders (\(ids)) at \(chosen.map(\.1).joined(separator: ", ")): choose one with --device usb:BUS-PORT")
         }
         self.location = location
+        // The bootloader's own bMaxPacketSize0 (32 on the 32U4's); 0 when unreadable: no filler.
+        controlPacketSize = Int((try? device.descriptor())?.maxPacketSize0 ?? 0)
         do {
             handle = try device.open()
             try handle.claimInterface(AtmelDFU.interface)
@@ -89,15 +98,20 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
 
     public func readPart() throws(FlashError) -> AVRPart {
         var signature: [UInt8] = []
-        for selector in AtmelDFU.Configuration.signature {
-            try run(AtmelDFU.Command.readConfiguration(selector), step: "reading the signature")
+        for selector in FLIPRequest.signature {
+            try run(FLIPRequest.readConfiguration(selector), step: "reading the signature")
             let byte = try upload(1, step: "reading the signature")
             guard byte.count == 1 else { throw FlashError(.protocolError, "reading the signature: the bootloader at \(location) returned \(byte.count) bytes for one") }
             signature += byte
         }
         guard let part = AVRPart.withSignature(signature) else {
             let known = AVRPart.all.map { "\($0.name): \(Self.hex($0.signature))" }.joined(separator: ", ")
-            throw FlashError(.wrongPart, "the bootloader at \(location) reports signature \(Self.hex(signature)), no part hapbridge flashes (\(known))")
+            // avrdude's flip1.c: after a chip erase the factory bootloader answers 0xFF to
+            // these reads until it is reset.
+            let erased = signature.allSatisfy { $0 == 0xFF }
+                ? ": Atmel's bootloader answers FF here after a chip erase until it is reset; put the board into its bootloader again (reset it with HWB held low, or unplug and replug it) and run `hapbridge flash` again"
+                : ""
+            throw FlashError(.wrongPart, "the bootloader at \(location) reports signature \(Self.hex(signature)), no part hapbridge flashes (\(known))\(erased)")
         }
         self.part = part
         return part
@@ -108,7 +122,7 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         let part: AVRPart
         if let known = self.part { part = known } else { part = try readPart() }
         progress.report(.erase, 0, part.applicationBytes)
-        try download(AtmelDFU.Command.eraseAll, step: "erasing")
+        try download(FLIPRequest.eraseAll, step: "erasing", timeoutMilliseconds: UInt32(Self.eraseTimeoutSeconds * 1000))
         // The real bootloader NAKs GETSTATUS while it erases (the transfer times out),
         // or may say dfuDNBUSY with a poll timeout (DFU 1.0 6.1.2): ask again, until
         // it reports the erase's outcome or the bound passes.
@@ -137,7 +151,7 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     public func blankCheck(start: Int, end: Int) throws(FlashError) {
         try selectPage(of: start)
         let range = "\(Self.address(start))...\(Self.address(end))"
-        do { try run(AtmelDFU.Command.blankCheck(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: end)), step: "blank check of \(range)") } catch {
+        do { try run(FLIPRequest.blankCheck(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: end)), step: "blank check of \(range)") } catch {
             throw FlashError(error.kind, error.message + " (the erase did not take)")
         }
     }
@@ -151,7 +165,8 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             try selectPage(of: block.address)
             let range = "\(Self.address(block.address))...\(Self.address(block.address + block.bytes.count - 1))"
             try run(
-                AtmelDFU.Command.programFlash(start: UInt16(truncatingIfNeeded: block.address), data: block.bytes), step: "writing \(range)")
+                FLIPRequest.programFlash(start: UInt16(truncatingIfNeeded: block.address), data: block.bytes, controlPacketSize: controlPacketSize),
+                step: "writing \(range)")
             done += block.bytes.count
             progress.report(.write, done, total)
         }
@@ -164,11 +179,11 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             let start = address + bytes.count
             try stop.check("before reading back \(Self.address(start))")
             // A read stays inside one 64 KiB page and one transfer.
-            let length = min(count - bytes.count, AtmelDFU.maxTransferBytes, 0x10000 - start % 0x10000)
+            let length = min(count - bytes.count, FLIPRequest.maxTransferBytes, FLIP.pageBytes - start % FLIP.pageBytes)
             let range = "\(Self.address(start))...\(Self.address(start + length - 1))"
             try selectPage(of: start)
             try download(
-                AtmelDFU.Command.readFlash(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: start + length - 1)),
+                FLIPRequest.readFlash(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: start + length - 1)),
                 step: "reading \(range)")
             let chunk = try upload(length, step: "reading \(range)")
             guard chunk.count == length else {
@@ -181,7 +196,7 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     }
 
     public func startApplication() throws(FlashError) {
-        try run(AtmelDFU.Command.startApplication, step: "starting the application")
+        try run(FLIPRequest.startApplication, step: "starting the application")
         // The zero-length DNLOAD makes the bootloader jump; it may be gone before the
         // transfer is seen to end, which is success too.
         do { _ = try control(AtmelDFU.requestTypeOut, .download, data: []) } catch {
@@ -214,8 +229,13 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         if status != .ok { throw refused(step, status) }
     }
 
-    private func download(_ data: [UInt8], step: String) throws(FlashError) {
-        do { _ = try control(AtmelDFU.requestTypeOut, .download, data: data) } catch { throw failure(step, error) }
+    private func download(_ data: [UInt8], step: String, timeoutMilliseconds: UInt32 = transferTimeoutMilliseconds) throws(FlashError) {
+        do { _ = try control(AtmelDFU.requestTypeOut, .download, data: data, timeoutMilliseconds: timeoutMilliseconds) } catch {
+            // A command refused as it arrives STALLs its DNLOAD: GETSTATUS says why
+            // (errWRITE: a write before the chip erase).
+            if error == .pipe, let s = try? readStatus(step: step), s.0 != .ok { throw refused(step, s.0) }
+            throw failure(step, error)
+        }
     }
 
     private func upload(_ length: Int, step: String) throws(FlashError) -> [UInt8] {
@@ -241,18 +261,20 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         return (status, state, Int(b[1]) | Int(b[2]) << 8 | Int(b[3]) << 16)
     }
 
-    private func control(_ type: UInt8, _ request: AtmelDFU.Request, data: [UInt8] = [], readLength: Int = 0) throws(LibUSBError) -> [UInt8] {
+    private func control(
+        _ type: UInt8, _ request: AtmelDFU.Request, data: [UInt8] = [], readLength: Int = 0, timeoutMilliseconds: UInt32 = transferTimeoutMilliseconds
+    ) throws(LibUSBError) -> [UInt8] {
         let value: UInt16 = request == .download || request == .upload ? block : 0
         if request == .download || request == .upload { block &+= 1 }
         return try handle.control(
             requestType: type, request: request.rawValue, value: value, index: UInt16(AtmelDFU.interface), data: data, readLength: readLength,
-            timeoutMilliseconds: Self.transferTimeoutMilliseconds)
+            timeoutMilliseconds: timeoutMilliseconds)
     }
 
     private func selectPage(of address: Int) throws(FlashError) {
         let page = UInt8(truncatingIfNeeded: address >> 16)
         guard selectedPage != page else { return }
-        try download(AtmelDFU.Command.selectPage(page), step: "selecting flash page \(page)")
+        try download(FLIPRequest.selectPage(page), step: "selecting flash page \(page)")
         selectedPage = page
     }
 
@@ -278,6 +300,11 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
 
     // MARK: values
 
+    /// Whether a device descriptor is the bootloader's (its VID:PID).
+    static func isBootloader(_ d: DeviceDescriptor) -> Bool {
+        d.vendorID == BootloaderIdentity.atmega32u4DFU.vendorID && d.productID == BootloaderIdentity.atmega32u4DFU.productID
+    }
+
     /// Pages joined into runs of consecutive addresses, cut at 1 KiB and at 64 KiB
     /// boundaries: one program command each.
     static func blocks(_ pages: [(address: Int, bytes: [UInt8])]) -> [(address: Int, bytes: [UInt8])] {
@@ -286,15 +313,15 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             var at = page.address
             var rest = page.bytes[...]
             while !rest.isEmpty {
-                if let last = blocks.last, last.address + last.bytes.count == at, last.bytes.count < AtmelDFU.maxTransferBytes,
-                    last.address >> 16 == at >> 16
+                if let last = blocks.last, last.address + last.bytes.count == at, last.bytes.count < FLIPRequest.maxTransferBytes,
+                    last.address / FLIP.pageBytes == at / FLIP.pageBytes
                 {
-                    let n = min(rest.count, AtmelDFU.maxTransferBytes - last.bytes.count, 0x10000 - at % 0x10000)
+                    let n = min(rest.count, FLIPRequest.maxTransferBytes - last.bytes.count, FLIP.pageBytes - at % FLIP.pageBytes)
                     blocks[blocks.count - 1].bytes += rest.prefix(n)
                     rest = rest.dropFirst(n)
                     at += n
                 } else {
-                    let n = min(rest.count, AtmelDFU.maxTransferBytes, 0x10000 - at % 0x10000)
+                    let n = min(rest.count, FLIPRequest.maxTransferBytes, FLIP.pageBytes - at % FLIP.pageBytes)
                     blocks.append((at, Array(rest.prefix(n))))
                     rest = rest.dropFirst(n)
                     at += n
@@ -302,11 +329,6 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             }
         }
         return blocks
-    }
-
-    static func hex16(_ v: UInt16) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 4 - s.count) + s
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -1,7 +1,9 @@
 import Actuators
+import AVRBootloaders
 import ArgumentParser
 import Devices
 import EmulationControl
+import FirmwareImage
 import Foundation
 import SensorModel
 import SimavrBridgeDevice
@@ -30,7 +32,7 @@ struct EmulateCommand: ParsableCommand {
                 `hapbridge emulate control list|unplug [BOARD]|detach [BOARD]|replug [BOARD]|add [--serial S]|fault [BOARD] KIND ADDRESS|stall [BOARD] MS|hold [BOARD]|release [BOARD]`; \
                 SIGUSR1 / SIGUSR2 to this process unplug / replug the first board. COMMAND starts with every \
                 signal at its default disposition and none blocked. ENTER_BOOTLOADER puts the board's \
-                Caterina bootloader (1b4f:9205, a tty /dev/ttyACMn) on its port over a flash holding what the \
+                Caterina bootloader (\(BootloaderIdentity.proMicroCaterina), a tty /dev/ttyACMn) on its port over a flash holding what the \
                 board runs; leaving it (E) brings the firmware back, the ELF backing running what was flashed. \
                 `fault` arms a failure for that bootloader at the first block written over ADDRESS (unplug, silence, \
                 corrupt, or slow: every block from there answered 0.25 s late); `hold` keeps the board's next \
@@ -177,12 +179,15 @@ struct EmulateCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run COMMAND with an ATmega32U4 board waiting in its Caterina bootloader (AVR109) at /dev/ttyACM0.",
             discussion: """
-                The board is an Arduino Leonardo's bootloader, USB 2341:0036, two CDC-ACM interfaces and the tty \
+                The board is an Arduino Leonardo's bootloader, USB \(BootloaderIdentity.leonardoCaterina), two CDC-ACM interfaces and the tty \
                 /dev/ttyACM0, answered live by an AVR109 engine over a model of the 32U4's flash (128-byte pages, the \
-                4 KiB bootloader section at 0x7000 write-protected, signature 1E 95 87), so `avrdude -c avr109 -p \
+                4 KiB bootloader section at 0x7000 write-protected, signature 1E 95 87; each page erase or write takes \
+                \(EmulateCommand.spmTime), and a command is answered once its erases and writes are done, as \
+                Caterina answers: a 128-byte block is one of each, the chip erase one of each per application page), \
+                so `avrdude -c avr109 -p \
                 atmega32u4 -P /dev/ttyACM0` and `hapbridge flash --port /dev/ttyACM0` program it. It stays in the \
                 bootloader until COMMAND ends (leaving it with E is answered, the board does not re-enumerate). \
-                With --sketch the board runs an Arduino sketch first (a Leonardo's application, 2341:8036, tty \
+                With --sketch the board runs an Arduino sketch first (a Leonardo's application, \(BootloaderIdentity.leonardoSketch), tty \
                 /dev/ttyACM0) and resets into Caterina on the same port (a new tty, /dev/ttyACM1) when its port is \
                 set to 1200 baud and closed, as the Arduino core does. A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
                 125 if the emulation could not be set up (or --image was refused); 126 / 127 if COMMAND could not be \
@@ -207,7 +212,7 @@ struct EmulateCommand: ParsableCommand {
         func run() throws {
             let status: Int32
             do {
-                var flash = FlashMemory(part: .atmega32u4)
+                var flash = FlashMemory(part: .atmega32u4, bootloader: CaterinaBootloader.bootSection)
                 if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
                 status = try CaterinaSession.run(.init(flash: flash, sketch: sketch, command: command))
             } catch {
@@ -265,16 +270,29 @@ struct EmulateCommand: ParsableCommand {
 extension BridgeEmulation.ProtocolVersion: ExpressibleByArgument {}
 
 extension EmulateCommand {
+    /// "4.5 ms": the emulated part's self-programming time, as the help texts give it.
+    static var spmTime: String {
+        let us = AVRPart.atmega32u4.selfProgrammingMicroseconds
+        return "\(us / 1000).\(us % 1000 / 100) ms"
+    }
+}
+
+extension EmulateCommand {
     struct DFU: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "dfu",
-            abstract: "Run COMMAND with an ATmega32U4 in Atmel's DFU bootloader (03EB:2FF4) on USB, for dfu-programmer or `hapbridge flash`.",
+            abstract:
+                "Run COMMAND with an ATmega32U4 in Atmel's DFU bootloader (\(BootloaderIdentity.atmega32u4DFU)) on USB, for dfu-programmer, avrdude -c flip1 or `hapbridge flash`.",
             discussion: """
                 The bootloader is on bus 1, port 1 (usb:1-1) with an erased application section and a \
-                write-protected 4 KiB bootloader section: USB DFU 1.0 with Atmel's FLIP commands (erase, blank \
-                check, program, read, read configuration for the signature 1E 95 87, start the application). \
-                Starting the application (or a reset) takes the device off the bus. At the end one line on \
-                standard error counts erases, pages written, bytes read and refused commands.
+                write-protected 4 KiB bootloader section, answering as a real ATmega32U4's: its descriptors, USB \
+                DFU 1.0 with FLIP protocol 1's commands (erase, blank check, select page in doc7618's and avrdude's \
+                forms, program, read, read configuration: manufacturer 0x58 and the signature 1E 95 87), reads and \
+                writes refused until a chip erase (its security mode). Each page erase or write takes \
+                \(EmulateCommand.spmTime) and a request completes once they are done (the chip erase: one erase per \
+                application page; a program command: an erase and a write per page). Starting the application (or a reset) takes the device off the bus. At the end one line on \
+                standard error counts erases, pages written, bytes read and refused commands, and says how long \
+                the flash was busy.
                 --dump's path is checked before COMMAND starts; to a FIFO it waits for its reader until SIGINT, \
                 SIGTERM or SIGHUP (one line saying so; a second exits at once). Exit status: COMMAND's; 128+N if \
                 signal N killed it, or came while --dump waited for a reader; 125 if the emulation could not be set \

@@ -31,7 +31,7 @@ public final class USBDevice: @unchecked Sendable {
         return DeviceDescriptor(
             vendorID: d.idVendor, productID: d.idProduct, bcdDevice: d.bcdDevice, deviceClass: d.bDeviceClass,
             manufacturerIndex: d.iManufacturer, productIndex: d.iProduct, serialNumberIndex: d.iSerialNumber,
-            configurationCount: d.bNumConfigurations)
+            configurationCount: d.bNumConfigurations, maxPacketSize0: d.bMaxPacketSize0)
     }
 
     /// Opens the device (needs permission on its /dev/bus/usb node).
@@ -53,4 +53,6 @@ public struct DeviceDescriptor: Sendable, Equatable {
     public var productIndex: UInt8
     public var serialNumberIndex: UInt8
     public var configurationCount: UInt8
+    /// bMaxPacketSize0: endpoint 0's packet size.
+    public var maxPacketSize0: UInt8
 }

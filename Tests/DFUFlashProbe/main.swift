@@ -10,6 +10,7 @@ import Foundation
 //   dfu-flash-probe flash HEX [--device usb:BUS-PORT]   signature, erase (+ blank check),
 //                                                       write, verify by read-back, start
 //   dfu-flash-probe write-at ADDRESS                     erase, then one page of 0x00 at ADDRESS
+//   dfu-flash-probe write-unerased ADDRESS               one page of 0x00 at ADDRESS, no erase first
 //   dfu-flash-probe read ADDRESS COUNT                   read flash (no erase first)
 //   dfu-flash-probe signature
 //
@@ -122,6 +123,14 @@ do {
         // Still answering after a refusal would have been cleared: read the page back.
         let back = try dfu.read(address: address, count: part.pageBytes, progress: .silent)
         say("read first=\(back.first.map { String($0) } ?? "-")")
+    case ("write-unerased", 2):
+        guard let address = Int(arguments[1].replacingOccurrences(of: "0x", with: ""), radix: 16) else {
+            say("usage: write-unerased takes a hex address")
+            exit(2)
+        }
+        let dfu = try AtmelDFUProgrammer(selector: selector)
+        try dfu.write(pages: [(address, [UInt8](repeating: 0, count: AVRPart.atmega32u4.pageBytes))], progress: .silent)
+        say("write ok address=0x\(String(address, radix: 16))")
     case ("read", 3):
         guard let address = Int(arguments[1].replacingOccurrences(of: "0x", with: ""), radix: 16), let count = Int(arguments[2]) else {
             say("usage: read takes a hex address and a byte count")
@@ -134,7 +143,7 @@ do {
         let dfu = try AtmelDFUProgrammer(selector: selector)
         say("part name=\(try dfu.readPart().name) location=\(dfu.location)")
     default:
-        say("usage: dfu-flash-probe flash HEX | write-at ADDRESS | read ADDRESS COUNT | signature  [--device usb:BUS-PORT]")
+        say("usage: dfu-flash-probe flash HEX | write-at ADDRESS | write-unerased ADDRESS | read ADDRESS COUNT | signature  [--device usb:BUS-PORT]")
         exit(2)
     }
 } catch let error as FlashError {

@@ -1,12 +1,15 @@
+import AVRBootloaders
+import Dispatch
 import FirmwareImage
-import Flashing
 import Synchronization
 import Testing
 import USBEmulation
 
 /// The emulated Atmel DFU bootloader's DFU 1.0 state machine and FLIP commands,
-/// request by request (no USB): what dfu-programmer and AtmelDFUProgrammer rely on
-/// and what DFUEmulationTests cannot reach (the states between requests).
+/// request by request (no USB): what dfu-programmer, avrdude's flip1 and
+/// AtmelDFUProgrammer rely on and what DFUEmulationTests cannot reach (the states
+/// between requests). The commands are written out as the public clients send them
+/// (dfu-programmer 0.6.1's atmel.c, avrdude's flip1.c), not built by hapbridge's programmer.
 @Suite("Atmel DFU bootloader model")
 struct DFUBootloaderTests {
     /// A configured bootloader (as after the kernel's enumeration) and what it answers.
@@ -25,45 +28,74 @@ struct DFUBootloaderTests {
             _ = request(USBSetupPacket(requestType: 0x00, request: 0x09, value: 1))  // SET_CONFIGURATION(1)
         }
 
+        /// The request's answer, once the device gives it (a command the flash is busy
+        /// with completes when its page erases and writes would be done); `.gone` if it
+        /// never does within a generous bound.
         func request(_ setup: USBSetupPacket, _ data: [UInt8] = []) -> USBPipeResult {
             let answer = Mutex<USBPipeResult?>(nil)
-            device.control(setup, data: data) { r in answer.withLock { $0 = r } }
+            let done = DispatchSemaphore(value: 0)
+            device.control(setup, data: data) { r in
+                answer.withLock { $0 = r }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + .seconds(30))
             return answer.withLock { $0 } ?? .gone
         }
 
         func download(_ data: [UInt8]) -> USBPipeResult {
-            request(USBSetupPacket(requestType: AtmelDFU.requestTypeOut, request: AtmelDFU.Request.download.rawValue, length: UInt16(data.count)), data)
+            request(USBSetupPacket(requestType: 0x21, request: AtmelDFU.Request.download.rawValue, length: UInt16(data.count)), data)
         }
 
         func upload(_ length: Int) -> USBPipeResult {
-            request(USBSetupPacket(requestType: AtmelDFU.requestTypeIn, request: AtmelDFU.Request.upload.rawValue, length: UInt16(length)))
+            request(USBSetupPacket(requestType: 0xA1, request: AtmelDFU.Request.upload.rawValue, length: UInt16(length)))
+        }
+
+        /// GETSTATUS's six bytes.
+        func rawStatus() -> [UInt8]? {
+            guard case .done(let b) = request(USBSetupPacket(requestType: 0xA1, request: AtmelDFU.Request.getStatus.rawValue, length: 6)), b.count == 6
+            else { return nil }
+            return b
         }
 
         /// GETSTATUS: bStatus and bState.
         func status() -> (AtmelDFU.Status?, AtmelDFU.State?) {
-            guard case .done(let b) = request(USBSetupPacket(requestType: AtmelDFU.requestTypeIn, request: AtmelDFU.Request.getStatus.rawValue, length: 6)),
-                b.count == 6
-            else { return (nil, nil) }
+            guard let b = rawStatus() else { return (nil, nil) }
             return (AtmelDFU.Status(rawValue: b[0]), AtmelDFU.State(rawValue: b[4]))
         }
 
         func simple(_ request: AtmelDFU.Request) -> USBPipeResult {
-            self.request(USBSetupPacket(requestType: AtmelDFU.requestTypeOut, request: request.rawValue))
+            self.request(USBSetupPacket(requestType: 0x21, request: request.rawValue))
+        }
+
+        /// `05 GG II` then one UPLOAD: the configuration byte, or nil when refused.
+        func configuration(_ group: UInt8, _ index: UInt8) -> UInt8? {
+            _ = download([0x05, group, index])
+            guard status() == (.ok, .idle), case .done(let b) = upload(1), b.count == 1 else { return nil }
+            return b[0]
         }
 
         func erase() {
-            _ = download(AtmelDFU.Command.eraseAll)
+            _ = download([0x04, 0x00, 0xFF])
             _ = status()
         }
     }
 
-    @Test("GETSTATUS answers 6 bytes: OK and dfuIDLE at first; a command moves it to dfuDNLOAD-IDLE")
+    /// dfu-programmer's program command: `01 00 start end`, zero-padded to 32 bytes, the
+    /// data, then the 16-byte DFU suffix (start aligned here, so no filler).
+    static func program(at start: UInt16, _ data: [UInt8], filler: Int = 0) -> [UInt8] {
+        let end = start + UInt16(data.count) - 1
+        var command: [UInt8] = [0x01, 0x00, UInt8(start >> 8), UInt8(start & 0xFF), UInt8(end >> 8), UInt8(end & 0xFF)]
+        command += [UInt8](repeating: 0, count: 26 + filler)
+        return command + data + [0, 0, 0, 0, 16, 0x44, 0x46, 0x55, 0x01, 0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    }
+
+    @Test("GETSTATUS answers 6 bytes: OK, a 1 ms poll timeout and dfuIDLE, before a command and after one, as real parts answer dfu-programmer")
     func statusLayout() throws {
         let b = try Bench()
-        #expect(b.request(USBSetupPacket(requestType: 0xA1, request: 3, length: 6)) == .done([0, 0, 0, 0, 2, 0]))
-        #expect(b.download(AtmelDFU.Command.selectPage(0)) == .done([]))
-        #expect(b.status() == (.ok, .downloadIdle))
-        #expect(b.request(USBSetupPacket(requestType: 0xA1, request: 5, length: 1)) == .done([AtmelDFU.State.downloadIdle.rawValue]))
+        #expect(b.rawStatus() == [0, 1, 0, 0, 2, 0])
+        #expect(b.download([0x06, 0x03, 0x00, 0x00]) == .done([]))
+        #expect(b.rawStatus() == [0, 1, 0, 0, 2, 0])
+        #expect(b.request(USBSetupPacket(requestType: 0xA1, request: 5, length: 1)) == .done([AtmelDFU.State.idle.rawValue]))
     }
 
     @Test("an UPLOAD with nothing selected STALLs into dfuERROR (errSTALLEDPKT); ABORT STALLs there, CLRSTATUS returns to dfuIDLE")
@@ -71,64 +103,106 @@ struct DFUBootloaderTests {
         let b = try Bench()
         #expect(b.upload(16) == .stall)
         #expect(b.status() == (.errStalledPacket, .error))
-        #expect(b.download(AtmelDFU.Command.eraseAll) == .stall)
+        #expect(b.download([0x04, 0x00, 0xFF]) == .stall)
         #expect(b.simple(.abort) == .stall)
         #expect(b.simple(.clearStatus) == .done([]))
         #expect(b.status() == (.ok, .idle))
     }
 
-    @Test("a program command of part of a page leaves the rest of the page erased; read returns it across UPLOADs")
-    func partialPageAndRead() throws {
+    @Test("read configuration answers as the chip: 01 30 the manufacturer code 0x58, 01 31 / 01 60 / 01 61 the signature 1E 95 87 (what avrdude's flip1 reads), 00 00-02 the bootloader's version and IDs; another index errADDRESS")
+    func configurationAsTheChipAnswers() throws {
+        let b = try Bench()
+        #expect(b.configuration(0x01, 0x30) == 0x58)
+        #expect([b.configuration(0x01, 0x31), b.configuration(0x01, 0x60), b.configuration(0x01, 0x61)] == [0x1E, 0x95, 0x87])
+        #expect(b.configuration(0x00, 0x01) == 0xDC && b.configuration(0x00, 0x02) == 0xFB && b.configuration(0x00, 0x00) != nil)
+        _ = b.download([0x05, 0x01, 0x32])
+        #expect(b.status() == (.errAddress, .error))
+        _ = b.simple(.clearStatus)
+        _ = b.download([0x05, 0x02, 0x00])
+        #expect(b.status() == (.errTarget, .error))
+    }
+
+    @Test("both select-page forms are taken: doc7618's 06 03 00 PP (dfu-programmer) and avrdude flip1's 06 00 PP answer OK; only the first selects, and a read in a page past the flash is errADDRESS")
+    func selectPageForms() throws {
         let b = try Bench()
         b.erase()
-        #expect(b.download(AtmelDFU.Command.programFlash(start: 0x0104, data: [1, 2, 3])) == .done([]))
+        #expect(b.download([0x06, 0x00, 0x00]) == .done([]))
+        #expect(b.status() == (.ok, .idle))
+        #expect(b.download([0x06, 0x00, 0x01]) == .done([]))
+        #expect(b.status() == (.ok, .idle), "avrdude's form changes nothing")
+        _ = b.download([0x03, 0x00, 0x00, 0x00, 0x00, 0x0F])
+        #expect(b.status() == (.ok, .uploadIdle), "still page 0")
+        #expect(b.download([0x06, 0x03, 0x00, 0x01]) == .done([]))
+        #expect(b.status() == (.ok, .idle))
+        _ = b.download([0x03, 0x00, 0x00, 0x00, 0x00, 0x0F])
+        #expect(b.status() == (.errAddress, .error), "page 1 is past the 32 KiB flash")
+        _ = b.simple(.clearStatus)
+        #expect(b.request(USBSetupPacket(requestType: 0xA1, request: 3, index: 1, length: 6)) == .stall, "a request to another interface")
+    }
+
+    @Test("a program command's data follows the 32-byte command block and start % 32 filler bytes (as LUFA discards them and avrdude places a short write); each page it touches is erased and written, the rest of the page reads 0xFF")
+    func programAlignmentAndPages() throws {
+        let b = try Bench()
+        b.erase()
+        _ = b.download(Self.program(at: 0x0180, [UInt8](repeating: 0x00, count: 128)))
         #expect(b.status() == (.ok, .downloadIdle))
-        #expect(b.download(AtmelDFU.Command.readFlash(start: 0x0100, end: 0x0109)) == .done([]))
+        // 0x0104 is 4 bytes into a 32-byte packet: 4 filler bytes before the data.
+        #expect(b.download(Self.program(at: 0x0104, [1, 2, 3], filler: 4)) == .done([]))
+        #expect(b.status() == (.ok, .downloadIdle))
+        _ = b.download([0x03, 0x00, 0x01, 0x00, 0x01, 0x09])
         #expect(b.upload(6) == .done([0xFF, 0xFF, 0xFF, 0xFF, 1, 2]))
         #expect(b.upload(64) == .done([3, 0xFF, 0xFF, 0xFF]))
-        #expect(b.device.counters.pagesWritten == 1)
+        #expect(b.status() == (.ok, .idle), "the read is done")
+        #expect(b.device.counters.pagesWritten == 2)
+        // The page is erased before it is written: a second command over it leaves only its bytes.
+        _ = b.download(Self.program(at: 0x0180, [0x55, 0x55]))
+        _ = b.download([0x03, 0x00, 0x01, 0x80, 0x01, 0x83])
+        #expect(b.upload(4) == .done([0x55, 0x55, 0xFF, 0xFF]))
     }
 
     @Test("blank check says errCHECK_ERASED over written flash and OK over erased flash")
     func blankCheck() throws {
         let b = try Bench()
         b.erase()
-        _ = b.download(AtmelDFU.Command.programFlash(start: 0x2000, data: [0]))
+        _ = b.download(Self.program(at: 0x2000, [0, 0]))
         _ = b.status()
-        _ = b.download(AtmelDFU.Command.blankCheck(start: 0, end: 0x6FFF))
+        _ = b.download([0x03, 0x01, 0x00, 0x00, 0x6F, 0xFF])
         #expect(b.status() == (.errCheckErased, .error))
         _ = b.simple(.clearStatus)
-        _ = b.download(AtmelDFU.Command.blankCheck(start: 0x2001, end: 0x6FFF))
+        _ = b.download([0x03, 0x01, 0x20, 0x02, 0x6F, 0xFF])
+        #expect(b.status() == (.ok, .idle))
+    }
+
+    @Test("before a chip erase a program command STALLs with errWRITE (dfu-programmer: \"Device is write protected\") and a read answers errFILE; the signature and the erase are allowed")
+    func securityMode() throws {
+        let b = try Bench()
+        #expect(b.download(Self.program(at: 0x0000, [0x0C, 0x94])) == .stall)
+        #expect(b.status() == (.errWrite, .error))
+        _ = b.simple(.clearStatus)
+        _ = b.download([0x03, 0x00, 0x00, 0x00, 0x00, 0x0F])
+        #expect(b.status() == (.errFile, .error))
+        _ = b.simple(.clearStatus)
+        #expect(b.configuration(0x01, 0x31) == 0x1E)
+        b.erase()
+        #expect(b.download(Self.program(at: 0x0000, [0x0C, 0x94])) == .done([]))
         #expect(b.status() == (.ok, .downloadIdle))
     }
 
-    @Test("read configuration returns the signature bytes 1E 95 87 one UPLOAD each; unknown selectors answer errTARGET")
-    func signature() throws {
+    @Test("the flash is busy as the chip would be: a chip erase is one page erase per application page, a 1 KiB program command an erase and a write for each of its 8 pages")
+    func selfProgrammingIsCounted() throws {
         let b = try Bench()
-        var bytes: [UInt8] = []
-        for selector in AtmelDFU.Configuration.signature {
-            _ = b.download(AtmelDFU.Command.readConfiguration(selector))
-            #expect(b.status() == (.ok, .downloadIdle))
-            if case .done(let d) = b.upload(1) { bytes += d }
-        }
-        #expect(bytes == AVRPart.atmega32u4.signature)
-        _ = b.download([0x05, 0x02, 0x00])
-        #expect(b.status() == (.errTarget, .error))
-    }
-
-    @Test("a page select past the part's flash answers errADDRESS; a request to another interface STALLs")
-    func addressing() throws {
-        let b = try Bench()
-        _ = b.download(AtmelDFU.Command.selectPage(1))
-        #expect(b.status() == (.errAddress, .error))
-        _ = b.simple(.clearStatus)
-        #expect(b.request(USBSetupPacket(requestType: 0xA1, request: 3, index: 1, length: 6)) == .stall)
+        let part = AVRPart.atmega32u4
+        b.erase()
+        #expect(b.device.flash.selfProgrammingOperations == part.applicationBytes / part.pageBytes)
+        _ = b.download(Self.program(at: 0x0400, [UInt8](repeating: 0x5A, count: 1024)))
+        #expect(b.status() == (.ok, .downloadIdle))
+        #expect(b.device.flash.selfProgrammingOperations == part.applicationBytes / part.pageBytes + 16)
     }
 
     @Test("start the application: nothing happens until the zero-length DNLOAD, which leaves the bus; the device then answers nothing")
     func startApplication() throws {
         let b = try Bench()
-        #expect(b.download(AtmelDFU.Command.startApplication) == .done([]))
+        #expect(b.download([0x04, 0x03, 0x01, 0x00, 0x00]) == .done([]))
         #expect(b.left.list.withLock { $0 }.isEmpty)
         #expect(b.download([]) == .done([]))
         #expect(b.left.list.withLock { $0 } == ["started the application"])

@@ -82,6 +82,12 @@ enum DFURun {
         return bytes
     }
 
+    /// `count` bytes with no page of 0xFF only: a pattern from a multiplicative hash, the
+    /// same every run (a full application section's worth to time a flash).
+    static func pattern(_ count: Int) -> [UInt8] {
+        (0..<count).map { i in UInt8(truncatingIfNeeded: (UInt32(i) &* 2_654_435_761) >> 13) }
+    }
+
     /// `bytes` from address 0 as Intel HEX, 16 bytes a record.
     static func intelHex(_ bytes: [UInt8]) -> String {
         var lines: [String] = []

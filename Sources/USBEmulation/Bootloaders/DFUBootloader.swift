@@ -1,34 +1,51 @@
+import AVRBootloaders
 import Dispatch
 import FirmwareImage
-import Flashing
 import Synchronization
 
 /// Atmel's USB DFU bootloader on an ATmega32U4 (03EB:2FF4), as a `USBDeviceModel`:
-/// USB DFU 1.0's class requests on interface 0 (no endpoints) carrying the FLIP
-/// command set, over a `FlashMemory` whose bootloader section is write-protected.
-/// Everything is answered at once on the caller's thread (erase and page writes
-/// are instant here; a `slow` fault answers program commands late, from a dispatch
-/// thread); `hapbridge emulate dfu` puts it behind real libusb.
+/// USB DFU 1.0's class requests on interface 0 (no endpoints) carrying FLIP protocol
+/// version 1's commands (`FLIP`), over a `FlashMemory` whose bootloader section is
+/// write-protected; `hapbridge emulate dfu` puts it behind real libusb.
 ///
-/// What it does, request by request (the facts in `AtmelDFU`):
-/// - DNLOAD carries a command; it runs at once and the next GETSTATUS reports OK
-///   (state dfuDNLOAD-IDLE) or its error (state dfuERROR until CLRSTATUS).
-/// - UPLOAD returns the bytes a read command (`03 00`) selected, continuing where the
-///   last UPLOAD stopped, or the byte a read-configuration command (`05`) selected.
-/// - A zero-length DNLOAD after `04 03 ..` (start the application, or reset) leaves
-///   the bootloader: `left` is called and the device goes off the bus, as the real
-///   one does when its watchdog resets the chip into the application.
-/// - Writes that reach the bootloader section are refused with errWRITE (the lock
-///   bits protect it; the FLIP protocol's "memory is write protected"), pages below
-///   it in the same command written; addresses past flash with errADDRESS.
+/// It answers as the chip does. Where the factory bootloader's behaviour is on record
+/// (its descriptors in `lsusb -v`, dfu-programmer's debug logs of real parts, the
+/// comments in avrdude's flip1.c) it follows that; elsewhere it follows LUFA's
+/// Bootloaders/DFU (BootloaderDFU.c), written as a clone of Atmel's:
 ///
-/// - Until the first chip erase after power-on the bootloader is in its security
-///   mode, as Atmel's factory bootloader is: reads answer errFILE (dfu-programmer:
-///   "The device is read protected") and writes errWRITE ("Device is write
-///   protected"); the signature, blank check, page select and start still work.
+/// - DNLOAD carries a command; it runs before the request completes (the real one
+///   holds the status stage while it programs), and GETSTATUS then reports OK with a
+///   1 ms poll timeout in dfuIDLE (a program command: dfuDNLOAD-IDLE; a flash read:
+///   dfuUPLOAD-IDLE until its UPLOADs are done), as real parts answer dfu-programmer,
+///   or its error in dfuERROR until CLRSTATUS.
+/// - Read configuration (`05 GG II`): `00 00`/`01`/`02` the bootloader version and boot
+///   IDs; `01 30` the manufacturer code 0x58, `01 31`, `01 60`, `01 61` the signature
+///   1E 95 87 (LUFA's ProcessReadCommand; what avrdude's flip1 reads as the signature
+///   and dfu-programmer prints as family, product name and revision); another index
+///   errADDRESS.
+/// - Select page: `06 03 00 PP` (doc7618, dfu-programmer) selects the 64 KiB page; any
+///   other `06` form is answered OK and changes nothing, as LUFA's does — avrdude's
+///   flip1 sends `06 00 PP`, which on a part of one page selects page 0 either way.
+/// - Program (`01 00 start end`, 32-byte command block, `start % 32` filler bytes as
+///   LUFA discards them, the bytes, a 16-byte suffix): every page the range touches is
+///   erased and written (LUFA erases each page before it fills it), so bytes of those
+///   pages outside the range read 0xFF. Pages in the bootloader section are refused
+///   with errWRITE (the lock bits), those before them in the same command written;
+///   addresses past flash answer errADDRESS.
+/// - Until the first chip erase after power-on the bootloader is in its security mode:
+///   a program command STALLs with errWRITE (dfu-programmer: "Device is write
+///   protected", as users of real parts report it), a flash read answers errFILE
+///   (dfu-programmer: "The device is read protected"); the configuration, the erase,
+///   the blank check, page select and start still work.
+/// - A zero-length DNLOAD after `04 03 ..` (start the application, or reset) leaves the
+///   bootloader: `left` is called and the device goes off the bus.
 ///
-/// Not modelled: the EEPROM (its commands answer errTARGET), the real erase's
-/// duration (the host polls GETSTATUS; here it is done at once).
+/// Time: a page erase or write takes the part's self-programming time (`AVRPart`), and
+/// a command's request completes when the pages it erased and wrote would have been
+/// done: the chip erase 224 page erases (the application section), a 1 KiB program
+/// command 8 erases and 8 writes. Not modelled: the EEPROM (its commands answer
+/// errTARGET); after a chip erase avrdude's flip1.c says real parts answer 0xFF to
+/// configuration reads until power-cycled, which this model does not.
 public final class DFUBootloader: USBDeviceModel {
     /// Why the bootloader left the bus ("started the application", "reset").
     public typealias Leaving = @Sendable (String) -> Void
@@ -37,6 +54,8 @@ public final class DFUBootloader: USBDeviceModel {
 
     private let state: Mutex<State>
     private let leaving: Leaving
+    /// Where a request the chip is busy with waits for its completion.
+    private let busy = DispatchQueue(label: "hapbridge.dfu.programming")
 
     struct State {
         var usb: StandardRequests
@@ -76,30 +95,46 @@ public final class DFUBootloader: USBDeviceModel {
         public var refusals = 0
     }
 
-    /// The device descriptor, configuration and strings of Atmel's bootloader (as
-    /// lsusb shows a factory ATmega32U4: "ATMEL" "ATm32U4DFU" "1.0.0", 32-byte EP0).
+    /// Endpoint 0's packet size: the device descriptor's bMaxPacketSize0, and the unit
+    /// a program command's data is aligned to.
+    static let controlPacketSize = 32
+    /// GETSTATUS's bwPollTimeout: real parts report 1 ms (dfu-programmer's debug logs).
+    static let pollTimeoutMilliseconds: UInt8 = 1
+
+    /// The descriptors of a real ATmega32U4's factory bootloader as `lsusb -v` shows one:
+    /// USB 2.00; class FF, subclass 01, protocol 00 at the device; 32-byte endpoint 0;
+    /// bcdDevice 0.00; strings 1, 2, 3 ("ATMEL", "ATm32U4DFU", "1.0.0", as the kernel
+    /// logs them); one configuration (bus powered, 100 mA) of 18 bytes: one interface
+    /// whose class, subclass and protocol are 0, no endpoints and no DFU functional
+    /// descriptor. (avrdude's flip1.c expects FE at the device and warns of 255 on real
+    /// parts too; it notes the interface's zeros, against doc7618. dfu-programmer takes
+    /// the first interface of the 8-bit parts whatever its class.)
     static let deviceDescriptor: [UInt8] = [
-        18, 1, 0x10, 0x01, 0x00, 0x00, 0x00, 32,
-        UInt8(AtmelDFU.vendorID & 0xFF), UInt8(AtmelDFU.vendorID >> 8),
-        UInt8(AtmelDFU.productID & 0xFF), UInt8(AtmelDFU.productID >> 8),
+        18, 1, 0x00, 0x02, 0xFF, 0x01, 0x00, UInt8(controlPacketSize),
+        UInt8(BootloaderIdentity.atmega32u4DFU.vendorID & 0xFF), UInt8(BootloaderIdentity.atmega32u4DFU.vendorID >> 8),
+        UInt8(BootloaderIdentity.atmega32u4DFU.productID & 0xFF), UInt8(BootloaderIdentity.atmega32u4DFU.productID >> 8),
         0x00, 0x00, 1, 2, 3, 1,
     ]
-    /// One configuration, one interface (class FE application specific, subclass 01
-    /// DFU, protocol 00 as DFU 1.0 devices in DFU mode report), no endpoints, and
-    /// the DFU functional descriptor: can download and upload, 2 KiB transfers (the
-    /// largest DNLOAD dfu-programmer sends is 1 KiB + 48 bytes), DFU 1.1.
     static let configurationDescriptor: [UInt8] = [
-        9, 2, 27, 0, 1, 1, 0, 0x80, 50,
-        9, 4, AtmelDFU.interface, 0, 0, 0xFE, 0x01, 0x00, 0,
-        9, 0x21, 0x03, 0x00, 0x00, 0x00, 0x08, 0x10, 0x01,
+        9, 2, 18, 0, 1, 1, 0, 0x80, 50,
+        9, 4, AtmelDFU.interface, 0, 0, 0x00, 0x00, 0x00, 0,
     ]
-    static let strings: [[UInt8]] = [[4, 3, 0x09, 0x04], stringDescriptor("ATMEL"), stringDescriptor("ATm32U4DFU"), stringDescriptor("1.0.0")]
+    static let strings: [[UInt8]] = [
+        [4, 3, 0x09, 0x04], stringDescriptor(BootloaderIdentity.atmega32u4DFU.manufacturer),
+        stringDescriptor(BootloaderIdentity.atmega32u4DFU.product), stringDescriptor("1.0.0"),
+    ]
 
-    /// What read-configuration returns besides the signature: Atmel's boot IDs and a
-    /// bootloader version byte.
+    /// What read configuration answers besides the signature: the bootloader version and
+    /// the boot IDs (LUFA's BOOTLOADER_ID_BYTE1/2, Atmel's), and the manufacturer code.
     static let bootloaderVersion: UInt8 = 0x10
     static let bootID1: UInt8 = 0xDC
     static let bootID2: UInt8 = 0xFB
+    static let manufacturerCode: UInt8 = 0x58
+
+    /// The bootloader section as the chip holds it: code whose constant data carries its
+    /// device descriptor (03EB:2FF4 little-endian, what the bridge firmware's boot section
+    /// scan finds, `hb_bootloader_kind`), the rest erased.
+    public static let bootSection: [UInt8] = [0x0C, 0x94, 0x00, 0x38, 0x11, 0x24] + deviceDescriptor
 
     /// `flash`: the memory it starts with (the application a board left there).
     public init(flash: FlashMemory, leaving: @escaping Leaving) throws(EmulationError) {
@@ -108,6 +143,9 @@ public final class DFUBootloader: USBDeviceModel {
             usb = try StandardRequests(
                 deviceDescriptor: Self.deviceDescriptor, configurationDescriptor: Self.configurationDescriptor, strings: Self.strings)
         } catch { throw .enumeration(board: "dfu", step: "the bootloader's descriptors", detail: error.description) }
+        var flash = flash
+        // What was written before the board came up was done before the host came.
+        flash.forgetSelfProgramming()
         state = Mutex(State(usb: usb, flash: flash))
         self.leaving = leaving
     }
@@ -139,16 +177,21 @@ public final class DFUBootloader: USBDeviceModel {
     }
 
     public func control(_ setup: USBSetupPacket, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
-        let (result, leave, tripped) = state.withLock { s -> (USBPipeResult, String?, BootloaderFault?) in
-            guard s.running else { return (.gone, nil, nil) }
+        let arrived = ChipTime.now()
+        let (result, leave, tripped, programming) = state.withLock { s -> (USBPipeResult, String?, BootloaderFault?, UInt64) in
+            guard s.running else { return (.gone, nil, nil, 0) }
             // DFU requests are class requests to interface 0.
-            guard setup.kind == 1 else { return (s.usb.handle(setup, data: data), nil, nil) }
+            guard setup.kind == 1 else { return (s.usb.handle(setup, data: data), nil, nil, 0) }
             guard setup.recipient == 1, setup.index == UInt16(AtmelDFU.interface), s.usb.isConfigured,
                 let request = AtmelDFU.Request(rawValue: setup.request)
-            else { return (.stall, nil, nil) }
+            else { return (.stall, nil, nil, 0) }
             let (result, leave) = Self.handle(request, setup, data, &s)
             defer { s.tripped = nil }
-            return (result, leave, s.tripped)
+            // The request completes when the flash is done with it.
+            var busy = s.flash.takeSelfProgrammingMicroseconds()
+            // A slow board: a program command's status stage comes late as well.
+            if s.slow, request == .download, data.first == FLIP.Command.programStart.rawValue { busy += UInt64(BootloaderFault.slowAnswerMicroseconds) }
+            return (result, leave, s.tripped, busy)
         }
         switch tripped?.kind {
         case .unplug?:
@@ -162,11 +205,11 @@ public final class DFUBootloader: USBDeviceModel {
         default:
             break
         }
-        // A slow board: a program command's status stage comes late, and the host waits for it.
-        let late = setup.request == AtmelDFU.Request.download.rawValue && data.first == 0x01 && data.count > 1 && data[1] == 0x00
-            && state.withLock { $0.slow }
-        if late {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(BootloaderFault.slowAnswerMicroseconds))) { completion(result) }
+        if programming > 0 {
+            busy.async {
+                ChipTime.sleep(untilMicroseconds: arrived + programming)
+                completion(result)
+            }
             return
         }
         completion(result)
@@ -193,9 +236,7 @@ public final class DFUBootloader: USBDeviceModel {
         let isIn = setup.isDeviceToHost
         switch request {
         case .getStatus where isIn:
-            // DNLOAD-SYNC becomes DNLOAD-IDLE once the host asks (the command is done).
-            if s.dfu == .downloadSync { s.dfu = .downloadIdle }
-            let status: [UInt8] = [s.status.rawValue, 0, 0, 0, s.dfu.rawValue, 0]
+            let status: [UInt8] = [s.status.rawValue, pollTimeoutMilliseconds, 0, 0, s.dfu.rawValue, 0]
             return (.done(Array(status.prefix(Int(setup.length)))), nil)
         case .getState where isIn:
             return (.done(Array([s.dfu.rawValue].prefix(Int(setup.length)))), nil)
@@ -221,10 +262,15 @@ public final class DFUBootloader: USBDeviceModel {
                 s.dfu = .idle
                 return (.done([]), nil)
             }
-            let status = command(data, &s)
-            s.status = status
-            s.dfu = status == .ok ? .downloadSync : .error
-            if status != .ok { s.counters.refusals += 1 }
+            let outcome = command(data, &s)
+            s.status = outcome.status
+            if outcome.status != .ok {
+                s.dfu = .error
+                s.counters.refusals += 1
+                // A refusal the bootloader makes as the data arrives STALLs the request.
+                return (outcome.stalls ? .stall : .done([]), nil)
+            }
+            s.dfu = outcome.state
             return (.done([]), nil)
         case .upload where isIn:
             guard s.dfu != .error else { return stalled(&s) }
@@ -249,7 +295,7 @@ public final class DFUBootloader: USBDeviceModel {
             return stalled(&s)
         case .byte(let b):
             s.upload = .none
-            s.dfu = .uploadIdle
+            s.dfu = .idle
             return (.done(Array([b].prefix(length))), nil)
         case .flash(let next, let end):
             let count = min(length, end - next + 1)
@@ -259,7 +305,7 @@ public final class DFUBootloader: USBDeviceModel {
                 return (.stall, nil)
             }
             s.upload = next + count > end ? .none : .flash(next: next + count, end: end)
-            s.dfu = .uploadIdle
+            s.dfu = next + count > end ? .idle : .uploadIdle
             s.counters.bytesRead += count
             return (.done(bytes), nil)
         }
@@ -267,21 +313,35 @@ public final class DFUBootloader: USBDeviceModel {
 
     // MARK: FLIP commands
 
-    /// Runs one FLIP command; returns the status GETSTATUS will report.
-    private static func command(_ c: [UInt8], _ s: inout State) -> AtmelDFU.Status {
+    /// What a command did: its status, the state GETSTATUS reports after it, and
+    /// whether a refusal STALLs the request itself.
+    struct Outcome {
+        var status: AtmelDFU.Status
+        var state: AtmelDFU.State = .idle
+        var stalls = false
+        static let ok = Outcome(status: .ok)
+        static func refused(_ status: AtmelDFU.Status, stalls: Bool = false) -> Outcome { Outcome(status: status, state: .error, stalls: stalls) }
+    }
+
+    /// Runs one FLIP command.
+    private static func command(_ c: [UInt8], _ s: inout State) -> Outcome {
         s.upload = .none
         s.leaveArmed = nil
         func address(_ at: Int) -> Int { s.page << 16 | Int(c[at]) << 8 | Int(c[at + 1]) }
-        switch (c[0], c.count > 1 ? c[1] : nil) {
-        case (0x01, 0x00) where c.count >= AtmelDFU.programHeaderLength:
-            // Program flash: start and end (inclusive) in the header, the data after
-            // the 32-byte block, the 16-byte suffix after that (not checked).
+        let command = FLIP.Command(rawValue: c[0])
+        let operand = c.count > 1 ? c[1] : nil
+        switch (command, operand) {
+        case (.programStart?, FLIP.Memory.flash.rawValue?) where c.count >= FLIP.commandBlockBytes:
+            // Refused as it arrives in the security mode: the data stage STALLs.
+            guard !s.secured else { return .refused(.errWrite, stalls: true) }
+            // Start and end (inclusive) in the header; after the 32-byte command block
+            // `start % 32` filler bytes, the data, then the suffix (not checked).
             let start = address(2)
             let end = address(4)
             let count = end - start + 1
-            guard count > 0, c.count >= AtmelDFU.programHeaderLength + count else { return .errNotDone }
-            guard !s.secured else { return .errWrite }
-            var data = Array(c[AtmelDFU.programHeaderLength..<(AtmelDFU.programHeaderLength + count)])
+            let first = FLIP.commandBlockBytes + start % controlPacketSize
+            guard count > 0, c.count >= first + count else { return .refused(.errNotDone) }
+            var data = Array(c[first..<(first + count)])
             if let f = s.fault, (start...end).contains(f.address) {
                 s.fault = nil
                 s.tripped = f
@@ -292,41 +352,68 @@ public final class DFUBootloader: USBDeviceModel {
                 case .slow: s.slow = true
                 }
             }
-            return program(start: start, data, &s)
-        case (0x03, let kind?) where c.count >= 6 && (kind == 0x00 || kind == 0x01):
+            let status = program(start: start, data, &s)
+            return status == .ok ? Outcome(status: .ok, state: .downloadIdle) : .refused(status)
+        case (.displayData?, let kind?) where c.count >= 6 && (kind == FLIP.Display.flash.rawValue || kind == FLIP.Display.blankCheck.rawValue):
             let start = address(2)
             let end = address(4)
-            guard start <= end, end < s.flash.part.flashBytes else { return .errAddress }
-            if kind == 0x01 { return s.flash.isBlank(from: start, to: end) ? .ok : .errCheckErased }
-            guard !s.secured else { return .errFile }
+            guard start <= end, end < s.flash.part.flashBytes else { return .refused(.errAddress) }
+            if kind == FLIP.Display.blankCheck.rawValue { return s.flash.isBlank(from: start, to: end) ? .ok : .refused(.errCheckErased) }
+            guard !s.secured else { return .refused(.errFile) }
             s.upload = .flash(next: start, end: end)
-            return .ok
-        case (0x04, 0x00) where c.count >= 3:
-            guard c[2] == 0xFF else { return .errTarget }  // only the chip erase on 8-bit parts
+            return Outcome(status: .ok, state: .uploadIdle)
+        case (.writeCommand?, FLIP.WriteOperation.erase.rawValue?) where c.count >= 3:
+            guard c[2] == FLIP.eraseAll else { return .refused(.errTarget) }  // only the chip erase on 8-bit parts
+            // Page by page, as SPM erases (LUFA's loop of BootloaderAPI_ErasePage).
             s.flash.eraseApplication()
             s.secured = false
             s.counters.erases += 1
             return .ok
-        case (0x04, 0x03) where c.count >= 3:
-            // 04 03 00: watchdog reset; 04 03 01 HH LL: jump to the application.
-            s.leaveArmed = c[2] == 0x01 ? "started the application" : "reset"
+        case (.writeCommand?, FLIP.WriteOperation.startApplication.rawValue?) where c.count >= 3:
+            s.leaveArmed = c[2] == FLIP.Start.jump.rawValue ? "started the application" : "reset"
             return .ok
-        case (0x05, let group?) where c.count >= 3:
-            guard let byte = configuration(group, c[2], s.flash.part) else { return .errTarget }
-            s.upload = .byte(byte)
-            return .ok
-        case (0x06, 0x03) where c.count >= 4:
-            guard Int(c[3]) << 16 < s.flash.part.flashBytes else { return .errAddress }
-            s.page = Int(c[3])
+        case (.readCommand?, let group?) where c.count >= 3:
+            switch configuration(FLIP.Configuration(group, c[2]), s.flash.part) {
+            case .byte(let b):
+                s.upload = .byte(b)
+                return .ok
+            case .noSuchIndex: return .refused(.errAddress)
+            case .noSuchGroup: return .refused(.errTarget)
+            }
+        case (.changeBaseAddress?, _):
+            // Only doc7618's form selects a page; LUFA answers every other form OK and
+            // leaves the page as it was. A page past the flash leaves later addresses
+            // past it, which their commands refuse.
+            if Array(c.dropFirst().prefix(2)) == FLIP.selectPage, c.count >= 4 { s.page = Int(c[3]) }
             return .ok
         default:
             // EEPROM (01 01, 03 02), fuses and the 8051 commands: not modelled.
-            return .errTarget
+            return .refused(.errTarget)
         }
     }
 
-    /// Writes `data` at `start`: every flash page it touches, unwritten bytes 0xFF
-    /// (the page buffer's erased state), so SPM's AND leaves them as they were.
+    enum ConfigurationAnswer {
+        case byte(UInt8), noSuchIndex, noSuchGroup
+    }
+
+    /// Read configuration as the chip answers it (LUFA's ProcessReadCommand, whose
+    /// manufacturer code and signature indices are Atmel's).
+    private static func configuration(_ selector: FLIP.Configuration, _ part: AVRPart) -> ConfigurationAnswer {
+        switch selector {
+        case .bootloaderVersion: return .byte(bootloaderVersion)
+        case .bootID1: return .byte(bootID1)
+        case .bootID2: return .byte(bootID2)
+        case .manufacturerCode: return .byte(manufacturerCode)
+        case .familyCode: return part.signature.count > 0 ? .byte(part.signature[0]) : .noSuchIndex
+        case .productName: return part.signature.count > 1 ? .byte(part.signature[1]) : .noSuchIndex
+        case .productRevision: return part.signature.count > 2 ? .byte(part.signature[2]) : .noSuchIndex
+        default: return selector.group <= 0x01 ? .noSuchIndex : .noSuchGroup
+        }
+    }
+
+    /// Writes `data` at `start` as LUFA does: each page the range touches erased, its
+    /// page buffer filled (bytes outside the range stay 0xFF, the buffer's erased state)
+    /// and written.
     private static func program(start: Int, _ data: [UInt8], _ s: inout State) -> AtmelDFU.Status {
         let pageBytes = s.flash.part.pageBytes
         let end = start + data.count
@@ -336,6 +423,7 @@ public final class DFUBootloader: USBDeviceModel {
             var bytes = [UInt8](repeating: 0xFF, count: pageBytes)
             for a in max(page, start)..<min(page + pageBytes, end) { bytes[a - page] = data[a - start] }
             do throws(FlashMemory.Refusal) {
+                try s.flash.erasePage(at: page)
                 try s.flash.writePage(at: page, bytes)
                 s.counters.pagesWritten += 1
             } catch {
@@ -347,18 +435,6 @@ public final class DFUBootloader: USBDeviceModel {
             page += pageBytes
         }
         return .ok
-    }
-
-    private static func configuration(_ group: UInt8, _ index: UInt8, _ part: AVRPart) -> UInt8? {
-        let selector = (group, index)
-        if selector == AtmelDFU.Configuration.bootloaderVersion { return bootloaderVersion }
-        if selector == AtmelDFU.Configuration.bootID1 { return bootID1 }
-        if selector == AtmelDFU.Configuration.bootID2 { return bootID2 }
-        if selector == AtmelDFU.Configuration.productRevision { return 0x00 }
-        if let i = AtmelDFU.Configuration.signature.firstIndex(where: { $0 == selector }), i < part.signature.count {
-            return part.signature[i]
-        }
-        return nil
     }
 
     private static func stringDescriptor(_ text: String) -> [UInt8] {

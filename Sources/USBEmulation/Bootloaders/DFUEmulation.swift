@@ -56,7 +56,7 @@ public enum DFUEmulation {
         let queue = DispatchQueue(label: "hapbridge.emulate.dfu")
         // Set once the bootloader exists: puts it on the bus at the next address.
         let replug = Mutex<(@Sendable () -> Void)?>(nil)
-        let bootloader = try DFUBootloader(flash: FlashMemory(part: .atmega32u4)) { why in
+        let bootloader = try DFUBootloader(flash: FlashMemory(part: .atmega32u4, bootloader: DFUBootloader.bootSection)) { why in
             left.withLock { $0 = why }
             // Off the bus once the client has closed the device, or after
             // `disconnectNoticedMicroseconds`: a real disconnect reaches usbfs some
@@ -103,7 +103,8 @@ public enum DFUEmulation {
         let c = bootloader.counters
         let ending = left.withLock { $0 }.map { "; the bootloader \($0) and left the bus" } ?? ""
         report(
-            "dfu: \(c.erases) erase(s), \(c.pagesWritten) page(s) written, \(c.bytesRead) byte(s) read, \(c.refusals) command(s) refused\(ending)")
+            "dfu: \(c.erases) erase(s), \(c.pagesWritten) page(s) written, \(c.bytesRead) byte(s) read, \(c.refusals) command(s) refused, "
+                + "flash busy \(ChipTime.seconds(bootloader.flash.busyMicroseconds)) s\(ending)")
         try dump?.write(bootloader.flash.bytes, signals: signals)
         return status
     }
