@@ -23,7 +23,7 @@ public enum BenchProcedures {
             do {
                 result = try await driver.autoCalibrate()
             } catch .autoCalibrationFailed(let failed) {
-                report.fail("auto-calibration: FAIL (DIAG_RESULT = 1): actuator open, shorted, of the wrong type or wrong rated voltage")
+                report.fail(.autoCalibrationFailed(failed))
                 report.lines += RegisterReport.calibration(failed)
                 report.acceleration = device.acceleration()
                 return report
@@ -35,7 +35,7 @@ public enum BenchProcedures {
             if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)), \(a.provenance.text)") }
             report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
         } catch {
-            report.fail("error: \(error)")
+            report.error(error)
         }
         return report
     }
@@ -65,7 +65,7 @@ public enum BenchProcedures {
             if result.passed {
                 report.add("diagnostic: PASS (DIAG_RESULT = 0, STATUS \(hexByte(result.status)))")
             } else {
-                report.fail("diagnostic: FAIL (DIAG_RESULT = 1, STATUS \(hexByte(result.status))): actuator open, shorted, or an LRA that does not resonate")
+                report.fail(.diagnosticFailed(status: result.status))
             }
             if let f = result.resonanceHz {
                 report.add("resonance: \(format(f, 1)) Hz (LRA_PERIOD while driven)" + (profile?.lra.map { ", profile says \(format($0.resonantFrequencyHz, 1)) Hz" } ?? ""))
@@ -73,7 +73,7 @@ public enum BenchProcedures {
             try await driver.checkFaults()
             report.add("faults: none (OVER_TEMP = 0, OC_DETECT = 0)")
         } catch {
-            report.fail("error: \(error)")
+            report.error(error)
         }
         return report
     }
@@ -116,7 +116,7 @@ public enum BenchProcedures {
                 if let settled = a.settledMilliseconds() { report.add("below 10 % of peak after: \(format(settled, 1)) ms") }
             }
         } catch {
-            report.fail("error: \(error)")
+            report.error(error)
         }
         return report
     }

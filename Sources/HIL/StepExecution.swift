@@ -35,12 +35,20 @@ enum StepExecution {
             let bench = try await openBench(slot)
             let result = await CalibrationRuns.run(runs, on: bench, profile: slot.profile, stop: { slot.interruption.reason != nil })
             await bench.close()
-            if let line = result.reports.flatMap(\.lines).first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
+            // By how each run ended (`HardwareReport.Ending`), not by its lines.
+            var findings: [HardwareReport.Finding] = []
+            for report in result.reports {
+                switch report.ending {
+                case .passed: break
+                case .failed(let finding): findings.append(finding)
+                case .error(let e): throw .error("calibrate: \(e)")
+                case .interrupted(let why): throw .error(why)
+                }
+            }
             var o = StepOutcome(figures: result.measurements)
-            let failed = result.reports.filter { !$0.passed }.count
-            if failed > 0, step.limits.isEmpty {
+            if let first = findings.first, step.limits.isEmpty {
                 o.verdict = .fail
-                o.message = "auto-calibration failed \(failed) of \(runs) run(s): " + (result.reports.first { !$0.passed }?.lines.last ?? "")
+                o.message = "auto-calibration failed \(findings.count) of \(runs) run(s): \(first)"
             }
             return o
         case .diagnose:
@@ -51,10 +59,13 @@ enum StepExecution {
                 do { o.figures.append(try await Resonance.measure(on: bench, profile: slot.profile)) } catch { o.unmeasured.append(error.description) }
             }
             await bench.close()
-            if let line = report.lines.first(where: { $0.hasPrefix("error: ") }) { throw .error(line) }
-            if !report.passed {
+            switch report.ending {
+            case .passed: break
+            case .failed(let finding):
                 o.verdict = .fail
-                o.message = report.lines.last { $0.contains("FAIL") } ?? report.lines.last
+                o.message = finding.description
+            case .error(let e): throw .error("diagnose: \(e)")
+            case .interrupted(let why): throw .error(why)
             }
             return o
         case .play(let spec), .measure(let spec):

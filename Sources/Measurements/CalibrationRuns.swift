@@ -24,7 +24,7 @@ public struct CalibrationRuns: Sendable {
             if i > 0 {
                 do { try await DRV2605Driver(bus: device.bus).wait(microseconds: restMicroseconds) } catch {
                     var report = HardwareReport()
-                    report.fail("error: \(error)")
+                    report.error(error)
                     reports.append(report)
                     continue
                 }
