@@ -22,9 +22,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // YAML for the HIL bench files and test scripts (issue 21.1): node marks give the
-        // line of every key, so a script's error names file, line and key.
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // The strict JSON reader and writer every input file goes through (patterns and
@@ -203,14 +200,18 @@ let package = Package(
         // Bench measurements as pure functions over an acceleration trace and the stamped drive
         // (peak, RMS, rise, stop, lag, f0, calibration spread), each a named value with its unit.
         .target(name: "Measurements", dependencies: ["Bench", "DeviceInterface", "DRV2605", "Actuators", "HapticCompilation"], swiftSettings: strict),
-        // Hardware-in-the-loop runs: the bench file and test scripts (YAML, strict keys, line
-        // numbers in errors), limits and verdicts, the runner (timeouts, retries, repeats,
-        // a vanished device, the bench lock) and its reports (JSON record, JUnit XML).
+        // libyaml from Debian's libyaml-dev: the event parser under HIL's bounded YAML
+        // composer (depth, aliases' written-out size, one document, no tags).
+        .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // Hardware-in-the-loop runs: the bench file and test scripts (YAML through libyaml
+        // under limits, strict keys, file:line: key in errors), limits and verdicts, the
+        // runner (timeouts, retries, repeats, a vanished device, the bench lock) and its
+        // reports (JSON record, JUnit XML).
         .target(
             name: "HIL",
             dependencies: [
                 "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "HapticEngine", "DRV2605", "FileAccess", "JSON", "Plot",
-                "Flashing", "FirmwareImage", "EmulationControl", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
+                "Flashing", "FirmwareImage", "EmulationControl", "CLibYAML", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine
@@ -319,7 +320,7 @@ let package = Package(
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
         // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
         // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", "TestSupport", .product(name: "Yams", package: "Yams")], swiftSettings: strict),
+        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(

@@ -223,7 +223,7 @@ public struct TestScript: Sendable {
     static func parseFlash(_ value: YAMLNode) throws(ScriptError) -> String? {
         guard !isEmpty(value) else { return nil }
         let image: YAMLNode
-        if case .mapping = value.node { image = try value.mapping(allowed: Step.flashKeys).required("image") } else { image = value }
+        if case .mapping = value.node.content { image = try value.mapping(allowed: Step.flashKeys).required("image") } else { image = value }
         let path = try image.string()
         guard !path.isEmpty else { throw image.error("must name an Intel HEX or ELF file (or leave flash empty for the firmware hapbridge carries)") }
         return path
@@ -231,10 +231,10 @@ public struct TestScript: Sendable {
 
     /// `- diagnose:` (null) or `- diagnose: {}`.
     static func isEmpty(_ node: YAMLNode) -> Bool {
-        switch node.node {
-        case .scalar(let s): s.string.isEmpty || s.string == "~" || s.string == "null"
+        switch node.node.content {
+        case .scalar(let s): s.isNull || s.text.isEmpty
         case .mapping(let m): m.isEmpty
-        default: false
+        case .sequence: false
         }
     }
 }

@@ -1,43 +1,53 @@
-import Yams
+import Haptics
 
 /// A strict view of one YAML node for the bench and script readers: every value is
 /// asked for with the type it must have, every mapping says which keys it allows, and
-/// every complaint carries the file, the node's line (Yams' marks) and its key path.
+/// every complaint carries the file, the node's line and its key path.
 /// A key the reader did not ask for is an error, not ignored: a misspelt `timeout`
 /// would otherwise run a test without one.
 struct YAMLNode {
-    let node: Node
+    let node: YAMLTree
     let file: String
     let path: String
 
-    /// Parses `text`; an empty document is an error, as is YAML that does not parse
-    /// (its line from libyaml's mark).
+    /// Parses `text` (`YAMLComposer`: bounded, whatever it holds); an empty document is
+    /// an error, as is YAML that does not parse (its line from libyaml's mark).
     static func root(_ text: String, file: String) throws(ScriptError) -> YAMLNode {
-        let node: Node?
-        do { node = try Yams.compose(yaml: text) } catch {
-            throw ScriptError(file: file, line: Self.line(of: error), key: "", rule: "not valid YAML: \(Self.problem(of: error))")
+        guard let node = try YAMLComposer.compose(text, file: file) else {
+            throw ScriptError(file: file, line: nil, key: "", rule: "the file is empty")
         }
-        guard let node else { throw ScriptError(file: file, line: nil, key: "", rule: "the file is empty") }
         return YAMLNode(node: node, file: file, path: "")
     }
 
-    var line: Int? { node.mark?.line }
+    var line: Int? { node.line }
 
     func error(_ rule: String) -> ScriptError { ScriptError(file: file, line: line, key: path, rule: rule) }
 
-    func child(_ key: String, _ node: Node) -> YAMLNode {
-        YAMLNode(node: node, file: file, path: path.isEmpty ? key : "\(path).\(key)")
+    func child(_ key: String, _ node: YAMLTree) -> YAMLNode {
+        YAMLNode(node: node, file: file, path: Self.path(path, key: key))
+    }
+
+    /// `parent.key` ("tests[0].timeout"), the key cut short and made printable: a key
+    /// path goes into every message about what is under it.
+    static func path(_ parent: String, key: String) -> String {
+        let key = echoText(key)
+        return parent.isEmpty ? key : "\(parent).\(key)"
     }
 
     // MARK: scalars
 
+    var scalar: YAMLScalar? {
+        if case .scalar(let s) = node.content { return s }
+        return nil
+    }
+
     func string() throws(ScriptError) -> String {
-        guard case .scalar(let s) = node else { throw error("must be a string, not \(kind)") }
-        return s.string
+        guard let s = scalar else { throw error("must be a string, not \(kind)") }
+        return s.text
     }
 
     func number() throws(ScriptError) -> Double {
-        guard case .scalar = node, let x = node.float ?? node.int.map(Double.init), x.isFinite else {
+        guard let x = scalar?.number, x.isFinite else {
             throw error("must be a number, not \(describe)")
         }
         return x
@@ -57,13 +67,13 @@ struct YAMLNode {
     }
 
     func count(in range: ClosedRange<Int>) throws(ScriptError) -> Int {
-        guard case .scalar = node, let n = node.int else { throw error("must be a whole number, not \(describe)") }
+        guard let n = scalar?.int else { throw error("must be a whole number, not \(describe)") }
         guard range.contains(n) else { throw error("must be \(range.lowerBound)...\(range.upperBound), not \(n)") }
         return n
     }
 
     func bool() throws(ScriptError) -> Bool {
-        guard case .scalar = node, let b = node.bool else { throw error("must be true or false, not \(describe)") }
+        guard let b = scalar?.bool else { throw error("must be true or false, not \(describe)") }
         return b
     }
 
@@ -78,7 +88,7 @@ struct YAMLNode {
     // MARK: collections
 
     func sequence() throws(ScriptError) -> [YAMLNode] {
-        guard case .sequence(let seq) = node else { throw error("must be a list, not \(kind)") }
+        guard case .sequence(let seq) = node.content else { throw error("must be a list, not \(kind)") }
         return seq.enumerated().map { YAMLNode(node: $0.element, file: file, path: "\(path)[\($0.offset)]") }
     }
 
@@ -90,54 +100,45 @@ struct YAMLNode {
 
     /// The mapping's values by key, refusing keys outside `allowed`, duplicates and
     /// keys that are not strings.
-    func mapping(allowed: [String]) throws(ScriptError) -> YAMLMapping {
-        guard case .mapping(let m) = node else { throw error("must be a mapping (key: value), not \(kind)") }
+    /// `retired`: keys the format no longer has, with what to do instead.
+    func mapping(allowed: [String], retired: [String: String] = [:]) throws(ScriptError) -> YAMLMapping {
+        guard case .mapping(let m) = node.content else { throw error("must be a mapping (key: value), not \(kind)") }
         var values: [String: YAMLNode] = [:]
-        for (k, v) in m {
-            guard case .scalar(let ks) = k else { throw error("keys must be strings") }
-            let key = ks.string
-            let at = YAMLNode(node: k, file: file, path: path.isEmpty ? key : "\(path).\(key)")
+        for pair in m {
+            guard case .scalar(let ks) = pair.key.content else { throw YAMLNode(node: pair.key, file: file, path: path).error("keys must be strings, not \(YAMLNode(node: pair.key, file: file, path: path).kind)") }
+            let key = ks.text
+            let at = YAMLNode(node: pair.key, file: file, path: Self.path(path, key: key))
             guard allowed.contains(key) else {
-                throw at.error("unknown key (allowed here: \(allowed.joined(separator: ", ")))")
+                if key == "<<" { throw at.error("merge keys (<<) are not part of this format: write the keys out") }
+                if let instead = retired[key] { throw at.error("no longer used: \(instead)") }
+                throw at.error("unknown key\(Suggestion.hint(for: key, among: allowed)) (allowed here: \(allowed.joined(separator: ", ")))")
             }
             guard values[key] == nil else { throw at.error("given twice") }
-            values[key] = child(key, v)
+            values[key] = child(key, pair.value)
         }
         return YAMLMapping(owner: self, values: values)
     }
 
     var kind: String {
-        // By accessor, not by `switch`: Yams 6 adds a case (aliases) that 5 lacks.
-        if node.scalar != nil { return "a scalar" }
-        if node.mapping != nil { return "a mapping" }
-        if node.sequence != nil { return "a list" }
-        return "an alias"
+        switch node.content {
+        case .scalar: "a scalar"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        }
     }
 
     var describe: String {
-        if case .scalar(let s) = node { return Self.echo(s.string) }
+        if let s = scalar { return Self.echo(s.text) }
         return kind
     }
 
-    static func echo(_ s: String) -> String {
-        let cut = s.count > 40 ? String(s.prefix(40)) + "…" : s
-        return "\"" + cut.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined() + "\""
-    }
+    /// `s` quoted, cut short and made printable, for a message.
+    static func echo(_ s: String) -> String { "\"" + echoText(s) + "\"" }
 
-    static func line(of error: any Error) -> Int? {
-        guard let e = error as? YamlError else { return nil }
-        switch e {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
-        default: return nil
-        }
-    }
-
-    static func problem(of error: any Error) -> String {
-        guard let e = error as? YamlError else { return "\(error)" }
-        switch e {
-        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): return problem
-        default: return "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
-        }
+    /// `s` cut to 40 characters and made printable (control characters as "?").
+    static func echoText(_ s: String) -> String {
+        let cut = s.unicodeScalars.count > 40 ? String(String.UnicodeScalarView(s.unicodeScalars.prefix(40))) + "…" : s
+        return cut.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : String($0) }.joined()
     }
 }
 

@@ -32,11 +32,41 @@ struct ScriptFormatTests {
         #expect(b.fixture.sledMassGrams == 100 && b.fixture.mounting == "glued" && b.features == ["sled"] && b.lockExpirySeconds == 60)
     }
 
-    @Test("An unknown key is an error naming the file, the line and the key")
+    @Test("An unknown key is an error naming the file, the line and the key, and the key it is nearest")
     func unknownKey() throws {
         let e = try scriptError("suite: s\ntests:\n  - name: a\n    timout: 3\n    steps:\n      - diagnose:\n")
         #expect(e.file == "t.yaml" && e.line == 4 && e.key == "tests[0].timout")
-        #expect(e.description.hasPrefix("t.yaml:4: tests[0].timout: unknown key"))
+        #expect(e.description.hasPrefix("t.yaml:4: tests[0].timout: unknown key (did you mean \"timeout\"?) (allowed here: "), "\(e)")
+    }
+
+    @Test("Scalars follow YAML 1.2's core schema: only a plain scalar is a number or a boolean; yes/on, 1_000 and 0x1p3 are not")
+    func coreSchema() throws {
+        let head = "suite: s\ntests:\n  - name: a\n    retries: "
+        for ok in ["3", "+3", "0x3", "0o3"] {
+            let s = try TestScript.parse(head + ok + "\n    steps:\n      - wait: 0\n", file: "t.yaml", bench: try benchFile())
+            #expect(s.tests[0].retries == 3, "\(ok)")
+        }
+        for bad in ["\"3\"", "'3'", "3.0", "1_0", "three", "yes"] {
+            let e = try scriptError(head + bad + "\n    steps:\n      - wait: 0\n")
+            #expect(e.line == 4 && e.key == "tests[0].retries" && e.rule.hasPrefix("must be a whole number"), "\(bad): \(e)")
+        }
+        let waits = try TestScript.parse(
+            "suite: s\ntests:\n  - name: a\n    steps:\n      - wait: 2.5\n      - wait: .5\n      - wait: 1e3\n      - wait: 7\n", file: "t.yaml", bench: try benchFile())
+        #expect(waits.tests[0].steps.map(\.action) == [.wait(milliseconds: 2.5), .wait(milliseconds: 0.5), .wait(milliseconds: 1000), .wait(milliseconds: 7)])
+        for bad in ["0x1p3", "1_000", "\"5\"", ".inf", "1:30"] {
+            let e = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - wait: \(bad)\n")
+            #expect(e.line == 5 && e.rule.contains("must be"), "\(bad): \(e)")
+        }
+    }
+
+    @Test("Anchors and aliases share a node (a list of limits); the alias's errors name where it is used")
+    func aliases() throws {
+        let s = try TestScript.parse(
+            "suite: s\ntests:\n  - name: a\n    steps:\n      - measure: ios.impact.heavy\n        limits: &l [{figure: rise, unit: ms, high: 20}]\n  - name: b\n    steps:\n      - measure: ios.impact.light\n        limits: *l\n",
+            file: "t.yaml", bench: try benchFile())
+        #expect(s.tests.map { $0.steps[0].limits.map(\.figure) } == [[.rise], [.rise]])
+        let e = try scriptError("suite: s\ntests:\n  - name: a\n    steps:\n      - wait: &w x\n  - name: b\n    steps:\n      - wait: *w\n")
+        #expect(e.line == 5 && e.key == "tests[0].steps[0].wait", "the first use is refused first: \(e)")
     }
 
     @Test("A limit in the wrong unit, on the wrong step, or without low/high is refused at its line")

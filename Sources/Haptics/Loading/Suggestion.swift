@@ -3,15 +3,15 @@
 /// neighbouring letters counts as one edit, so `Tiem` points at `Time` and
 /// `EventDurration` at `EventDuration`; a word may differ by one edit per four
 /// letters (at least one, at most two), so `ab` points at nothing, not at `id`.
-enum Suggestion {
-    static func hint(for word: String, among known: [String]) -> String {
+package enum Suggestion {
+    package static func hint(for word: String, among known: [String]) -> String {
         guard let match = closest(to: word, among: known) else { return "" }
         return " (did you mean \"\(match)\"?)"
     }
 
     static func allowedEdits(_ length: Int) -> Int { min(2, max(1, length / 4)) }
 
-    static func closest(to word: String, among known: [String]) -> String? {
+    package static func closest(to word: String, among known: [String]) -> String? {
         // A word longer than any known one plus the edits allowed can match nothing:
         // checking first keeps a 1 MB key from costing a 1 MB distance computation.
         guard let longest = known.map(\.utf8.count).max(), word.utf8.count <= longest + 2 else { return nil }
