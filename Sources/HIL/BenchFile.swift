@@ -18,6 +18,8 @@ public struct BenchFile: Sendable {
         public var simulatedSupplyVolts: Double
         /// How the host switches a bridge board's USB power, for `unplug` and `replug`.
         public var power: PowerSwitch?
+        /// Where the file gives `actuator`, for an error about the profile it names.
+        var actuatorLine: Int?
 
         public init(
             name: String, address: DeviceAddress, actuator: String, simulatedFault: SimulatedBoardSetup.Fault = .none, simulatedSupplyVolts: Double = 5,
@@ -133,10 +135,11 @@ public struct BenchFile: Sendable {
                 }
                 power = .uhubctl(location: location, port: try um.required("port").count(in: 1...255))
             }
-            devices.append(
-                Device(
-                    name: dname, address: address, actuator: try d.required("actuator").string(), simulatedFault: fault,
-                    simulatedSupplyVolts: supply, power: power))
+            let actuator = try d.required("actuator")
+            var device = Device(
+                name: dname, address: address, actuator: try actuator.string(), simulatedFault: fault, simulatedSupplyVolts: supply, power: power)
+            device.actuatorLine = actuator.line
+            devices.append(device)
         }
         var fixture = Fixture()
         if let f = m["fixture"] {

@@ -57,12 +57,11 @@ public final class BenchSession: Sendable {
     /// Opens a bench file (YAML, `bench.schema.json`).
     public static func open(benchFile path: String, options: Options = Options(), catalog: DeviceCatalog = DeviceCatalog()) async throws(OpenError) -> BenchSession {
         let bytes: [UInt8]
-        do { bytes = try FileReader.read(FilePath(path), limit: 1 << 20) } catch {
+        do { bytes = try FileReader.read(FilePath(path), limit: ScriptText.maxBytes) } catch {
             throw .badBench(ScriptError(file: path, line: nil, key: "", rule: "\(error)"))
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .badBench(ScriptError(file: path, line: nil, key: "", rule: "not UTF-8 text")) }
         let bench: BenchFile
-        do { bench = try BenchFile.parse(text, file: path) } catch { throw .badBench(error) }
+        do { bench = try BenchFile.parse(try ScriptText.decode(bytes, file: path), file: path) } catch { throw .badBench(error) }
         return try await BenchSession(bench: bench, options: options, catalog: catalog)
     }
 

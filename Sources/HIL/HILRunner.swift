@@ -40,9 +40,10 @@ public struct HILRunner: Sendable {
     public static func profile(for device: BenchFile.Device, bench: BenchFile) throws(ScriptError) -> ActuatorProfile {
         let arg = device.actuator
         let isPath = arg.contains("/") || arg.hasSuffix(".json")
-        let located = isPath && !arg.hasPrefix("/") ? "\(directory(of: bench.file))/\(arg)" : arg
+        let located = isPath ? path(arg, relativeTo: directory(of: bench.file)) : arg
         do { return try ActuatorProfileLoader.locate(located).profile } catch {
-            throw ScriptError(file: bench.file, line: nil, key: "devices.\(device.name).actuator", rule: "\(error)")
+            let index = bench.devices.firstIndex { $0.name == device.name }.map { "[\($0)]" } ?? ""
+            throw ScriptError(file: bench.file, line: device.actuatorLine, key: "devices\(index).actuator", rule: "\(error)")
         }
     }
 
@@ -278,10 +279,19 @@ public struct HILRunner: Sendable {
     }
 
     /// The directory a bench file's or script's relative paths start from: the file's
-    /// own, "." for a file named without one (`hapbridge run bench.yaml suite.yaml`).
+    /// own, "." for a file named without one (`hapbridge run bench.yaml suite.yaml`) or
+    /// read from standard input. Taken from the path's text up to its last "/", not
+    /// with NSString, whose path functions trap on "-".
     static func directory(of file: String) -> String {
-        let directory = (file as NSString).deletingLastPathComponent
-        return directory.isEmpty ? "." : directory
+        guard let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let directory = String(file[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    /// A path a file names (a pattern, an image, a profile): as given when absolute,
+    /// else under `directory` (the file's own: `directory(of:)`).
+    static func path(_ name: String, relativeTo directory: String) -> String {
+        name.hasPrefix("/") ? name : "\(directory)/\(name)"
     }
 
     static func identityText(_ h: DeviceHealth) -> String {

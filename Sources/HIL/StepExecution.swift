@@ -24,8 +24,6 @@ struct StepOutcome: Sendable {
 }
 
 enum StepExecution {
-    static let maxPatternBytes = 16 << 20
-
     /// `note`: a line of progress while the step runs (a flash's phases), for the live output.
     static func run(_ step: Step, on slot: DeviceSlot, scriptDirectory: String, note: @escaping @Sendable (String) -> Void = { _ in }) async throws(StepProblem)
         -> StepOutcome
@@ -146,19 +144,5 @@ enum StepExecution {
         let opened = try slot.open()
         let interruption = slot.interruption
         do { return try await BridgeBench(opened, interruption: { interruption.reason }) } catch { throw .error("\(slot.spec.name): \(error)") }
-    }
-
-    /// A pattern file (relative to the script's directory) or a built-in haptic's name.
-    static func loadPattern(_ spec: String, relativeTo directory: String) throws(StepProblem) -> HapticPattern {
-        let path = spec.hasPrefix("/") ? spec : "\(directory)/\(spec)"
-        let bytes: [UInt8]
-        do { bytes = try FileReader.read(FilePath(path), limit: maxPatternBytes) } catch {
-            if error.problem == .noSuchFile {
-                if let builtIn = SystemHapticLibrary.named(spec) { return builtIn.pattern }
-                throw .error("no pattern file \(path) and no built-in haptic named \(spec) (see `hapbridge library`)")
-            }
-            throw .error("\(error)")
-        }
-        do { return try PatternFormat.detect(fileName: path, bytes: bytes).read(bytes).pattern } catch { throw .error("\(path): \(error)") }
     }
 }

@@ -52,7 +52,7 @@ enum StepFlash {
     static func load(_ image: String?, relativeTo directory: String) throws(StepProblem) -> (path: String, image: FirmwareImage) {
         let path: String
         if let image {
-            path = image.hasPrefix("/") ? image : "\(directory)/\(image)"
+            path = HILRunner.path(image, relativeTo: directory)
         } else {
             do { path = try CarriedFirmware.locate() } catch { throw .error("flash: \(error.message)") }
         }

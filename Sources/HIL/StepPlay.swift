@@ -1,5 +1,6 @@
 import Bench
 import HapticEngine
+import Haptics
 import Measurements
 
 /// The `play` and `measure` steps: a pattern played to its end on a device opened for
@@ -23,7 +24,8 @@ enum StepPlay {
     static let tailSeconds = 0.2
 
     static func run(_ spec: String, measuring: Bool, on slot: DeviceSlot, scriptDirectory: String) async throws(StepProblem) -> StepOutcome {
-        let pattern = try StepExecution.loadPattern(spec, relativeTo: scriptDirectory)
+        let pattern: HapticPattern
+        do { pattern = try PatternReference.load(spec, relativeTo: scriptDirectory) } catch { throw .error(error.description) }
         if let why = slot.interruption.reason { throw .error(why) }
         let opened = try slot.open()
         var options = PlaySession.Options(keepsCommands: true)

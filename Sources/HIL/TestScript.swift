@@ -63,6 +63,8 @@ public struct Step: Sendable {
     public var timeoutSeconds: Double?
     public var limits: [Limit]
     public var line: Int?
+    /// The line of the action's value (`play: x`'s `x`), for the load-time checks' errors.
+    var valueLine: Int?
 
     public static let keys = StepKind.allCases.map(\.rawValue) + ["timeout", "limits"]
     /// `- sweep: {from: Hz, to: Hz, level: fraction, settle: ms, window: ms}`, all optional
@@ -191,7 +193,9 @@ public struct TestScript: Sendable {
                     Limit(name: try lm["name"]?.string() ?? figure.measurementName(in: kind), figure: figure, unit: unit, low: low, high: high, marginal: marginal))
             }
         }
-        return Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.seconds(), limits: limits, line: node.line)
+        var step = Step(action: action, kind: kind, timeoutSeconds: try m["timeout"]?.seconds(), limits: limits, line: node.line)
+        step.valueLine = value.line
+        return step
     }
 
     /// `- sweep:` (the defaults) or its options, checked as `hapbridge sweep` checks them.

@@ -1,4 +1,5 @@
 import FileAccess
+import Glibc
 
 /// A file a command writes (`render --output`, every `--plot`, `play --record`,
 /// `library export --output`), or standard output for "-" (or no path, where the
@@ -23,6 +24,21 @@ struct OutputFile {
         self.purpose = purpose
         self.path = path == "-" ? nil : path
         if let target = self.path { _ = try destination(of: target) }
+    }
+
+    /// Whether two output arguments reach one destination, so that writing both would
+    /// run one into the other (standard output) or overwrite it (a file): both "-", the
+    /// same path, or paths to one file (by device and inode, so `/dev/stdout` meets
+    /// "-"). The null device takes any number of writes, so it meets nothing.
+    static func sameDestination(_ a: String, _ b: String) -> Bool {
+        func identity(_ path: String) -> (dev_t, ino_t)? {
+            var info = stat()
+            let found = path == "-" ? fstat(STDOUT_FILENO, &info) == 0 : stat(path, &info) == 0
+            return found ? (info.st_dev, info.st_ino) : nil
+        }
+        let null = identity("/dev/null")
+        if let x = identity(a), let y = identity(b) { return x == y && (null.map { $0 != x } ?? true) }
+        return a == b
     }
 
     /// "plot.svg", or "standard output".

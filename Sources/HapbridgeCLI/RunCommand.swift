@@ -1,3 +1,4 @@
+import Actuators
 import ArgumentParser
 import Foundation
 import HIL
@@ -19,9 +20,12 @@ public struct RunCommand: AsyncParsableCommand {
             attempt is recorded. A device that vanishes mid-test (mid-play too) makes the test an ERROR after a wait \
             of at most --vanish-wait seconds for it to come back; the next test goes on. A play or measure step that \
             played late (any command late, any board underrun) is an ERROR with the counts. Times (timeouts, \
-            lock-expiry-seconds, --timeout, --vanish-wait) are at most one week. The bench is locked for the run \
-            ($HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge, else /tmp/hapbridge-locks; BENCH.lock, expiring \
-            after the bench's lock-expiry-seconds). SIGINT, SIGTERM or SIGHUP ends the step under way at once (its \
+            lock-expiry-seconds, --timeout, --vanish-wait) are at most one week. Patterns, images and profiles a file names are \
+            found beside it; every pattern is read, every flash image found and every sweep range checked against \
+            its device's actuator before anything runs. BENCH or one TEST may be - (standard input). \
+            The bench is locked for the run ($HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge, else \
+            /tmp/hapbridge-locks; BENCH.lock, expiring after the bench's lock-expiry-seconds). SIGINT, SIGTERM or \
+            SIGHUP ends the step under way at once (its \
             actuator stopped; a flash runs to its end), ends its test as an ERROR "interrupted by SIGINT", runs \
             nothing more, writes the summary, --json, --junit and --plots of what ran and releases the lock; a \
             second signal exits at once. \
@@ -37,13 +41,13 @@ public struct RunCommand: AsyncParsableCommand {
         static let error = ExitStatus.runError
         static let benchBusy = ExitStatus.benchLocked
 
-        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP, 1 any other failure (an output file)."
+        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error or a wrong option (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP, 1 any other failure (an output file or --plots directory)."
     }
 
-    @Argument(help: "The bench file (YAML).")
+    @Argument(help: "The bench file (YAML; - for standard input).")
     public var bench: String
 
-    @Argument(help: "Test scripts (YAML), run in order.")
+    @Argument(help: "Test scripts (YAML; one may be - for standard input), run in order.")
     public var tests: [String]
 
     @Option(help: "Write the run's record as JSON to this file (- for standard output).")
@@ -74,22 +78,27 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--vanish-wait must be 0 or more seconds, \(TimeLimits.maxText), not \(vanishWait)")
         }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
+        if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be read once: give it as BENCH or as one TEST")
+        }
+        if let json, let junit, OutputFile.sameDestination(json, junit) {
+            throw ValidationError("--json and --junit name the same destination (\(json == "-" ? "standard output" : json)): the second would overwrite or run into the first; give each its own")
+        }
     }
 
-    /// The most a bench file or script may hold.
-    static let maxScriptBytes = 1 << 20
+    /// How messages and records name a file given as `path`: "(standard input)" for -.
+    static func label(_ path: String) -> String { path == "-" ? InputFile.standardInputName : path }
 
     static func readText(_ path: String) throws -> String {
         let bytes: [UInt8]
-        do { bytes = try InputFile.read(path, limit: maxScriptBytes) } catch {
-            try Console.err("Error: \(TerminalText.safe(path)): \(error)")
+        do { bytes = try InputFile.read(path, limit: ScriptText.maxBytes) } catch {
+            try Console.err("Error: \(TerminalText.safe(label(path))): \(error)")
             throw ExitCode(Status.badScript.rawValue)
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            try Console.err("Error: \(TerminalText.safe(path)): not UTF-8 text")
+        do { return try ScriptText.decode(bytes, file: label(path)) } catch {
+            try Console.err("Error: \(TerminalText.safe(error.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
-        return text
     }
 
     public func run() async throws {
@@ -99,12 +108,20 @@ public struct RunCommand: AsyncParsableCommand {
         Interruption.install()
         let jsonFile = try json.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JSON record") }
         let junitFile = try junit.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JUnit XML") }
+        if let plots { try Self.preparePlots(plots) }
+        // Everything the files ask for is checked before any board is touched: the
+        // bench, its actuators, the scripts and what they name (`TestScript.check`).
         let benchFile: BenchFile
         var scripts: [TestScript] = []
         do {
-            benchFile = try BenchFile.parse(try Self.readText(bench), file: bench)
-            for t in tests { scripts.append(try TestScript.parse(try Self.readText(t), file: t, bench: benchFile)) }
-            for d in benchFile.devices { _ = try HILRunner.profile(for: d, bench: benchFile) }
+            benchFile = try BenchFile.parse(try Self.readText(bench), file: Self.label(bench))
+            var profiles: [String: ActuatorProfile] = [:]
+            for d in benchFile.devices { profiles[d.name] = try HILRunner.profile(for: d, bench: benchFile) }
+            for t in tests {
+                let script = try TestScript.parse(try Self.readText(t), file: Self.label(t), bench: benchFile)
+                try script.check(against: benchFile, profiles: profiles)
+                scripts.append(script)
+            }
         } catch let e as ScriptError {
             try Console.err("Error: \(TerminalText.safe(e.description))")
             throw ExitCode(Status.badScript.rawValue)
@@ -157,14 +174,29 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--plots DIR`, made (with its parents) before the run, so that a path that is a
+    /// file, or cannot be made, fails in a moment rather than after the run.
+    static func preparePlots(_ directory: String) throws(CLIError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CLIError("--plots \(TerminalText.echo(directory)): not a directory (plots are written into one, a file per step)") }
+            return
+        }
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/") {
+            prefix += "/" + part
+            guard mkdir(prefix, 0o777) == 0 || errno == EEXIST else {
+                throw CLIError("--plots \(TerminalText.echo(directory)): cannot make \(TerminalText.echo(prefix)): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
     /// One SVG per play, measure or sweep step of each test's last attempt, named
     /// `NN-test-stepM.svg` (the test's index in the run, the step's index): the
     /// acceleration and drive of a play, the magnitude response of a sweep with f0 and
     /// the −3 dB points marked (as `hapbridge sweep --plot` draws it).
     func writePlots(_ record: RunRecord, into directory: String) throws {
-        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-            throw CLIError("--plots \(TerminalText.echo(directory)): \(error.localizedDescription)")
-        }
+        try Self.preparePlots(directory)  // made before the run; made again if it went meanwhile
         for (i, t) in record.tests.enumerated() {
             for s in t.attempts.last?.steps ?? [] {
                 let title = "\(t.suite) › \(t.name): \(s.label)", subtitle = "\(s.verdict.rawValue) on \(t.device)"

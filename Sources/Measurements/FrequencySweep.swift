@@ -30,6 +30,12 @@ public struct FrequencySweep: Sendable {
 
         /// The default range's ends relative to the profile's resonance.
         public static let defaultSpan = (below: 0.7, above: 1.4)
+
+        /// The range swept on an LRA resonating at `resonanceHz`: `fromHz` and `toHz`,
+        /// each defaulting to its end of `defaultSpan`.
+        public func range(resonanceHz: Double) -> (fromHz: Double, toHz: Double) {
+            (fromHz ?? resonanceHz * Self.defaultSpan.below, toHz ?? resonanceHz * Self.defaultSpan.above)
+        }
     }
 
     /// Why a sweep could not run (before or while driving; the actuator is left stopped).
@@ -101,9 +107,8 @@ public struct FrequencySweep: Sendable {
     ) async throws(SweepError) -> FrequencySweep {
         guard profile.kind == .lra, let lra = profile.lra else { throw .notAnLRA(profile.displayName) }
         guard options.level > 0, options.level <= 1 else { throw .invalidRange("--level \(options.level): the level is a fraction of the rated voltage, above 0 and at most 1") }
-        let codes = try codes(
-            fromHz: options.fromHz ?? lra.resonantFrequencyHz * Options.defaultSpan.below,
-            toHz: options.toHz ?? lra.resonantFrequencyHz * Options.defaultSpan.above)
+        let range = options.range(resonanceHz: lra.resonantFrequencyHz)
+        let codes = try codes(fromHz: range.fromHz, toHz: range.toHz)
         var driver = DRV2605Driver(bus: device.bus)
         var openLoop = profile
         openLoop.drive.loop = .open

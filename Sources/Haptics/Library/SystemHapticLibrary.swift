@@ -12,6 +12,28 @@ public enum SystemHapticLibrary {
         return matches.count == 1 ? matches[0] : matches.first { $0.platform == .iOS }
     }
 
+    /// The name `named` would take that is nearest to `query`, when `query` names none
+    /// and one is near enough to be what was meant ("ios.impact.hevy" →
+    /// "ios.impact.heavy", "impact.hevy" → "impact.heavy").
+    public static func suggestion(for query: String) -> String? {
+        guard named(query) == nil else { return nil }
+        return Suggestion.closest(to: query.lowercased(), among: names)
+    }
+
+    /// Every name `named` takes: each full name and each of its endings after a dot.
+    static let names: [String] = {
+        var out: [String] = []
+        for haptic in all {
+            var name = Substring(haptic.name)
+            while true {
+                if !out.contains(String(name)) { out.append(String(name)) }
+                guard let dot = name.firstIndex(of: ".") else { break }
+                name = name[name.index(after: dot)...]
+            }
+        }
+        return out
+    }()
+
     private typealias E = HapticEvent
 
     static let iOS: [SystemHaptic] = [
