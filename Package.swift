@@ -20,7 +20,8 @@ let package = Package(
         .library(name: "HapbridgeEmulationPreload", type: .dynamic, targets: ["EmulationPreload"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // 1.8 for `@Option(defaultAsFlag:)`: `run --wait [SECONDS]`.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
@@ -204,9 +205,9 @@ let package = Package(
         // composer (depth, aliases' written-out size, one document, no tags).
         .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Hardware-in-the-loop runs: the bench file and test scripts (YAML through libyaml
-        // under limits, strict keys, file:line: key in errors), limits and verdicts, the
-        // runner (timeouts, retries, repeats, a vanished device, the bench lock) and its
-        // reports (JSON record, JUnit XML).
+        // under limits, strict keys, file:line: key in errors, checked against the bench
+        // before anything runs), limits and verdicts, the runner (timeouts, retries,
+        // repeats, a vanished device, the per-board lock) and its reports (JSON, JUnit XML).
         .target(
             name: "HIL",
             dependencies: [

@@ -60,7 +60,7 @@ public struct BenchFile: Sendable {
         }
     }
 
-    /// Names the bench (and its lock: two runs on one bench name cannot overlap).
+    /// Names the bench in records and reports.
     public var name: String
     public var devices: [Device]
     public var fixture: Fixture
@@ -71,34 +71,32 @@ public struct BenchFile: Sendable {
     /// to the simulated board, so the bench's figures come from it, as they would on
     /// the real bench.
     public static let accelerometerFeature = "lis3dh"
-    /// How long a run's lock holds at most, s (a crashed run's lock expires then).
-    public var lockExpirySeconds: Double
     public var file: String
 
     /// The keys each mapping of the format allows; the JSON Schema lists the same ones
     /// (a test compares them).
-    public static let keys = ["bench", "devices", "fixture", "features", "lock-expiry-seconds"]
+    public static let keys = ["bench", "devices", "fixture", "features"]
     public static let deviceKeys = ["name", "address", "actuator", "simulate", "power"]
     public static let simulateKeys = ["fault", "supply"]
     public static let powerKeys = ["uhubctl"]
     public static let uhubctlKeys = ["location", "port"]
     public static let fixtureKeys = ["sled-mass-grams", "mounting"]
 
-    public init(name: String, devices: [Device], fixture: Fixture = Fixture(), features: Set<String> = [], lockExpirySeconds: Double = 3600, file: String) {
+    public init(name: String, devices: [Device], fixture: Fixture = Fixture(), features: Set<String> = [], file: String) {
         self.name = name
         self.devices = devices
         self.fixture = fixture
         self.features = features
-        self.lockExpirySeconds = lockExpirySeconds
         self.file = file
     }
 
     public static func parse(_ text: String, file: String) throws(ScriptError) -> BenchFile {
         let root = try YAMLNode.root(text, file: file)
-        let m = try root.mapping(allowed: keys)
+        // Runs once gave their lock a lifetime; a board's lock now lasts as long as its run.
+        let m = try root.mapping(allowed: keys, retired: ["lock-expiry-seconds": "a board's lock is held while its run lives and released when it ends (the kernel's flock): remove it"])
         let name = try m.required("bench").string()
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-            throw m["bench"]!.error("must be letters, digits, '-', '_' or '.' (it names the bench's lock file), not \(YAMLNode.echo(name))")
+            throw m["bench"]!.error("must be letters, digits, '-', '_' or '.', not \(YAMLNode.echo(name))")
         }
         var devices: [Device] = []
         let list = try m.required("devices").sequence()
@@ -148,8 +146,7 @@ public struct BenchFile: Sendable {
             fixture.mounting = try fm["mounting"]?.string()
         }
         let features = Set(try m["features"]?.strings() ?? [])
-        let expiry = try m["lock-expiry-seconds"]?.seconds() ?? 3600
-        return BenchFile(name: name, devices: devices, fixture: fixture, features: features, lockExpirySeconds: expiry, file: file)
+        return BenchFile(name: name, devices: devices, fixture: fixture, features: features, file: file)
     }
 
     public func device(named name: String?) -> Device? {

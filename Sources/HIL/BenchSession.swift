@@ -7,7 +7,7 @@ import Measurements
 
 /// A bench held open by a process that runs steps one at a time as its own code asks
 /// (a user's `swift test` through `import HapbridgeTesting`), rather than from a script:
-/// the bench lock taken for the session's life, every device health-checked on open, and
+/// its boards' locks (`BoardLock`) taken for the session's life, every device health-checked on open, and
 /// each step run by the very code `hapbridge run` uses (`HILRunner.execute`: the same
 /// measurements, limits, verdicts and vanished-device handling), recorded into a
 /// `RunRecord` that `RunReports` writes as the same JSON record and JUnit XML.
@@ -19,8 +19,11 @@ public final class BenchSession: Sendable {
     public enum OpenError: Error, Sendable, CustomStringConvertible {
         /// The bench file, or an address or actuator, cannot be used: file:line: key: rule.
         case badBench(ScriptError)
-        /// Another run holds the bench's lock.
+        /// Another run holds one of the bench's boards (`BoardLockError.busy`: who).
         case busy(String)
+        /// The boards' locks cannot be taken: the lock directory or a lock file is
+        /// unusable (`BoardLockError.unusable`).
+        case lockUnusable(String)
         /// A device failed its health check (HELLO, the chip's ID, VBAT).
         case unhealthy(DeviceHealth)
 
@@ -28,14 +31,18 @@ public final class BenchSession: Sendable {
             switch self {
             case .badBench(let e): e.description
             case .busy(let why): why
+            case .lockUnusable(let why): why
             case .unhealthy(let h): "health check failed on \(h.name) (\(h.address)): \(h.problem ?? "?")"
             }
         }
     }
 
     public struct Options: Sendable {
-        /// Where the bench's lock goes (nil: `BenchLock.defaultDirectory()`).
+        /// Where the boards' locks are (nil: `$HAPBRIDGE_LOCK_DIR`, else the host's:
+        /// `BoardLockDirectory`).
         public var lockDirectory: String?
+        /// How long a board another run holds is waited for, s (0: not at all).
+        public var lockWaitSeconds = 0.0
         /// A step's wall-clock limit when it gives none, s.
         public var stepTimeoutSeconds = 120.0
         /// How long a vanished device is waited for, s.
@@ -48,11 +55,12 @@ public final class BenchSession: Sendable {
     public let health: [DeviceHealth]
     let slots: [String: DeviceSlot]
     let runner: HILRunner
-    let lock: BenchLock
+    let lock: BoardLock
     let options: Options
     let gate = StepGate()
     let log = SessionLog()
     let start = ContinuousClock.now
+    let started = Date()
 
     /// Opens a bench file (YAML, `bench.schema.json`).
     public static func open(benchFile path: String, options: Options = Options(), catalog: DeviceCatalog = DeviceCatalog()) async throws(OpenError) -> BenchSession {
@@ -66,8 +74,8 @@ public final class BenchSession: Sendable {
     }
 
     /// A bench of one device by address (`sim`, `usb`, `usb:SERIAL`, `usb:1-2`, `ftdi`)
-    /// with `actuator` mounted (a profile name or a .json path), named for the address
-    /// (its lock: `sim`, `usb-1-2` …), offering `features`.
+    /// with `actuator` mounted (a profile name or a .json path), named for the address,
+    /// offering `features`.
     public static func open(
         address: String, actuator: String, features: Set<String> = [], options: Options = Options(), catalog: DeviceCatalog = DeviceCatalog()
     ) async throws(OpenError) -> BenchSession {
@@ -89,9 +97,14 @@ public final class BenchSession: Sendable {
                     spec: d, profile: try HILRunner.profile(for: d, bench: bench), catalog: catalog,
                     fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature)) } catch { throw .badBench(error) }
         }
-        do {
-            lock = try BenchLock.acquire(bench: bench.name, directory: options.lockDirectory ?? BenchLock.defaultDirectory(), expirySeconds: bench.lockExpirySeconds)
-        } catch { throw .busy("\(error)") }
+        let directory = BoardLockDirectory.choose(option: options.lockDirectory, environment: ProcessInfo.processInfo.environment)
+        let keys = bench.devices.flatMap { BoardLock.Key.keys(for: $0, catalog: catalog) }
+        do { lock = try await BoardLock.acquire(keys, in: directory, waitSeconds: options.lockWaitSeconds) } catch {
+            switch error {
+            case .busy: throw .busy(error.description)
+            case .unusable, .interrupted: throw .lockUnusable(error.description)
+            }
+        }
         var runnerOptions = HILRunner.Options()
         runnerOptions.vanishWaitSeconds = options.vanishWaitSeconds
         let runner = HILRunner(bench: bench, scripts: [], options: runnerOptions, catalog: catalog)
@@ -154,11 +167,12 @@ public final class BenchSession: Sendable {
     /// steps in the order they ran (one attempt: a Swift test repeats itself).
     public var record: RunRecord {
         var r = RunRecord(bench: bench, devices: health, tests: log.tests, aborted: nil, seconds: 0)
+        r.started = started
         r.seconds = DeviceSlot.seconds(ContinuousClock.now - start)
         return r
     }
 
-    /// Releases the bench's lock. Steps after this still run (the lock is advisory);
+    /// Releases the boards' locks. Steps after this still run (the lock is advisory);
     /// don't.
     public func close() { lock.release() }
 }

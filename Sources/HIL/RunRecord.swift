@@ -1,4 +1,5 @@
 import Bench
+import Foundation
 import Measurements
 
 /// One measurement of one step against its limit.
@@ -76,6 +77,8 @@ public struct RunRecord: Sendable {
     public var aborted: String?
     /// Set when the run was interrupted (`RunInterruption`): "interrupted by SIGINT".
     public var interruption: String? = nil
+    /// When it started (its boards locked), on the wall clock.
+    public var started = Date()
     public var seconds: Double
 
     /// The worst of the tests' verdicts (PASS for none; ERROR for an aborted run).

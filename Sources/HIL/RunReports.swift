@@ -52,9 +52,16 @@ public enum RunReports {
         return JSONWriter.string(
             .fields([
                 "schema": .string(schema), "verdict": .string(r.verdict.rawValue), "aborted": str(r.aborted), "interrupted": str(r.interruption),
-                "seconds": .number(r.seconds),
+                "started": .string(timestamp(r.started)), "seconds": .number(r.seconds),
                 "counts": counts, "bench": bench, "devices": devices, "tests": tests,
             ])) + "\n"
+    }
+
+    /// "2025-06-24T10:03:12.345Z".
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 
     static func measurement(_ m: MeasuredResult) -> JSONValue {

@@ -1,9 +1,8 @@
-/// The longest time a test script, a bench file or `hapbridge run`'s options may give:
-/// one week. A test's or a step's `timeout`, a bench's `lock-expiry-seconds`, `--timeout`
-/// and `--vanish-wait` are checked against it where they are read (a file's line and key,
-/// exit 2); beyond it a figure is a slip (`1e19`), and would overflow the clocks it is
-/// added to (`ContinuousClock.now + .seconds(…)` traps past Int64 seconds, the lock file's
-/// expiry stamp is a whole number of seconds).
+/// The longest time a test script or `hapbridge run`'s options may give: one week. A
+/// test's or a step's `timeout`, `--timeout`, `--vanish-wait` and `--wait` are checked
+/// against it where they are read (a file's line and key, or the option: exit 2); beyond
+/// it a figure is a slip (`1e19`), and would overflow the clocks it is added to
+/// (`ContinuousClock.now + .seconds(…)` traps past Int64 seconds).
 public enum TimeLimits {
     public static let maxSeconds = 604_800.0
 

@@ -29,8 +29,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// `run`: a test ERRORed (a device vanished, a step timed out or could not run, a
     /// play that ran late), or the run was cut short (a health check failed, `--timeout`).
     case runError = 9
-    /// `run`: the bench is locked by another run (`BenchLock`: who holds it is printed).
-    case benchLocked = 10
+    /// `run`: a board the bench names is locked by another run, still after `--wait`
+    /// if given (`BoardLock`: who holds it is printed).
+    case boardLocked = 10
 
     // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
     // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
@@ -41,7 +42,7 @@ enum ExitStatus: Int32, CaseIterable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / the bench is locked, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / a board is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -1,5 +1,6 @@
 import Actuators
 import ArgumentParser
+import Devices
 import Foundation
 import HIL
 import Plot
@@ -20,15 +21,18 @@ public struct RunCommand: AsyncParsableCommand {
             attempt is recorded. A device that vanishes mid-test (mid-play too) makes the test an ERROR after a wait \
             of at most --vanish-wait seconds for it to come back; the next test goes on. A play or measure step that \
             played late (any command late, any board underrun) is an ERROR with the counts. Times (timeouts, \
-            lock-expiry-seconds, --timeout, --vanish-wait) are at most one week. Patterns, images and profiles a file names are \
+            --timeout, --vanish-wait, --wait) are at most one week. Patterns, images and profiles a file names are \
             found beside it; every pattern is read, every flash image found and every sweep range checked against \
             its device's actuator before anything runs. BENCH or one TEST may be - (standard input). \
-            The bench is locked for the run ($HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge, else \
-            /tmp/hapbridge-locks; BENCH.lock, expiring after the bench's lock-expiry-seconds). SIGINT, SIGTERM or \
-            SIGHUP ends the step under way at once (its \
+            Each board the bench names is locked for the run, for every user of the host: a lock file per board \
+            (a bridge board by its USB port and serial, an FT232H by its serial, the simulated board as sim) in \
+            --lock-dir, else $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge (the Debian package makes it for the \
+            hapbridge group), held with flock(2) while the run lives. A board another run holds is refused at once \
+            (exit 10) naming its holder (user, host, pid, command, since when); --wait [SECONDS] queues for it \
+            instead (alone: up to one week). SIGINT, SIGTERM or SIGHUP ends the step under way at once (its \
             actuator stopped; a flash runs to its end), ends its test as an ERROR "interrupted by SIGINT", runs \
-            nothing more, writes the summary, --json, --junit and --plots of what ran and releases the lock; a \
-            second signal exits at once. \
+            nothing more, writes the summary, --json, --junit and --plots of what ran and releases the locks; a \
+            second signal exits at once (the kernel releases the locks); during --wait it ends the wait. \
             Exit status: \(Status.summary)
             """)
 
@@ -39,9 +43,9 @@ public struct RunCommand: AsyncParsableCommand {
         static let badScript = ExitStatus.usage
         static let failed = ExitStatus.runFailed
         static let error = ExitStatus.runError
-        static let benchBusy = ExitStatus.benchLocked
+        static let boardBusy = ExitStatus.boardLocked
 
-        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error or a wrong option (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 the bench is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP, 1 any other failure (an output file or --plots directory)."
+        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error or a wrong option (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 a board is locked by another run (still, after --wait), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (during a run or a --wait), 1 any other failure (an output file or --plots directory, the lock directory)."
     }
 
     @Argument(help: "The bench file (YAML; - for standard input).")
@@ -65,8 +69,15 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("vanish-wait"), help: "How long a device that vanished mid-test is waited for, s.")
     public var vanishWait: Double = 10
 
-    @Option(name: .customLong("lock-dir"), help: "Where the bench's lock file goes (default: see above).")
+    @Option(name: .customLong("lock-dir"), help: "Where the boards' lock files are (default: $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge).")
     public var lockDirectory: String?
+
+    @Option(
+        name: .customLong("wait"), defaultAsFlag: TimeLimits.maxSeconds,
+        help: ArgumentHelp(
+            "Queue for a board another run holds: wait up to SECONDS (alone: one week) for it to come free. Give it after the files, or as --wait=SECONDS.",
+            valueName: "seconds"))
+    public var wait: Double? = nil
 
     public init() {}
 
@@ -76,6 +87,9 @@ public struct RunCommand: AsyncParsableCommand {
         }
         guard vanishWait >= 0, vanishWait <= TimeLimits.maxSeconds else {
             throw ValidationError("--vanish-wait must be 0 or more seconds, \(TimeLimits.maxText), not \(vanishWait)")
+        }
+        if let wait, !(wait >= 0 && wait <= TimeLimits.maxSeconds) {
+            throw ValidationError("--wait must be 0 or more seconds, \(TimeLimits.maxText), not \(wait)")
         }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
         if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
@@ -126,17 +140,9 @@ public struct RunCommand: AsyncParsableCommand {
             try Console.err("Error: \(TerminalText.safe(e.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
-        let lock: BenchLock
-        do {
-            lock = try BenchLock.acquire(
-                bench: benchFile.name, directory: lockDirectory ?? BenchLock.defaultDirectory(), expirySeconds: benchFile.lockExpirySeconds)
-        } catch {
-            try Console.err("Error: \(TerminalText.safe("\(error)"))")
-            throw ExitCode(Status.benchBusy.rawValue)
-        }
+        let catalog = DeviceCatalog()
+        let lock = try await takeLocks(benchFile, catalog: catalog)
         defer { lock.release() }
-        // A second signal exits at once, and takes the lock with it.
-        Interruption.shared.beforeExitingAtOnce { lock.release() }
         let interruption = RunInterruption()
         Interruption.shared.onInterrupt { _ in interruption.interrupt(reason: Interruption.shared.reason ?? "interrupted") }
         var options = HILRunner.Options()
@@ -145,7 +151,7 @@ public struct RunCommand: AsyncParsableCommand {
         options.progress = { line in try? Console.err(TerminalText.safe(line)) }
         options.interruption = interruption
         let record: RunRecord
-        do { record = try await HILRunner(bench: benchFile, scripts: scripts, options: options).run() } catch {
+        do { record = try await HILRunner(bench: benchFile, scripts: scripts, options: options, catalog: catalog).run() } catch {
             try Console.err("Error: \(TerminalText.safe(error.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
@@ -171,6 +177,32 @@ public struct RunCommand: AsyncParsableCommand {
         case .error: throw ExitCode(Status.error.rawValue)
         case .fail: throw ExitCode(Status.failed.rawValue)
         case .pass, .marginal, .skipped: return
+        }
+    }
+
+    /// Every board the bench names, locked for the run (`BoardLock`), or the reason not:
+    /// held by another run (exit 10, its holder named), the lock directory unusable
+    /// (exit 1), a signal during `--wait` (128 + N).
+    func takeLocks(_ bench: BenchFile, catalog: DeviceCatalog) async throws -> BoardLock {
+        let directory = BoardLockDirectory.choose(option: lockDirectory, environment: ProcessInfo.processInfo.environment)
+        let keys = bench.devices.flatMap { BoardLock.Key.keys(for: $0, catalog: catalog) }
+        do {
+            return try await BoardLock.acquire(
+                keys, in: directory, waitSeconds: wait ?? 0, stop: { Interruption.shared.reason },
+                progress: { line in try? Console.err(TerminalText.safe(line)) })
+        } catch {
+            switch error {
+            case .busy:
+                try Console.err("Error: \(TerminalText.safe(error.description))" + (wait == nil ? " (--wait [SECONDS] queues for it)" : ""))
+                throw ExitCode(Status.boardBusy.rawValue)
+            case .unusable:
+                try Console.err("Error: \(TerminalText.safe(error.description))")
+                throw ExitCode(ExitStatus.failure.rawValue)
+            case .interrupted:
+                try Console.err("hapbridge: \(error.description)")
+                try Interruption.shared.exitIfInterrupted()
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
         }
     }
 

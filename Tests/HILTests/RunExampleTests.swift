@@ -151,21 +151,6 @@ struct RunExampleTests {
         #expect(lint.status == 0, "\(lint.stderr)")
     }
 
-    @Test("A bench held by a live run is refused with exit 10 and who holds it; an expired lock is taken over")
-    func benchLock() throws {
-        let dir = try temporaryDirectory()
-        let lock = "\(dir)/sim-bench.lock"
-        let host = ProcessInfo.processInfo.hostName
-        let far = Int(Date().timeIntervalSince1970) + 600
-        try "pid \(getpid())\nhost \(host)\nexpires \(far)\n".write(toFile: lock, atomically: true, encoding: .utf8)
-        let busy = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--lock-dir", dir])
-        #expect(busy.status == 10 && busy.stderr.contains("sim-bench is in use") && busy.stderr.contains("process \(getpid())"))
-        try "pid \(getpid())\nhost \(host)\nexpires \(far - 1200)\n".write(toFile: lock, atomically: true, encoding: .utf8)
-        let taken = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--lock-dir", dir])
-        #expect(taken.status == 9)
-        #expect(!FileManager.default.fileExists(atPath: lock), "the run releases its lock")
-    }
-
     @Test("A script error stops the run before anything ran: exit 2 and file:line: key")
     func scriptError() throws {
         let dir = try temporaryDirectory()

@@ -60,6 +60,7 @@ struct RunHostileInputTests {
         Case(name: "a key given twice", inBench: true, text: bench + "bench: again\n", line: 4, key: "bench", rule: "given twice"),
         Case(name: "a 1,000-character unknown key (its echo cut short)", inBench: true, text: bench + String(repeating: "k", count: 1000) + ": 1\n", line: 4, key: String(repeating: "k", count: 40) + "…", rule: "unknown key"),
         Case(name: "a 100 kB key (past libyaml's 1,024 for a simple key)", inBench: true, text: bench + String(repeating: "k", count: 100_000) + ": 1\n", line: 4, key: "", rule: "not valid YAML: could not find expected ':'"),
+        Case(name: "a retired key (lock-expiry-seconds)", inBench: true, text: bench + "lock-expiry-seconds: 60\n", line: 4, key: "lock-expiry-seconds", rule: "no longer used"),
         Case(name: "an empty file", inBench: false, text: "# nothing\n", line: nil, key: "", rule: "the file is empty"),
         Case(name: "a file over 1 MiB", inBench: false, text: suite + "# " + String(repeating: "x", count: 1 << 20) + "\n", line: nil, key: "", rule: "larger than the limit"),
     ]

@@ -4,7 +4,7 @@ import Testing
 /// Every number a bench file, a test script or `run`'s options give, set in turn to a
 /// value that has broken converters: each run of the built executable must end by
 /// exiting (no trap: a number turned into a duration or an integer out of its range
-/// used to end in SIGILL, `lock-expiry-seconds: 1e19` without a word), either refused
+/// used to end in SIGILL, a bench's `lock-expiry-seconds: 1e19` without a word), either refused
 /// before anything ran (exit 2, one line naming the file, the line and the key, or the
 /// option, with the rule) or run to a verdict (0, 8, 9).
 @Suite("hapbridge run: hostile numbers in bench files, scripts and options")
@@ -27,7 +27,6 @@ struct RunHostileNumbersTests {
     static let suite = "suite: s\ntests:\n  - name: t\n    steps:\n      - wait: 0\n"
 
     static let sites = [
-        Site(inBench: true, text: bench + "lock-expiry-seconds: @\n", key: "lock-expiry-seconds"),
         Site(inBench: true, text: "bench: hostile\ndevices:\n  - {name: dut, address: sim, actuator: pmd-c10-100, simulate: {supply: @}}\n", key: "devices[0].simulate.supply"),
         Site(inBench: true, text: bench + "fixture: {sled-mass-grams: @}\n", key: "fixture.sled-mass-grams"),
         Site(inBench: false, text: "suite: s\ntests:\n  - name: t\n    timeout: @\n    steps:\n      - wait: 0\n", key: "tests[0].timeout"),
@@ -70,7 +69,7 @@ struct RunHostileNumbersTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
-    @Test("A hostile --timeout or --vanish-wait is a usage error naming the option (exit 2) or runs; never a trap", arguments: ["--timeout", "--vanish-wait"])
+    @Test("A hostile --timeout, --vanish-wait or --wait is a usage error naming the option (exit 2) or runs; never a trap", arguments: ["--timeout", "--vanish-wait", "--wait"])
     func hostileOptions(_ option: String) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -27,9 +27,9 @@ struct ScriptFormatTests {
     @Test("A bench file gives its devices by address, the fixture and the features")
     func benchParses() throws {
         let b = try BenchFile.parse(
-            bench + "\nfixture: {sled-mass-grams: 100, mounting: glued}\nlock-expiry-seconds: 60\n", file: "bench.yaml")
+            bench + "\nfixture: {sled-mass-grams: 100, mounting: glued}\n", file: "bench.yaml")
         #expect(b.name == "b1" && b.devices.map(\.name) == ["dut"] && b.devices[0].address == .simulated)
-        #expect(b.fixture.sledMassGrams == 100 && b.fixture.mounting == "glued" && b.features == ["sled"] && b.lockExpirySeconds == 60)
+        #expect(b.fixture.sledMassGrams == 100 && b.fixture.mounting == "glued" && b.features == ["sled"])
     }
 
     @Test("An unknown key is an error naming the file, the line and the key, and the key it is nearest")
