@@ -21,14 +21,19 @@ public final class TestBench: Sendable {
         public var description: String { "\(result.label): ERROR — \(result.message ?? "no verdict")" }
     }
 
-    /// The bench lock's place, a step's time limit, and where the record is written when
-    /// the bench closes (`RunReports`' formats). With neither `json` nor `junit` given,
-    /// `$HAPBRIDGE_HIL_RECORD` (a directory) gets `BENCH.json` and `BENCH.junit.xml`: a CI
-    /// job collects every bench's record without a change to the tests.
+    /// Where the boards' locks are and how long a board in use is waited for, a step's
+    /// time limit, and where the record is written when the bench closes (`RunReports`'
+    /// formats). With neither `json` nor `junit` given, `$HAPBRIDGE_HIL_RECORD` (a
+    /// directory) gets `BENCH.json` and `BENCH.junit.xml`: a CI job collects every bench's
+    /// record without a change to the tests.
     public struct Options: Sendable {
-        /// The bench lock's directory (nil: $HAPBRIDGE_LOCK_DIR, else $XDG_RUNTIME_DIR/hapbridge,
-        /// else /tmp/hapbridge-locks).
+        /// The boards' locks' directory (nil: $HAPBRIDGE_LOCK_DIR, else the host's,
+        /// /run/lock/hapbridge: `BoardLockDirectory`).
         public var lockDirectory: String?
+        /// How long a board another bench holds (another suite in this `swift test`, a
+        /// `hapbridge run`, another user) is waited for, s: benches on one board take
+        /// turns rather than fail. 0 refuses at once.
+        public var lockWaitSeconds: Double = 600
         /// The JSON record (`hapbridge-hil-run/1`), written on close.
         public var json: String?
         /// JUnit XML, written on close.
@@ -76,6 +81,7 @@ public final class TestBench: Sendable {
     static func sessionOptions(_ o: Options) -> BenchSession.Options {
         var s = BenchSession.Options()
         s.lockDirectory = o.lockDirectory
+        s.lockWaitSeconds = o.lockWaitSeconds
         s.stepTimeoutSeconds = o.stepTimeoutSeconds
         return s
     }
@@ -203,7 +209,7 @@ public final class TestBench: Sendable {
     /// Everything measured so far, as `hapbridge run` records a run.
     public var record: RunRecord { session.record }
 
-    /// Writes the record (`Options.json`, `.junit`) and releases the bench's lock.
+    /// Writes the record (`Options.json`, `.junit`) and releases the boards' locks.
     public func close() throws {
         defer { session.close() }
         var json = options.json, junit = options.junit

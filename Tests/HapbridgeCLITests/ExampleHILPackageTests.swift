@@ -5,7 +5,7 @@ import Testing
 /// through `import HapbridgeTesting`, on the simulated bench in its bench-sim.yaml. Run
 /// as a user runs it (`swift test` in the package), in the scratch directory the other
 /// example package builds into (see `ExamplePackageTests`), with the record written to
-/// `$HAPBRIDGE_HIL_RECORD` and the bench lock in a directory of the test's own.
+/// `$HAPBRIDGE_HIL_RECORD` and the board locks in a directory of the test's own.
 extension ExamplePackageTests {
     static let hilExample = Hapbridge.path("Examples/HILPackage")
 

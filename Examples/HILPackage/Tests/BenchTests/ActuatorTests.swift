@@ -2,7 +2,8 @@ import HapbridgeTesting
 import Testing
 
 /// HIL tests of the C10-100 on the bench in bench-sim.yaml. `.bench(…)` opens it once for
-/// the suite: the bench lock held until the suite ends, every device health-checked
+/// the suite: its board's lock held until the suite ends (a bench on the same board
+/// elsewhere, as `scopedBench` below, waits for it), every device health-checked
 /// first (a bench that fails it fails the suite with the reason). Each test reaches it
 /// as `TestBench.current`; steps run one at a time, whatever runs in parallel.
 @Suite("C10-100 on the bench", .bench(benchFile))
