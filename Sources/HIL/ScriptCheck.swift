@@ -37,7 +37,8 @@ extension TestScript {
                         return given == nil ? "\(text) (the default for \(profile.displayName))" : text
                     }
                     let from = end(options.fromHz, "from", range.fromHz), to = end(options.toHz, "to", range.toHz)
-                    guard range.fromHz < range.toHz else { throw refuse("\(from) is not below \(to)") }
+                    // Named at the end the script gave (the other being the default).
+                    guard range.fromHz < range.toHz else { throw refuse("\(from) is not below \(to)", options.fromHz != nil ? ".from" : ".to") }
                     let periodStep = DRV2605Formulas.lraPeriodSeconds(code: 1) * 1e6
                     throw refuse(
                         "no OL_LRA_PERIOD code lies between \(from) and \(to): its periods are \(Limit.format((periodStep * 100).rounded() / 100)) µs apart, so widen the range")

@@ -46,7 +46,7 @@ struct RunLoadChecksTests {
         #expect(narrow.status == 2 && narrow.stderr.contains("tests[0].steps[0].sweep: no OL_LRA_PERIOD code lies between from 5000 Hz and to 5010 Hz"), "\(narrow.stderr)")
         // Only `from` given: `to` is the profile's default (1.4 × its 175 Hz), below it.
         let defaulted = try run(steps: "      - sweep: {from: 300}\n").run
-        #expect(defaulted.status == 2 && defaulted.stderr.contains("sweep: from 300 Hz is not below to 245 Hz (the default for Precision Microdrives C10-100"), "\(defaulted.stderr)")
+        #expect(defaulted.status == 2 && defaulted.stderr.contains("tests[0].steps[0].sweep.from: from 300 Hz is not below to 245 Hz (the default for Precision Microdrives C10-100"), "\(defaulted.stderr)")
         let erm = try run(steps: "      - sweep:\n", device: "erm").run
         #expect(erm.status == 2 && erm.stderr.contains("tests[0].steps[0].sweep: ") && erm.stderr.contains("is not an LRA"), "\(erm.stderr)")
     }
