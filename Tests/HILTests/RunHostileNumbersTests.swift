@@ -76,7 +76,9 @@ struct RunHostileNumbersTests {
         try Self.suite.write(toFile: "\(dir)/suite.yaml", atomically: true, encoding: .utf8)
         var problems: [String] = []
         for value in ["1e19", "1e308", "99999999999999999999", "nan", "inf", "-inf", "-1", "0", "1e-320", "604800", "604801", "x", ""] {
-            let r = try runProcess(Repo.hapbridge, ["run", Repo.path("Examples/hil/bench-sim.yaml"), "\(dir)/suite.yaml", "--lock-dir", dir, option, value])
+            // --wait's value is optional: a word after it is not its value but a TEST, so it is given joined.
+            let given = option == "--wait" ? ["\(option)=\(value)"] : [option, value]
+            let r = try runProcess(Repo.hapbridge, ["run", Repo.path("Examples/hil/bench-sim.yaml"), "\(dir)/suite.yaml", "--lock-dir", dir] + given)
             if let signal = r.signal {
                 problems.append("\(value): killed by signal \(signal)")
             } else if r.status == 2 {

@@ -198,6 +198,14 @@ import Testing
         }
     }
 
+    /// Whether a board's lock file (`BoardLock`: flock(2)) is free: taken and let go at once.
+    static func isFree(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
     static func write(_ text: String, _ name: String, in directory: URL) throws -> String {
         let path = directory.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -247,7 +255,7 @@ import Testing
         #expect(o.test("after")?["verdict"] as? String == "SKIP" && o.test("after")?["message"] as? String == "not run: \(why)")
         #expect(o.junitError("long")?.contains(why) == true, "\(String(describing: o.junitError("long")))")
         #expect(FileManager.default.fileExists(atPath: plots + "/01-measured-first-step1.svg"), "the plot of what ran")
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: locks)) == [], "the bench's lock is released")
+        #expect(Self.isFree(locks + "/sim.lock"), "the board's lock is released")
     }
 
     @Test("A signal during a run's play step over USB puts the chip in standby within one link round trip of STOP_ALL, and the record says the run was interrupted")
@@ -312,7 +320,7 @@ import Testing
         #expect(o.test("ten minutes")?["message"] as? String == "interrupted by SIGHUP during step 1 wait 600000 ms", "\(o.tests)")
     }
 
-    @Test("A second signal while the run is stuck (its standard error a full pipe, the bench locked) exits at once and removes the bench's lock")
+    @Test("A second signal while the run is stuck (its standard error a full pipe, the board locked) exits at once, and the board's lock goes with the process")
     func secondSignalDuringRunReleasesTheLock() throws {
         let directory = try Hapbridge.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -323,15 +331,15 @@ import Testing
         // rather than blocking the reaction).
         let stuck = try FullFIFO(in: directory)
         let run = try SignalledRun(["run", Self.simBench, suite, "--lock-dir", locks], standardError: stuck.handle)
-        let lock = locks + "/sim-bench.lock"
-        #expect(run.waitForFile(lock, toContain: "pid \(run.process.processIdentifier)"), "the run took the lock")
+        let lock = locks + "/sim.lock"
+        #expect(run.waitForFile(lock, toContain: "pid \(run.process.processIdentifier)\n"), "the run took the lock")
         // Two different signals, so that they cannot merge into one before the first is
         // taken; their handlers may run on two threads at once, so either may be first.
         run.send(SIGINT)
         run.send(SIGTERM)
         let status = run.waitForExit(seconds: 30)
         #expect(status == 130 || status == 143, "\(String(describing: status))")
-        #expect(!FileManager.default.fileExists(atPath: lock), "the lock is removed on the way out")
+        #expect(Self.isFree(lock), "the kernel released the lock with the process")
         withExtendedLifetime(stuck) {}  // its reader held to the end: the process stays stuck, never EPIPE
     }
 }
