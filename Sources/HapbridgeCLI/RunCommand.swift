@@ -92,6 +92,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--wait must be 0 or more seconds, \(TimeLimits.maxText), not \(wait)")
         }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
+        if lockDirectory?.isEmpty == true { throw ValidationError("--lock-dir must name a directory (without it: $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge)") }
         if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read once: give it as BENCH or as one TEST")
         }
