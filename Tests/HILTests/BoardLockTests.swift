@@ -25,6 +25,17 @@ struct BoardLockTests {
         try await BoardLock.acquire([BoardLock.Key(name: "sim", device: "the test's dut (sim)")], in: BoardLockDirectory(path: dir, origin: .option))
     }
 
+    /// `hapbridge ARGUMENTS` ready to run, in a configuration of its own
+    /// (`TestEnvironment`; the caller removes it with `cleanup` once the process ended).
+    func hapbridge(_ arguments: [String]) -> (process: Process, cleanup: @Sendable () -> Void) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
+        p.arguments = arguments
+        let isolated = TestEnvironment.isolated()
+        p.environment = isolated.environment
+        return (p, isolated.cleanup)
+    }
+
     /// Polls `file` until it holds `text`, for at most `seconds`. Blocking, on purpose: a
     /// task's sleep resumes only when the test pool has a thread free, and the tests
     /// beside this one may hold every one while they wait for their processes.
@@ -57,9 +68,8 @@ struct BoardLockTests {
         let dir = try temporaryDirectory()
         try files(dir)
         let lock = try await hold(in: dir)
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: Repo.hapbridge)
-        run.arguments = ["run", "\(dir)/a.yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--wait", "600"]
+        let (run, cleanup) = hapbridge(["run", "\(dir)/a.yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--wait", "600"])
+        defer { cleanup() }
         _ = FileManager.default.createFile(atPath: "\(dir)/run.err", contents: nil)
         run.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/run.err"))
         try run.run()
@@ -77,9 +87,8 @@ struct BoardLockTests {
         try files(dir)
         let lock = try await hold(in: dir)
         defer { lock.release() }
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: Repo.hapbridge)
-        run.arguments = ["run", "\(dir)/a.yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--wait"]
+        let (run, cleanup) = hapbridge(["run", "\(dir)/a.yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--wait"])
+        defer { cleanup() }
         _ = FileManager.default.createFile(atPath: "\(dir)/run.err", contents: nil)
         run.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/run.err"))
         try run.run()
@@ -101,13 +110,10 @@ struct BoardLockTests {
         var problems: [String] = []
         var refusals = 0
         for round in 0..<100 {
-            let pair = ["a", "b"].map { name -> Process in
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
-                p.arguments = ["run", "\(dir)/\(name).yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--json", "\(dir)/\(name).json"]
-                p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-                return p
-            }
+            let runs = ["a", "b"].map { name in hapbridge(["run", "\(dir)/\(name).yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--json", "\(dir)/\(name).json"]) }
+            defer { runs.forEach { $0.cleanup() } }
+            let pair = runs.map(\.process)
+            for p in pair { p.standardError = FileHandle(forWritingAtPath: "/dev/null") }
             try? FileManager.default.removeItem(atPath: "\(dir)/a.json")
             try? FileManager.default.removeItem(atPath: "\(dir)/b.json")
             for p in pair { try p.run() }
