@@ -21,17 +21,17 @@ enum ExitStatus: Int32, CaseIterable {
     /// `PlayResult.playedLate`). A `run` step that played late ERRORs.
     case playedLate = 4
     // 5, 6, 7 and 8: `flash` (`FlashCommand`'s statuses: the image refused, no
-    // bootloader, the read-back differs, the write interrupted). 8 is shared: no one
-    // command exits with both meanings.
-    /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
-    /// none ERRORed.
-    case runFailed = 8
+    // bootloader, the read-back differs, the write interrupted). No status means two
+    // things, so a script that runs several commands reads each status one way.
     /// `run`: a test ERRORed (a device vanished, a step timed out or could not run, a
     /// play that ran late), or the run was cut short (a health check failed, `--timeout`).
     case runError = 9
     /// `run`: a board the bench names is locked by another run, still after `--wait`
     /// if given (`BoardLock`: who holds it is printed).
     case boardLocked = 10
+    /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
+    /// none ERRORed.
+    case runFailed = 11
 
     // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
     // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
@@ -42,7 +42,7 @@ enum ExitStatus: Int32, CaseIterable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 8 / 9 / 10 `run`: a test FAILed / a test ERRORed or the run was cut short / a board is locked by another run, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 9 / 10 / 11 `run`: a test ERRORed or the run was cut short / a board is locked by another run / a test FAILed and none ERRORed, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

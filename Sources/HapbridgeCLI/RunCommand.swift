@@ -45,7 +45,7 @@ public struct RunCommand: AsyncParsableCommand {
         static let error = ExitStatus.runError
         static let boardBusy = ExitStatus.boardLocked
 
-        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error or a wrong option (nothing ran), 8 a test FAILed and none ERRORed, 9 a test ERRORed or the run was cut short (health check, --timeout), 10 a board is locked by another run (still, after --wait), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (during a run or a --wait), 1 any other failure (an output file or --plots directory, the lock directory)."
+        static let summary = "0 every test passed (MARGINAL and SKIP included), 2 a bench file or script error or a wrong option (nothing ran), 9 a test ERRORed or the run was cut short (health check, --timeout), 10 a board is locked by another run (still, after --wait), 11 a test FAILed and none ERRORed, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (during a run or a --wait), 1 any other failure (an output file or --plots directory, the lock directory)."
     }
 
     @Argument(help: "The bench file (YAML; - for standard input).")

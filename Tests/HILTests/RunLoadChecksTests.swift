@@ -91,7 +91,7 @@ struct RunLoadChecksTests {
         try "suite: s\ntests:\n  - name: d\n    steps:\n      - diagnose:\n  - name: c\n    steps:\n      - calibrate: {runs: 2}\n"
             .write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
         let r = try runProcess(Repo.hapbridge, ["run", "\(dir)/bench.yaml", "\(dir)/t.yaml", "--lock-dir", dir, "--json", "\(dir)/r.json"])
-        #expect(r.status == 8, "\(r.stderr)")
+        #expect(r.status == 11, "\(r.stderr)")
         let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/r.json"))) as? [String: Any])
         let tests = record["tests"] as? [[String: Any]] ?? []
         #expect(tests.map { $0["verdict"] as? String } == ["FAIL", "FAIL"])

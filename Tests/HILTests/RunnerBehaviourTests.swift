@@ -51,7 +51,7 @@ struct RunnerBehaviourTests {
         #expect(attempts(o.tests[1]).count == 1 && o.tests[1]["verdict"] as? String == "FAIL")
     }
 
-    @Test("A FAIL is repeated `repeats` times; FAIL without ERROR exits 8")
+    @Test("A FAIL is repeated `repeats` times; FAIL without ERROR exits 11 (8 is flash's)")
     func repeats() throws {
         let o = try run(
             script: """
@@ -63,7 +63,7 @@ struct RunnerBehaviourTests {
                       - measure: ios.impact.heavy
                         limits: [{figure: rise, unit: ms, high: 1}]
                 """)
-        #expect(o.run.status == 8)
+        #expect(o.run.status == 11)
         #expect(attempts(o.tests[0]).map { $0["reason"] as? String } == ["first", "repeat after FAIL", "repeat after FAIL"])
     }
 
@@ -185,7 +185,7 @@ struct RunnerBehaviourTests {
         let o = try run(
             benchText: "bench: shorted\ndevices:\n  - {name: dut, address: sim, actuator: pmd-c10-100, simulate: {fault: over-current}}\n",
             script: "suite: s\ntests:\n  - name: p\n    retries: 2\n    repeats: 1\n    steps:\n      - play: ios.notification.success\n")
-        #expect(o.run.status == 8, "\(o.run.stderr)")
+        #expect(o.run.status == 11, "\(o.run.stderr)")
         #expect(attempts(o.tests[0]).map { $0["reason"] as? String } == ["first", "repeat after FAIL"])
         #expect((o.tests[0]["message"] as? String)?.hasSuffix("stopped before the pattern's end: chip fault: over-current") == true, "\(o.tests[0])")
     }

@@ -77,11 +77,20 @@ import Testing
         #expect(run.err == "Error: cannot write the plot to /dev/full: No space left on device\n")
     }
 
+    @Test("No exit status means two things: flash's 5–8 and run's 9–11 are disjoint from each other and from the statuses every command shares")
+    func noStatusHasTwoMeanings() {
+        let flash: [Int32] = [FlashCommand.imageRefused, FlashCommand.noBootloader, FlashCommand.verifyFailed, FlashCommand.interrupted]
+        let shared = ExitStatus.allCases.map(\.rawValue)
+        #expect(Set(flash).count == flash.count)
+        #expect(Set(flash).isDisjoint(with: shared), "flash's \(flash) against \(shared)")
+        #expect(ExitStatus.runFailed.rawValue == 11 && ExitStatus.runError.rawValue == 9 && ExitStatus.boardLocked.rawValue == 10)
+    }
+
     @Test("The README's exit-code table lists every status the CLI uses")
     func readmeDocumentsEveryStatus() throws {
         let readme = try String(contentsOf: Hapbridge.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## Exit codes").dropFirst().first?.components(separatedBy: "\n## ").first)
-        // A row's first cell lists its statuses ("| 8, 9, 10 | `run` …").
+        // A row's first cell lists its statuses ("| 9, 10, 11 | `run` …").
         let listed = Set(
             section.split(separator: "\n").compactMap { row -> [String]? in
                 let cells = row.split(separator: "|", omittingEmptySubsequences: false)
