@@ -25,14 +25,15 @@ import DeviceInterface
 /// engine takes it whole, `HapticEngine(link:)`, and offers its bus to other tasks).
 public final class BridgeLink {
     public struct OpenOptions: Sendable, Equatable {
-        /// How long the board waits for the next frame before it stops and closes the session.
+        /// How long the board waits for the next frame before it stops and closes the
+        /// session; by default the board's own (`HostFrameEncoder.defaultKeepAliveMilliseconds`).
         public var keepAliveMilliseconds: UInt16
         /// The board's continuous-drive limit (0: the board's default).
         public var maxDriveMilliseconds: UInt16
         /// The protocol minor offered (lower it to talk as a 1.0 host would).
         public var protocolMinor: UInt8
 
-        public init(keepAliveMilliseconds: UInt16 = 2_000, maxDriveMilliseconds: UInt16 = 0, protocolMinor: UInt8 = HostFrameEncoder.protocolMinor) {
+        public init(keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = 0, protocolMinor: UInt8 = HostFrameEncoder.protocolMinor) {
             self.keepAliveMilliseconds = keepAliveMilliseconds
             self.maxDriveMilliseconds = maxDriveMilliseconds
             self.protocolMinor = protocolMinor

@@ -39,6 +39,9 @@ public struct HostFrameEncoder: Sendable {
     public static let protocolMinor = UInt8(HB_PROTO_VERSION_MINOR)
     /// The protocol major this host speaks; a board of another major refuses HELLO.
     public static let protocolMajor = UInt8(HB_PROTO_VERSION_MAJOR)
+    /// The keep-alive a board keeps when HELLO asks for none (HB_DEFAULT_KEEPALIVE_MS):
+    /// the one default, which the link and the engine offer too.
+    public static let defaultKeepAliveMilliseconds = UInt16(HB_DEFAULT_KEEPALIVE_MS)
 
     /// HELLO: opens (or reopens) a session. 0 means the board's default for either limit.
     /// `protocolMinor` below this host's asks for an older reply layout (tests of 1.0 hosts).
