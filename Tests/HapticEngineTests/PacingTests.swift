@@ -8,8 +8,8 @@ import BridgeProtocol
 import Testing
 
 /// The engine sends a board no more than it takes in (`BoardIntake`, `DriveCompiler`
-/// rule 4), whatever the pattern asks (issue 17: 100,000 transients at playback rate
-/// 4 sent eight RTP writes a millisecond).
+/// rule 4), whatever the pattern asks (100,000 transients at playback rate 4 would
+/// send eight RTP writes a millisecond).
 @Suite struct PacingTests {
     /// Transients every 0.5 ms of the timeline, four levels in turn: at playback rate 4,
     /// eight a millisecond of board time.

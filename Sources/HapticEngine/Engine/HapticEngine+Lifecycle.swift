@@ -17,7 +17,7 @@ extension HapticEngine {
         case .stopped: break
         }
         guard connected else { throw .deviceDisconnected }
-        sendFailure = nil
+        scheduler.sendFailure = nil
         link.keepsDeliveredCommands = options.keepsSentCommandLog
         // The session: HELLO through the link, once, whoever else uses the board.
         try linkSend {
@@ -39,7 +39,7 @@ extension HapticEngine {
             throw .protocolError(reply.deviceID == 0xFF ? "no DRV2605 answered on the board's I2C bus" : "unknown chip DEVICE_ID \(reply.deviceID)")
         }
         variant = v
-        canReplace = link.canReplace
+        scheduler.canReplace = link.canReplace
         clearHistory()
         try await syncRound(deadline: host() + options.startTimeoutMicroseconds)
         // The pacing: the board's own intake (HELLO_REPLY), unless the client set one.
@@ -55,12 +55,12 @@ extension HapticEngine {
         ownStatistics = StreamStatistics()
         ownStatistics.writeSpacingMicroseconds = spacing
         ownStatistics.boardWriteSpacingMicroseconds = boardSpacing
-        lastServiceAt = nil
-        lastServiceGapEnd = nil
+        scheduler.lastServiceAt = nil
+        scheduler.lastServiceGapEnd = nil
         options.logger.debug(
             "started", metadata: [
                 "device": "\(link.summary)", "protocol": "\(reply.protocolMajor).\(reply.protocolMinor)", "chip": "\(v)",
-                "loop": "\(target?.loop == .closed ? "closed" : "open")", "deepStreaming": "\(canReplace)",
+                "loop": "\(target?.loop == .closed ? "closed" : "open")", "deepStreaming": "\(scheduler.canReplace)",
                 "thread": "\(serviceThreadScheduling)",
             ])
         everStarted = true
@@ -107,7 +107,7 @@ extension HapticEngine {
             service()
             if let a = asked, link.frames.isAccounted(a) {
                 let d = link.delivery
-                if d.isKnown, d.queued == 0, !link.hasRetries, !link.frames.holdsCommands, pending.isEmpty || state == .stopped {
+                if d.isKnown, d.queued == 0, !link.hasRetries, !link.frames.holdsCommands, scheduler.pending.isEmpty || state == .stopped {
                     return true
                 }
                 asked = nil
@@ -154,12 +154,12 @@ extension HapticEngine {
         compiler?.resetToRest()
         // A block of frames: the last must be taken in before the shared stamp.
         let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds
-        let at = max(now + lead() + intake, generatedUntil)
-        pending += target.setupCommands(at: at).map(Self.stamped)
-        pending.append(StampedCommand(time: at, kind: .rtp(0)))
+        let at = max(now + lead() + intake, scheduler.generatedUntil)
+        scheduler.pending += target.setupCommands(at: at).map(Self.stamped)
+        scheduler.pending.append(StampedCommand(time: at, kind: .rtp(0)))
         clearHistory()
-        generatedUntil = at
-        lastActive = at
+        scheduler.generatedUntil = at
+        scheduler.lastActive = at
         try sendPending(now: now)
         return at
     }
@@ -182,7 +182,7 @@ extension HapticEngine {
             if let q = link.status.last, q.freeSlots == q.capacity { break }
         }
         // Idle, the compile frontier follows the clock (as `generate` keeps it).
-        if let now = boardNow() { generatedUntil = max(generatedUntil, now) }
+        if let now = boardNow() { scheduler.generatedUntil = max(scheduler.generatedUntil, now) }
     }
 
     /// One SYNC round at start: a few exchanges, each awaited.
@@ -232,7 +232,7 @@ extension HapticEngine {
         // (closures do not infer typed throws).
         do { return try body() } catch {
             let e = (error as? BridgeLinkError).map(Self.engineError) ?? .deviceError("\(error)")
-            if sendFailure == nil { sendFailure = e }
+            if scheduler.sendFailure == nil { scheduler.sendFailure = e }
             throw e
         }
     }
@@ -257,13 +257,13 @@ extension HapticEngine {
         state = .stopped
         serviceTask?.cancel()
         serviceTask = nil
-        pending.removeAll()
+        scheduler.pending.removeAll()
         clearHistory()
         compiler?.reset()
         finishedHandler = nil
         endAllPlayers(error: .engineStopped)
         // The STOP_ALL above may have failed too: this stop has its reason already.
-        sendFailure = nil
+        scheduler.sendFailure = nil
         if let reason, let handler = stoppedHandler { deliver { handler(reason) } }
     }
 
@@ -281,7 +281,7 @@ extension HapticEngine {
         let wasStarted = everStarted
         stopInternally(reason: nil)
         table.newSession()
-        generatedUntil = 0
+        scheduler.generatedUntil = 0
         if wasStarted, let handler = resetHandler { deliver { handler() } }
     }
 }

@@ -100,12 +100,12 @@ public actor HapticEngine {
         /// engine stops (`StoppedReason.boardFellBehind`) rather than play the pattern
         /// ever later until the link backs up and the board's host-silence stop says
         /// something untrue. Far above a USB frame or an untimed I2C transaction (~1 ms),
-        /// well below the keep-alive (500 ms).
+        /// well below the keep-alive (`HostFrameEncoder.defaultKeepAliveMilliseconds`).
         public var overloadLagMicroseconds: Int64 = 50_000
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
-            controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = 500, maxDriveMilliseconds: UInt16 = 30_000,
+            controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
             queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 250_000,
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
@@ -174,21 +174,10 @@ public actor HapticEngine {
     var variant: DeviceVariant?
     var target: DriveTarget?
     var compiler: DriveCompiler?
-    var nextQueueStatusAt: Int64 = 0
-    /// Host µs of the service loop's last QUEUE_STATUS request (`queueStatusDue`).
-    var lastQueueStatusRequestAt: Int64 = 0
+    /// The look-ahead scheduler's state between service passes (`SchedulerState`).
+    var scheduler = SchedulerState()
     /// The service loop's current sleep on a real clock (`sleepUntilServiceDue`).
     var serviceWake: ServiceWake?
-    /// Service passes run since the engine was made (what the loop's cost follows).
-    var servicePasses = 0
-    var faultStopPending: Int64?
-    /// The first send that failed since the last service pass (many sends there are
-    /// fire-and-forget): the pass then stops with its cause.
-    var sendFailure: HapticEngineError?
-    /// Host time of the last service pass, and when the last pass that came more
-    /// than half `overloadLagMicroseconds` after the one before it did (a host stall).
-    var lastServiceAt: Int64?
-    var lastServiceGapEnd: Int64?
 
     /// The players, their sessions, completions and ends not yet reached.
     var table = PlayerTable()
@@ -205,15 +194,6 @@ public actor HapticEngine {
     public internal(set) var isAutoShutdownEnabled = false
     public internal(set) var isMutedForHaptics = false
 
-    /// Engine µs up to which the mix has been compiled.
-    var generatedUntil: Int64 = 0
-    var pending: [StampedCommand] = []
-    var lastActive: Int64 = 0
-    /// The board can drop what is queued from a time on (REPLACE_FROM, protocol 1.1):
-    /// stream `deepLookAheadMicroseconds` ahead and rewind for changes.
-    var canReplace = false
-    /// Snapshots of the mix and the operations since, for `rewind(before:)`.
-    var rewindLog = RewindLog()
     /// The engine's own figures; `statistics` adds the link's.
     var ownStatistics = StreamStatistics()
     var serviceTask: Task<Void, Never>?

@@ -57,7 +57,7 @@ extension HapticEngine {
         let now = boardNow() ?? 0
         let anchored = deliverable && options.immediateStart == .keepingPatternTiming
         let lead = lead() + (anchored ? link.startAnchorMicroseconds : 0)
-        let earliest = canReplace ? now + lead : max(now + lead, generatedUntil + 1)
+        let earliest = scheduler.canReplace ? now + lead : max(now + lead, scheduler.generatedUntil + 1)
         return seconds == 0 ? earliest : max(earliest, requested)
     }
 
@@ -86,7 +86,7 @@ extension HapticEngine {
         // the loop may have slept a status interval, and the silent steps since then
         // must not be compiled between this call and its frame leaving.
         if state == .running, !anyPlayerActive, compiler?.isSettled ?? true, let now = boardNow() {
-            generatedUntil = max(generatedUntil, now)
+            scheduler.generatedUntil = max(scheduler.generatedUntil, now)
         }
         try rewind(before: t)
         guard var p = players[id] else { throw .invalidPlayer }

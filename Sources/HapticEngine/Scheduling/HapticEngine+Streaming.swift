@@ -100,22 +100,22 @@ extension HapticEngine {
         // slow, the link full behind it) is the host waiting on the board, not
         // stalling, and must not excuse the board's lag.
         let passAt = host()
-        servicePasses += 1
-        if let last = lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { lastServiceGapEnd = passAt }
-        defer { lastServiceAt = host() }
+        scheduler.servicePasses += 1
+        if let last = scheduler.lastServiceAt, passAt - last > options.overloadLagMicroseconds / 2 { scheduler.lastServiceGapEnd = passAt }
+        defer { scheduler.lastServiceAt = host() }
         handle(link.pump())
         guard state != .stopped, let now = boardNow() else { return serveUntimed(boardNow: boardNow()) }
         let h = host()
         // A round: a few exchanges on consecutive passes; the fastest one counts.
         try? linkSend { try link.syncIfDue(interval: options.syncIntervalMicroseconds, exchanges: options.syncExchangesPerRound) }
         if h >= queueStatusDue(board: now) {
-            nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
-            lastQueueStatusRequestAt = h
+            scheduler.nextQueueStatusAt = h + options.queueStatusIntervalMicroseconds
+            scheduler.lastQueueStatusRequestAt = h
             try? linkSend { try link.requestQueueStatus() }
         }
-        if let since = faultStopPending, h - since > 20_000 {
+        if let since = scheduler.faultStopPending, h - since > 20_000 {
             // No CHIP_STATUS came back: report the fault without its bits.
-            faultStopPending = nil
+            scheduler.faultStopPending = nil
             stopInternally(reason: .chipFault([]))
             return
         }
@@ -135,8 +135,8 @@ extension HapticEngine {
     /// had been falling behind, a link that backed up: the overload) rather than go
     /// on sending nothing until the board's host-silence stop.
     func stopIfSendFailed() {
-        guard let failure = sendFailure, state != .stopped else { return }
-        sendFailure = nil
+        guard let failure = scheduler.sendFailure, state != .stopped else { return }
+        scheduler.sendFailure = nil
         if failure == .deviceDisconnected { return handle([.disconnected]) }
         if link.status.underruns > 0 || link.status.lagHighWater > options.overloadLagMicroseconds / 2 {
             options.logger.notice("a send failed while the board was behind", metadata: ["error": "\(failure)"])
@@ -163,11 +163,11 @@ extension HapticEngine {
             guard active || !compiler.isSettled else {
                 // Nothing to play: the frontier follows the clock, so an immediate
                 // start is stamped at now + lead rather than a window ahead.
-                generatedUntil = max(generatedUntil, until - lookAhead)
+                scheduler.generatedUntil = max(scheduler.generatedUntil, until - lookAhead)
                 return
             }
-            var t = generatedUntil + options.controlStepMicroseconds
-            if let a = players.values.compactMap({ $0.actions.first?.time }).min(), a > generatedUntil, a < t { t = a }
+            var t = scheduler.generatedUntil + options.controlStepMicroseconds
+            if let a = players.values.compactMap({ $0.actions.first?.time }).min(), a > scheduler.generatedUntil, a < t { t = a }
             guard t <= until else { return }
             var notices: [PlayerPlayback.Notice] = []
             var parts: [PlayerPlayback.Contribution] = []
@@ -182,9 +182,9 @@ extension HapticEngine {
                 : Mixer.mix(parts)
             let commands = compiler.step(time: t, intensity: mix.intensity, sharpness: mix.sharpness, transients: mix.transients)
             // After a rewind, what comes out before the rewind's time is already queued.
-            for c in commands where c.time >= rewindLog.regeneratedBefore { pending.append(Self.stamped(c)) }
-            if mix.intensity > 0 || !mix.transients.isEmpty || active { lastActive = t }
-            generatedUntil = t
+            for c in commands where c.time >= scheduler.rewindLog.regeneratedBefore { scheduler.pending.append(Self.stamped(c)) }
+            if mix.intensity > 0 || !mix.transients.isEmpty || active { scheduler.lastActive = t }
+            scheduler.generatedUntil = t
             takeSnapshot(at: t, compiler: compiler)
             ownStatistics.mergedWrites = compiler.mergedWrites
             ownStatistics.delayedWrites = compiler.delayedWrites
@@ -206,10 +206,10 @@ extension HapticEngine {
     func sendPending(now: Int64) throws(HapticEngineError) {
         // The link sends what the board's queue has room for (two slots kept free),
         // what it took back after a refusal first.
-        let count = try linkSend { try link.sendStamped(pending[...], boardNow: now) }
+        let count = try linkSend { try link.sendStamped(scheduler.pending[...], boardNow: now) }
         guard count > 0 else { return deliverDueNotices(now: now) }
-        if options.keepsSentCommandLog { sentCommands += pending.prefix(count).map(Self.timed) }
-        pending.removeFirst(count)
+        if options.keepsSentCommandLog { sentCommands += scheduler.pending.prefix(count).map(Self.timed) }
+        scheduler.pending.removeFirst(count)
         deliverDueNotices(now: now)
     }
 
@@ -245,7 +245,7 @@ extension HapticEngine {
         let active = anyPlayerActive || !(compiler?.isSettled ?? true) || table.hasNotices
         // Finished once nothing is left to send and the board has run all it was sent.
         // Refused commands waiting to go again are still to run.
-        if !active, let handler = finishedHandler, pending.isEmpty, !link.hasRetries, !link.holdsStamped(from: now + 1) {
+        if !active, let handler = finishedHandler, scheduler.pending.isEmpty, !link.hasRetries, !link.holdsStamped(from: now + 1) {
             finishedHandler = nil
             deliver { [weak self] in
                 let action = handler(nil)
@@ -253,10 +253,10 @@ extension HapticEngine {
                 Task { await self.stopInternally(reason: .notifyWhenFinished) }
             }
         }
-        if !active, isAutoShutdownEnabled, now - lastActive >= options.idleTimeoutMicroseconds, state == .running {
+        if !active, isAutoShutdownEnabled, now - scheduler.lastActive >= options.idleTimeoutMicroseconds, state == .running {
             // Standby: the chip's own low-power state, the session kept alive.
-            let at = max(now + lead(), generatedUntil)
-            pending.append(StampedCommand(time: at, kind: .stop))
+            let at = max(now + lead(), scheduler.generatedUntil)
+            scheduler.pending.append(StampedCommand(time: at, kind: .stop))
             try? sendPending(now: now)
             state = .standby
             if let handler = stoppedHandler { deliver { handler(.idleTimeout) } }
@@ -267,10 +267,10 @@ extension HapticEngine {
     func flushIfSilent() {
         guard !anyPlayerActive, let now = boardNow() else { return }
         try? linkSend { try link.sendStopAll() }
-        pending.removeAll()
+        scheduler.pending.removeAll()
         clearHistory()
         compiler?.reset()
-        generatedUntil = max(generatedUntil, now)
+        scheduler.generatedUntil = max(scheduler.generatedUntil, now)
         deliverDueNotices(now: .max)
     }
 
@@ -290,8 +290,8 @@ extension HapticEngine {
             case .queueStatus(_, let lag):
                 if let lag { checkBoardLag(lag) }
             case .chipStatus(let c):
-                if faultStopPending != nil {
-                    faultStopPending = nil
+                if scheduler.faultStopPending != nil {
+                    scheduler.faultStopPending = nil
                     stopInternally(reason: .chipFault(ChipFaults(rawValue: c.faults)))
                 }
             case .refused(let nak, let command):
@@ -311,7 +311,7 @@ extension HapticEngine {
     func boardStopped(_ s: BoardFrame.Stopped) {
         switch s.reason {
         case .fault:
-            faultStopPending = host()
+            scheduler.faultStopPending = host()
             try? linkSend { try link.requestChipStatus() }
         case .maxDrive: stopInternally(reason: .driveTimeLimit)
         case .hostSilent:
@@ -340,7 +340,7 @@ extension HapticEngine {
     func checkBoardLag(_ lag: Int64) {
         // The link reports a lag only for a command run since the last report (the
         // first report may describe an earlier session's).
-        let hostStalled = lastServiceGapEnd.map { host() - $0 < lag + options.overloadLagMicroseconds } ?? false
+        let hostStalled = scheduler.lastServiceGapEnd.map { host() - $0 < lag + options.overloadLagMicroseconds } ?? false
         guard lag > options.overloadLagMicroseconds, !hostStalled, state != .stopped else { return }
         stopInternally(reason: .boardFellBehind(overload(lag: lag)))
     }

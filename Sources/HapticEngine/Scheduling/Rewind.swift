@@ -107,36 +107,36 @@ struct RewindLog: Sendable {
 
 extension HapticEngine {
     /// How far ahead of the board's clock the mix is compiled.
-    var lookAhead: Int64 { canReplace ? options.deepLookAheadMicroseconds : options.lookAheadMicroseconds }
+    var lookAhead: Int64 { scheduler.canReplace ? options.deepLookAheadMicroseconds : options.lookAheadMicroseconds }
 
     /// Where compilation runs to, for a board clock of `now`.
     func horizon(now: Int64) -> Int64 { now + lookAhead }
 
     /// Remembers an operation so a rewind to before it can apply it again.
     func logOperation(on id: Int, _ apply: @escaping @Sendable (inout PlayerPlayback) -> Void) {
-        guard canReplace else { return }
-        rewindLog.log(player: id, apply)
+        guard scheduler.canReplace else { return }
+        scheduler.rewindLog.log(player: id, apply)
     }
 
     func takeSnapshot(at time: Int64, compiler: DriveCompiler) {
-        guard canReplace else { return }
-        rewindLog.snapshot(at: time, period: options.servicePeriodMicroseconds, players: players, compiler: compiler, lastActive: lastActive)
+        guard scheduler.canReplace else { return }
+        scheduler.rewindLog.snapshot(at: time, period: options.servicePeriodMicroseconds, players: players, compiler: compiler, lastActive: scheduler.lastActive)
     }
 
-    func pruneHistory(now: Int64) { rewindLog.prune(now: now) }
+    func pruneHistory(now: Int64) { scheduler.rewindLog.prune(now: now) }
 
-    func clearHistory() { rewindLog.clear() }
+    func clearHistory() { scheduler.rewindLog.clear() }
 
     /// Goes back to the last step before `t` when the mix is compiled to `t` or past
     /// it, so an operation at `t` lands there. See the type's documentation.
     func rewind(before t: Int64) throws(HapticEngineError) {
-        guard canReplace, t <= generatedUntil, let (s, restored) = rewindLog.restore(before: t, current: players) else { return }
+        guard scheduler.canReplace, t <= scheduler.generatedUntil, let (s, restored) = scheduler.rewindLog.restore(before: t, current: players) else { return }
         players = restored
         compiler = s.compiler
-        lastActive = s.lastActive
-        generatedUntil = s.time
+        scheduler.lastActive = s.lastActive
+        scheduler.generatedUntil = s.time
         // Unsent commands before t stand (nothing before t changes); the rest is recompiled.
-        pending.removeAll { $0.time >= t }
+        scheduler.pending.removeAll { $0.time >= t }
         table.dropCompiledNotices(after: s.time)
         if options.keepsSentCommandLog { sentCommands.removeAll { $0.time >= t } }
         // The link takes back what the board holds from t on (REPLACE_FROM), and what

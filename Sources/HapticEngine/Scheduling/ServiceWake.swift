@@ -30,15 +30,15 @@ extension HapticEngine {
     func nextServiceAt(host h: Int64, board now: Int64?) -> Int64 {
         let period = options.servicePeriodMicroseconds
         var next = min(queueStatusDue(board: now), link.nextSyncAt)
-        if let since = faultStopPending { next = min(next, since + 20_001) }
+        if let since = scheduler.faultStopPending { next = min(next, since + 20_001) }
         if !link.untimed.isIdle { next = min(next, h + period) }
         guard let now, state != .stopped else { return max(next, h + period) }
         // Board µs → host µs: the clocks run together to a few ppm over these spans.
         func onHost(_ board: Int64) -> Int64 { h + max(0, board - now) }
         if state == .running {
-            if anyPlayerActive || !(compiler?.isSettled ?? true) { next = min(next, onHost(generatedUntil - lookAhead / 2)) }
-            if !pending.isEmpty || link.hasRetries { next = min(next, link.firstInFlight(after: now).map(onHost) ?? h + period) }
-            if isAutoShutdownEnabled { next = min(next, onHost(lastActive + options.idleTimeoutMicroseconds)) }
+            if anyPlayerActive || !(compiler?.isSettled ?? true) { next = min(next, onHost(scheduler.generatedUntil - lookAhead / 2)) }
+            if !scheduler.pending.isEmpty || link.hasRetries { next = min(next, link.firstInFlight(after: now).map(onHost) ?? h + period) }
+            if isAutoShutdownEnabled { next = min(next, onHost(scheduler.lastActive + options.idleTimeoutMicroseconds)) }
         }
         if let due = table.nextNoticeAt { next = min(next, onHost(due)) }
         if finishedHandler != nil, let last = link.lastStamp { next = min(next, onHost(last + 1)) }
@@ -52,13 +52,13 @@ extension HapticEngine {
     /// While nothing sounds and no command comes due (an idle engine) a reply could say
     /// nothing new, and a request every quarter keep-alive keeps the session alive.
     func queueStatusDue(board now: Int64?) -> Int64 {
-        guard state == .running, let now else { return nextQueueStatusAt }
-        if anyPlayerActive || !(compiler?.isSettled ?? true) || !pending.isEmpty || link.hasRetries { return nextQueueStatusAt }
-        let quiet = lastQueueStatusRequestAt + keepAliveMicroseconds / 4
-        guard let due = link.firstInFlight(after: now) else { return max(nextQueueStatusAt, quiet) }
+        guard state == .running, let now else { return scheduler.nextQueueStatusAt }
+        if anyPlayerActive || !(compiler?.isSettled ?? true) || !scheduler.pending.isEmpty || link.hasRetries { return scheduler.nextQueueStatusAt }
+        let quiet = scheduler.lastQueueStatusRequestAt + keepAliveMicroseconds / 4
+        guard let due = link.firstInFlight(after: now) else { return max(scheduler.nextQueueStatusAt, quiet) }
         // Commands still to run: ask once the last has (its lag and underruns).
         let last = link.lastStamp ?? due
-        return max(nextQueueStatusAt, min(quiet, host() + (last - now)))
+        return max(scheduler.nextQueueStatusAt, min(quiet, host() + (last - now)))
     }
 
     /// The service loop's sleep on a real clock: until `deadline` (host µs) or until a
