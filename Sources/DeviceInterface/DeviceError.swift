@@ -21,10 +21,17 @@
 /// ```
 public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a program tells failures apart. `name` is stable: tools that
-    /// print a kind ("device.accessDenied") and tests match it.
+    /// print a kind ("device.accessDenied") and tests match it. Another module adds a
+    /// kind of its own as `Errno`'s users do, with a name no other kind has:
+    ///
+    /// ```swift
+    /// extension DeviceError.Kind {
+    ///     public static let hubPowerOff = DeviceError.Kind("hubPowerOff")
+    /// }
+    /// ```
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         public let name: String
-        init(_ name: String) { self.name = name }
+        public init(_ name: String) { self.name = name }
         public var description: String { name }
 
         /// The link is gone (unplugged, powered off, reset).
@@ -58,7 +65,9 @@ public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// own words, or the advice that goes with `accessDenied`.
     public let detail: String
 
-    init(_ kind: Kind, device: String? = nil, detail: String = "") {
+    /// An error of any kind, a module's own included; `description` names the device
+    /// and the kind, then the detail.
+    public init(_ kind: Kind, device: String? = nil, detail: String = "") {
         self.kind = kind
         self.device = device
         self.detail = detail

@@ -1,6 +1,11 @@
 import DeviceInterface
 import Testing
 
+extension DeviceError.Kind {
+    /// A kind of this test module's own, as a transport's module would add one.
+    static let hubPowerOff = DeviceError.Kind("hubPowerOff")
+}
+
 @Suite("Device errors")
 struct DeviceErrorTests {
     @Test("each kind says what happened in one line, naming the device and what to do")
@@ -60,6 +65,22 @@ struct DeviceErrorTests {
         }
         #expect(caught == ["busy", "timeout", "other"])
         #expect(!(DeviceError.Kind.disconnected ~= (Other() as any Error)))
+    }
+
+    @Test("another module adds a kind of its own: it is matched, caught and described like the seam's own")
+    func anotherModuleAddsAKind() {
+        let error = DeviceError(.hubPowerOff, device: "hub 1-1 port 3", detail: "the port's power was switched off")
+        func verdict(_ error: DeviceError) -> String {
+            switch error {
+            case .hubPowerOff: "power"
+            case .disconnected: "gone"
+            default: "other"
+            }
+        }
+        #expect(verdict(error) == "power" && verdict(.disconnected) == "gone")
+        #expect(error.description == "hub 1-1 port 3: hubPowerOff: the port's power was switched off")
+        do { throw error } catch DeviceError.Kind.hubPowerOff {} catch { Issue.record("not caught by its kind: \(error)") }
+        #expect(DeviceError.Kind.hubPowerOff != .disconnected)
     }
 
     @Test("errors are equal when kind and context are; the context tells two of a kind apart")
