@@ -5,7 +5,7 @@ import HapticEngine
 import Haptics
 import SimulatedBridgeDevice
 
-/// Issue 18 point 8: what streaming costs the host, in CPU seconds per second of
+/// What streaming costs the host, in CPU seconds per second of
 /// pattern (a fraction of one core), beside what the same process costs doing nothing
 /// for as long (the baseline, measured in the same run).
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `hapbridge list` across a bus of emulated boards (issue 18.5: discovery is linear;
+/// `hapbridge list` across a bus of emulated boards (discovery is linear;
 /// goal: a full bus listed in under 2 s). This binary runs again as the COMMAND of
 /// `hapbridge emulate bridge --firmware core --boards N` (client mode), where it runs
 /// `hapbridge list --json` a few times and times each run: the list alone, not the

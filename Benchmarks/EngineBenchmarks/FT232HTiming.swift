@@ -1,7 +1,7 @@
 import Foundation
 import HostedBoard
 
-/// Host timing on the FT232H (issue 22.7): the firmware core hosted in this process,
+/// Host timing on the FT232H: the firmware core hosted in this process,
 /// its timer on a dedicated thread, each stamped write handed to libftdi by the host.
 /// This binary runs again as the COMMAND of `hapbridge emulate ft232h` (client mode),
 /// where libftdi reaches the emulated FT232H through umockdev, exactly as it reaches a

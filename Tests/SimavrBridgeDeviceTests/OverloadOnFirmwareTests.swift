@@ -7,7 +7,7 @@ import SimavrBridgeDevice
 import Testing
 
 /// Transients every 0.5 ms of the timeline: at playback rate 4, eight a millisecond of
-/// board time, each a different level (issue 17's "100,000 transients", cut short:
+/// board time, each a different level (`PacingTests`' 100,000 transients, cut short:
 /// the ELF runs cycle by cycle).
 func denseTransients(count: Int) -> HapticPattern {
     let levels = [0.4, 0.7, 1.0, 0.55]

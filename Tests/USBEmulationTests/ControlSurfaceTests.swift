@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension EmulatedBoards {
-    /// Issue 17.5 and the control socket's part of 17.6: the emulation's own surface
+    /// The emulation's own surface
     /// (its control socket, `emulate control`, its set-up errors, what COMMAND starts
     /// with) holds against a hostile client, through the built executable.
     @Suite

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension EmulatedBoards {
-    /// Issue 17.4: a client that dies leaves the board usable. On Linux the kernel
+    /// A client that dies leaves the board usable. On Linux the kernel
     /// releases a dead process's claims and discards its URBs when its last descriptor
     /// closes (usbdev_release); the emulation must do the same, whatever the client
     /// was doing (inside an ioctl, a parked reap, a transfer in flight) and whatever

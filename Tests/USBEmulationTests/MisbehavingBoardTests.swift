@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 extension EmulatedBoards {
-    /// Boards that misbehave (issue 13.8: "a board that answers garbage or protocol 1.0
-    /// → a clear error"): each as libusb meets it (the C probe), then as hapbridge's own
+    /// Boards that misbehave (a board that answers garbage or speaks protocol 1.0 gets
+    /// a clear error): each as libusb meets it (the C probe), then as hapbridge's own
     /// path to a board does (`bridge-session-probe`: DeviceCatalog, USBBridgeTransport,
     /// BridgeSession) and the error it gives.
     @Suite
