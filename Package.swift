@@ -3,11 +3,18 @@
 // Haptics (pure pattern layer) -> rendering -> device program -> transport -> firmware.
 import PackageDescription
 
+// Linux only: libusb and libftdi through Debian's -dev packages, usbdevfs, umockdev,
+// SCHED_FIFO and Glibc. `platforms` can only raise Apple platforms' minimum versions,
+// so none is declared; another system stops here with the reason instead of failing
+// deep in a C module.
+#if !os(Linux)
+#error("hapbridge builds on Linux only (Debian 12 or later: scripts/setup installs what it needs)")
+#endif
+
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "hapbridge",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "hapbridge", targets: ["hapbridge"]),
         // The one library a user's package needs: `import Hapbridge` (see Sources/Hapbridge).

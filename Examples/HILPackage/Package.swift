@@ -6,7 +6,6 @@ import PackageDescription
 
 let package = Package(
     name: "HILPackage",
-    platforms: [.macOS(.v14)],
     dependencies: [.package(name: "hapbridge", path: "../..")],
     targets: [
         .testTarget(

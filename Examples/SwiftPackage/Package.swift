@@ -6,7 +6,6 @@ import PackageDescription
 
 let package = Package(
     name: "HapbridgeExample",
-    platforms: [.macOS(.v14)],
     dependencies: [.package(name: "hapbridge", path: "../..")],
     targets: [
         .executableTarget(
