@@ -93,7 +93,6 @@ let package = Package(
             name: "Flashing",
             dependencies: [
                 "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink",
-                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
@@ -107,7 +106,7 @@ let package = Package(
             name: "Devices",
             dependencies: [
                 "DeviceInterface", "BridgeLink", "SimulatedBoard", "SimulatedBridgeDevice", "USBBridge", "LibUSB", "BridgeProtocol", "Actuators", "HostedBoard", "FTDIBridge",
-                "DRV2605", "DRV2605Model", "JSON", "FileAccess", .product(name: "Logging", package: "swift-log"),
+                "DRV2605", "DRV2605Model", "JSON", "FileAccess", "CHapbridgeProtocol", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // libusb 1.0 from Debian's libusb-1.0-0-dev, and a thin typed Swift wrapper over it
@@ -165,7 +164,7 @@ let package = Package(
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(
-            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "DRV2605Model", "Actuators", "SensorModel"],
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "DRV2605Model", "SensorModel"],
             swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
@@ -189,7 +188,7 @@ let package = Package(
             name: "USBEmulation",
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
-                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "AVRBootloaders", "MPSSE", "DeviceInterface", "DRV2605", "EmulationControl",
+                "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "AVRBootloaders", "MPSSE", "DeviceInterface", "EmulationControl",
                 "SensorModel",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
@@ -218,7 +217,7 @@ let package = Package(
         .target(
             name: "HIL",
             dependencies: [
-                "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "HapticEngine", "DRV2605", "FileAccess", "JSON", "Plot",
+                "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "HapticEngine", "DRV2605", "FileAccess", "JSON",
                 "Flashing", "FirmwareImage", "EmulationControl", "CLibYAML", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -247,7 +246,7 @@ let package = Package(
         // The product's stack (Devices → USB transport → engine) as a long-lived client
         // of an emulated board: what USBEmulationTests runs to see unplug and re-plug.
         .executableTarget(
-            name: "usb-engine-probe", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
+            name: "usb-engine-probe", dependencies: ["Devices", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
             path: "Tests/USBEngineProbe", swiftSettings: strict),
         // A minimal libusb client of the bridge board: what USBEmulationTests runs as
         // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
@@ -296,7 +295,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HapticEngineTests",
-            dependencies: ["HapticEngine", "BridgeLink", "DeviceInterface", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators", "BridgeProtocol"],
+            dependencies: ["HapticEngine", "BridgeLink", "RealTime", "SimulatedBridgeDevice", "SimulatedBoard", "HapticCompilation", "Haptics", "DRV2605", "DRV2605Model", "Actuators", "BridgeProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "SimavrBridgeDeviceTests",
@@ -314,7 +313,7 @@ let package = Package(
             name: "BridgeLinkTests",
             dependencies: [
                 "BridgeLink", "Devices", "DeviceInterface", "BridgeProtocol", "DRV2605", "Actuators", "SimulatedBridgeDevice", "SimulatedBoard",
-                "HapticEngine", "HapticCompilation", "Haptics", "SensorModel",
+                "HapticEngine", "Haptics", "SensorModel",
             ],
             swiftSettings: strict),
         // Each measurement on synthetic traces and on the simulated actuator against its model.
@@ -328,12 +327,18 @@ let package = Package(
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
         // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
         // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "JSON", "FileAccess", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "HapbridgeCLITests", dependencies: ["HapbridgeCLI", "TestSupport", "FileAccess"], swiftSettings: strict),
+        .testTarget(name: "HILTests", dependencies: ["HIL", "Measurements", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HapbridgeCLITests",
+            dependencies: [
+                "HapbridgeCLI", "TestSupport", "FileAccess", "Actuators", "BridgeLink", "DRV2605", "Devices", "HapticEngine", "Haptics", "Plot",
+                "SimulatedBoard", "SimulatedBridgeDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
             name: "USBEmulationTests",
-            dependencies: ["USBEmulation", "BridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport", "SimulatedBoard", "FirmwareImage"],
+            dependencies: ["USBEmulation", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport", "SimulatedBoard", "FirmwareImage"],
             swiftSettings: strict),
         // Image loading and checks, the flash memory model, the flash plan (no device).
         .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "AVRBootloaders", "TestSupport"], swiftSettings: strict),
@@ -343,10 +348,10 @@ let package = Package(
             name: "FTDITests", dependencies: ["MPSSE", "FTDIBridge", "DeviceInterface", "USBEmulation", "DRV2605Model", "HostedBoard", "TestSupport"],
             exclude: ["pyftdi_drv2605.py"], swiftSettings: strict),
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: strict),
-        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
-            name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "FileAccess"], swiftSettings: strict),
+            name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],
