@@ -51,6 +51,18 @@ extension BootloaderIdentity {
     public static let leonardoSketch = BootloaderIdentity(
         vendorID: 0x2341, productID: 0x8036, kind: .sketch, name: "Arduino Leonardo sketch", manufacturer: "Arduino LLC",
         product: "Arduino Leonardo")
+    /// A 5 V / 16 MHz Pro Micro running an Arduino sketch, as one comes from the shop
+    /// (SparkFun's Arduino_Boards, sparkfun/avr/boards.txt:
+    /// `promicro.menu.cpu.16MHzatmega32U4.build.pid=0x9206`, `promicro.build.vid=0x1b4f`,
+    /// `promicro.build.usb_product="SparkFun Pro Micro"`; boards.txt sets no
+    /// usb_manufacturer, so the Arduino core's USBCore.cpp names VID 1B4F "SparkFun").
+    /// Its Caterina is `proMicroCaterina` (`pid.0=0x9205`). The 3.3 V / 8 MHz Pro Micro
+    /// (sketch 1b4f:9204, Caterina 1b4f:9203, the same file's 8MHzatmega32U4 menu) is
+    /// left out on purpose: the bridge firmware is built for a 16 MHz crystal (its
+    /// USB PLL and timer prescalers), so hapbridge neither finds nor flashes one.
+    public static let proMicroSketch = BootloaderIdentity(
+        vendorID: 0x1B4F, productID: 0x9206, kind: .sketch, name: "SparkFun Pro Micro sketch", manufacturer: "SparkFun",
+        product: "SparkFun Pro Micro")
     /// A bare ATmega32U4 in Atmel's factory DFU bootloader: 03EB:2FF4 (LUFA's
     /// Bootloaders/DFU/Descriptors.h, dfu-programmer's and avrdude's part tables), the
     /// strings as the kernel logs a real one ("ATMEL", "ATm32U4DFU").
@@ -62,6 +74,18 @@ extension BootloaderIdentity {
     public static let caterinas: [BootloaderIdentity] = [leonardoCaterina, microCaterina, proMicroCaterina]
     /// Every bootloader hapbridge flashes through.
     public static let bootloaders: [BootloaderIdentity] = caterinas + [atmega32u4DFU]
+    /// Every Arduino-core sketch `flash` resets into its Caterina with the 1200-baud touch.
+    public static let sketches: [BootloaderIdentity] = [leonardoSketch, proMicroSketch]
+
+    /// The Caterina this sketch's board resets into (the same board's boards.txt
+    /// entry): nil for an identity that is not a sketch.
+    public var caterina: BootloaderIdentity? {
+        switch self {
+        case Self.leonardoSketch: Self.leonardoCaterina
+        case Self.proMicroSketch: Self.proMicroCaterina
+        default: nil
+        }
+    }
 
     /// "2341:0036, 2341:0037, 1b4f:9205", for messages and help texts.
     public static func list(_ identities: [BootloaderIdentity]) -> String {

@@ -24,22 +24,36 @@ extension DRV2605Chip {
 
     /// A register read transaction (auto-incrementing). With EN low the chip drives
     /// no data: the bus's pull-ups read 0xFF.
+    ///
+    /// Past the map (0x23…0xFF, after LRA_PERIOD at 0x22, the last register of the
+    /// DRV2605/DRV2605L datasheets' register map) the chip still sends a byte for every
+    /// one the master clocks: in a read it is the master that acknowledges each byte
+    /// (UM10204 §3.1.6), so the target has no way to refuse one. What it sends there is
+    /// 0x00, as for a register its variant lacks (`hostRead`). The sub-address pointer
+    /// is 8 bits wide and wraps from 0xFF to 0x00, as it does on every path that models
+    /// the chip bit by bit (the FT232H's `I2CTarget`, simavr's `drv_model.c`). The one
+    /// rule every emulation reads through: the firmware core's hook, the ELF's
+    /// (`HarnessChip`) and the FT232H's all call this.
     public func i2cRead(address: UInt8, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
+        guard count > 0 else { return [] }
         guard enablePin else { return [UInt8](repeating: 0xFF, count: count) }
         var out: [UInt8] = []
-        for i in 0..<count {
-            let r = Int(register) + i
-            guard r < registers.count, let reg = RegisterAddress(rawValue: UInt8(r)) else {
-                throw .dataNotAcknowledged(address: address, register: UInt8(truncatingIfNeeded: r))
-            }
-            out.append(hostRead(reg))
+        out.reserveCapacity(count)
+        var pointer = register
+        for _ in 0..<count {
+            out.append(RegisterAddress(rawValue: pointer).map(hostRead) ?? Self.unmappedRegisterValue)
+            pointer &+= 1
         }
         return out
     }
 
+    /// What a read of a sub-address past the register map (or of a register the
+    /// variant lacks) returns.
+    public static let unmappedRegisterValue: UInt8 = 0x00
+
     func hostRead(_ reg: RegisterAddress) -> UInt8 {
-        guard reg.exists(on: variant) else { return 0 }
+        guard reg.exists(on: variant) else { return Self.unmappedRegisterValue }
         guard reg == .status else { return peek(reg) }
         // OVER_TEMP / OC_DETECT read set while the fault lasts or since it happened,
         // and clear after a read once the condition is gone.

@@ -65,16 +65,31 @@ public struct FlashTarget {
         BootloaderIdentity.caterinas.map { ($0.vendorID, $0.productID) }
     }
 
+    /// The sketches whose tty gets the 1200-baud touch when `flash` finds one by itself.
+    static var sketchIDs: [(vendorID: UInt16, productID: UInt16)] {
+        BootloaderIdentity.sketches.map { ($0.vendorID, $0.productID) }
+    }
+
     /// The bootloader to program: --port (Caterina, or a sketch's tty: the 1200-baud
     /// touch), --device (whatever is at that USB address: a bootloader, or hapbridge
     /// firmware sent into its bootloader), else the only bootloader or the only bridge
     /// board on USB.
     /// `stop`: looked at before the board is sent anywhere and while its bootloader is
     /// awaited; a stop there says where the board is (`FlashError.left`).
-    public static func choose(port: String?, device: String?, catalog: DeviceCatalog, stop: FlashStop = FlashStop()) async throws(FlashError)
-        -> FlashTarget
-    {
+    ///
+    /// `waitingForBootloader`: with neither --port nor --device and nothing on USB to
+    /// flash yet, how long to wait for a bootloader to appear (the double-reset route:
+    /// the user starts `flash`, then taps reset twice, and Caterina's 8-second window
+    /// opens with the image already read, checked and, for the carried firmware, built);
+    /// `announce` says once that it waits. nil: do not wait.
+    public static func choose(
+        port: String?, device: String?, catalog: DeviceCatalog, stop: FlashStop = FlashStop(), waitingForBootloader: Duration? = nil,
+        announce: (String) -> Void = { _ in }
+    ) async throws(FlashError) -> FlashTarget {
         try untouched(stop, "before the board was reached")
+        if port == nil, device == nil, let wait = waitingForBootloader {
+            try awaitAnything(for: wait, catalog: catalog, stop: stop, announce: announce)
+        }
         if let port { return try ttyTarget(port, stop: stop) }
         if let device {
             guard case .usb(let selector)? = try? DeviceAddress(parsing: device) else { throw FlashError(.noBootloader, "--device \(device) is not a USB address") }
@@ -107,22 +122,58 @@ public struct FlashTarget {
         let ttys = CaterinaPort.find(identities: caterinaIDs)
         let dfus = AtmelDFUProgrammer.locations()
         let boards = catalog.usbBoards()
-        switch (ttys.count, dfus.count, boards.count) {
-        case (1, 0, _): return FlashTarget(programmer: try CaterinaProgrammer(port: ttys[0]), location: ttys[0], port: nil, entry: "waiting")
-        case (0, 1, _):
+        // A board fresh from the shop runs a sketch: found by its tty, as arduino-cli
+        // finds a board to upload to, and sent to its Caterina by the 1200-baud touch.
+        let sketches = CaterinaPort.find(identities: sketchIDs)
+        switch (ttys.count, dfus.count, boards.count, sketches.count) {
+        case (1, 0, _, _): return FlashTarget(programmer: try CaterinaProgrammer(port: ttys[0]), location: ttys[0], port: nil, entry: "waiting")
+        case (0, 1, _, _):
             let dfu = try AtmelDFUProgrammer(selector: .any)
             return FlashTarget(programmer: dfu, location: dfu.location, port: nil, entry: "waiting")
-        case (0, 0, 1): return try await fromFirmware(boards[0], catalog: catalog, stop: stop)
-        case (0, 0, 0):
+        case (0, 0, 1, 0): return try await fromFirmware(boards[0], catalog: catalog, stop: stop)
+        case (0, 0, 0, 1): return try ttyTarget(sketches[0], stop: stop)
+        case (0, 0, 0, 0):
             throw FlashError(
                 .noBootloader,
-                "no bootloader and no hapbridge board found on USB (Caterina \(BootloaderIdentity.list(BootloaderIdentity.caterinas)); Atmel DFU \(BootloaderIdentity.atmega32u4DFU)): "
+                "no bootloader, no hapbridge board and no Arduino sketch found on USB (Caterina \(BootloaderIdentity.list(BootloaderIdentity.caterinas)); "
+                    + "Atmel DFU \(BootloaderIdentity.atmega32u4DFU); sketches \(BootloaderIdentity.list(BootloaderIdentity.sketches))): "
                     + CaterinaPort.manualReset + ", or give --port/--device")
-        case (0, 0, _):
+        case (0, 0, _, _):
+            let found = boards.map { "usb:" + $0.portPath } + sketches.map { "\($0) (a sketch)" }
             throw FlashError(
-                .noBootloader, "\(boards.count) hapbridge boards (\(boards.map { "usb:" + $0.portPath }.joined(separator: ", "))): choose one with --device")
+                .noBootloader, "\(found.count) boards (\(found.joined(separator: ", "))): choose one with --device, or a sketch's tty with --port")
         default:
             throw FlashError(.noBootloader, "several bootloaders (\((ttys + dfus.map { "usb:" + $0 }).joined(separator: ", "))): choose one with --port or --device")
+        }
+    }
+
+    /// How often the wait for a bootloader looks (sysfs for a Caterina tty, libusb for
+    /// Atmel DFU): well inside Caterina's 8-second window.
+    static let bootloaderLook: UInt32 = 100_000
+
+    /// Returns at once when USB has something `choose` can flash (a bootloader, a
+    /// hapbridge board, a sketch); otherwise waits up to `limit` for a bootloader to
+    /// appear, as after a double reset.
+    static func awaitAnything(for limit: Duration, catalog: DeviceCatalog, stop: FlashStop, announce: (String) -> Void) throws(FlashError) {
+        func bootloaderPresent() -> Bool {
+            !CaterinaPort.find(identities: caterinaIDs).filter { FileManager.default.fileExists(atPath: $0) }.isEmpty
+                || !AtmelDFUProgrammer.locations().isEmpty
+        }
+        if bootloaderPresent() || !catalog.usbBoards().isEmpty || !CaterinaPort.find(identities: sketchIDs).isEmpty { return }
+        let said = "\(limit.components.seconds) s"
+        announce(
+            "waiting up to \(said) for a bootloader: put the board in it now (a Pro Micro: short RST to GND twice within a second; "
+                + "Caterina then waits 8 s)")
+        let deadline = ContinuousClock.now + limit
+        while !bootloaderPresent() {
+            try untouched(stop, "while a bootloader was awaited")
+            guard ContinuousClock.now < deadline else {
+                throw FlashError(
+                    .noBootloader,
+                    "no bootloader appeared within \(said) (Caterina \(BootloaderIdentity.list(BootloaderIdentity.caterinas)); Atmel DFU "
+                        + "\(BootloaderIdentity.atmega32u4DFU)): " + CaterinaPort.manualReset)
+            }
+            usleep(bootloaderLook)
         }
     }
 

@@ -189,7 +189,8 @@ struct EmulateCommand: ParsableCommand {
                 bootloader until COMMAND ends (leaving it with E is answered, the board does not re-enumerate). \
                 With --sketch the board runs an Arduino sketch first (a Leonardo's application, \(BootloaderIdentity.leonardoSketch), tty \
                 /dev/ttyACM0) and resets into Caterina on the same port (a new tty, /dev/ttyACM1) when its port is \
-                set to 1200 baud and closed, as the Arduino core does. A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
+                set to 1200 baud and closed, as the Arduino core does. --board pro-micro makes it a 5 V SparkFun Pro Micro \
+                instead: Caterina \(BootloaderIdentity.proMicroCaterina), its sketch \(BootloaderIdentity.proMicroSketch). A summary line on standard error at the end. Exit status: COMMAND's; 128+N if signal N killed it; \
                 125 if the emulation could not be set up (or --image was refused); 126 / 127 if COMMAND could not be \
                 run / was not found.
                 """)
@@ -199,6 +200,16 @@ struct EmulateCommand: ParsableCommand {
 
         @Flag(help: "The board runs a sketch first (ttyACM0) and enters Caterina (ttyACM1) on the 1200-baud touch.")
         var sketch = false
+
+        /// Which board's USB identities the emulation answers with.
+        enum Board: String, ExpressibleByArgument, CaseIterable {
+            case leonardo
+            case proMicro = "pro-micro"
+            var caterina: BootloaderIdentity { self == .leonardo ? .leonardoCaterina : .proMicroCaterina }
+        }
+
+        @Option(help: ArgumentHelp("The board: leonardo (2341:0036, sketch 2341:8036) or pro-micro (1b4f:9205, sketch 1b4f:9206).", valueName: "board"))
+        var board: Board = .leonardo
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run, after --.", valueName: "COMMAND"))
         var command: [String] = []
@@ -214,7 +225,7 @@ struct EmulateCommand: ParsableCommand {
             do {
                 var flash = FlashMemory(part: .atmega32u4, bootloader: CaterinaBootloader.bootSection)
                 if let image { try CaterinaEmulation.preload(&flash, imageFile: image) }
-                status = try CaterinaSession.run(.init(flash: flash, sketch: sketch, command: command))
+                status = try CaterinaSession.run(.init(flash: flash, identity: board.caterina, sketch: sketch, command: command))
             } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
                 throw ExitCode(EmulationSession.setUpFailedStatus)

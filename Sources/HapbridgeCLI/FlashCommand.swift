@@ -1,4 +1,5 @@
 import ArgumentParser
+import AVRBootloaders
 import FirmwareImage
 import Flashing
 import Foundation
@@ -25,7 +26,11 @@ struct FlashCommand: AsyncParsableCommand {
             Caterina tty; the tty of a sketch gets the 1200-baud reset and its Caterina is awaited), --device \
             usb:BUS-PORT or usb:SERIAL (a bootloader at that address, or a board running hapbridge firmware, which \
             is sent into its bootloader with ENTER_BOOTLOADER and followed to it on the same port), else the one \
-            bootloader, or the one hapbridge board, on USB. A board that ran hapbridge firmware is awaited after the \
+            bootloader, or the one hapbridge board, or the one board running an Arduino sketch (a Pro Micro from \
+            the shop, \(BootloaderIdentity.list(BootloaderIdentity.sketches)): its tty gets the 1200-baud reset and its Caterina \
+            is awaited), on USB. --wait-for-bootloader S: when none of those is there yet, wait up to S seconds \
+            for a bootloader to appear (start flash, then short RST to GND twice: Caterina waits 8 s, and the \
+            image is already read, checked and built by then). A board that ran hapbridge firmware is awaited after the \
             flash until its firmware enumerates again and answers HELLO; the version now running is printed. \
             Progress on standard error (one line per phase when it is not a terminal). --json writes one object \
             on standard output: {"schema": "hapbridge-flash/1", "ok", "dryRun", "mode" ("write" or \
@@ -58,8 +63,18 @@ struct FlashCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A Caterina bootloader's serial port (/dev/ttyACMn).", valueName: "PATH"))
     var port: String?
 
-    @Option(help: ArgumentHelp("The bootloader by USB address: usb:BUS-PORT (as `hapbridge list` shows it) or usb:SERIAL.", valueName: "address"))
-    var device: String?
+    @Option(
+        help: ArgumentHelp(
+            "The board by USB address, parsed as every command's --device: usb:BUS-PORT (as `hapbridge list` shows it, e.g. usb:1-2 or usb:1-2.4), "
+                + "usb:SERIAL (usb:serial=S for a serial that looks like a port path), or usb (the one on USB).",
+            valueName: "address"))
+    var device: DeviceArgument?
+
+    @Option(
+        help: ArgumentHelp(
+            "With nothing to flash on USB yet, wait up to this many seconds for a bootloader to appear (start flash, then double-tap reset).",
+            valueName: "seconds"))
+    var waitForBootloader: Int?
 
     @Flag(help: "Read back and compare with the image; erase and write nothing.")
     var verifyOnly = false
@@ -70,6 +85,8 @@ struct FlashCommand: AsyncParsableCommand {
     @Flag(help: "Write the report as JSON on standard output.")
     var json = false
 
+    /// The longest --wait-for-bootloader: an hour, for a bench where someone walks over.
+    static let longestWait = 3600
     static let imageRefused: Int32 = 5
     static let noBootloader: Int32 = 6
     static let verifyFailed: Int32 = 7
@@ -78,10 +95,16 @@ struct FlashCommand: AsyncParsableCommand {
     func validate() throws {
         if port != nil, device != nil { throw ValidationError("give --port or --device, not both") }
         if dryRun, verifyOnly { throw ValidationError("--dry-run touches no board; --verify-only reads one: give one of them") }
-        if let device {
-            do {
-                guard case .usb = try DeviceAddress(parsing: device) else { throw ValidationError("--device \(device): a bootloader is on USB (usb:BUS-PORT or usb:SERIAL)") }
-            } catch let e as ValidationError { throw e } catch { throw ValidationError("--device \(device): \(error)") }
+        if let wait = waitForBootloader {
+            guard (1...Self.longestWait).contains(wait) else {
+                throw ValidationError("--wait-for-bootloader \(wait): give 1 to \(Self.longestWait) seconds")
+            }
+            if port != nil || device != nil { throw ValidationError("--wait-for-bootloader waits for the one bootloader on USB: give it without --port/--device") }
+        }
+        // The same parse, and the same usage error for a malformed address, as DeviceOptions'.
+        if case .failure(let error)? = device?.parsed { throw ValidationError(TerminalText.safe(error.description)) }
+        if let address = device?.address {
+            guard case .usb = address else { throw ValidationError("--device \(address): a bootloader is on USB (usb:BUS-PORT or usb:SERIAL)") }
         }
     }
 
@@ -125,7 +148,11 @@ struct FlashCommand: AsyncParsableCommand {
             var logger = Logger(label: "hapbridge.flash")
             logger.logLevel = .warning
             let catalog = DeviceCatalog(logger: logger)
-            let target = try await FlashTarget.choose(port: port, device: device, catalog: catalog, stop: stop)
+            // The image is read, checked (and the carried firmware built) above, so a wait
+            // for the bootloader starts only now: Caterina's 8 s all go to the flash.
+            let target = try await FlashTarget.choose(
+                port: port, device: device?.address?.description, catalog: catalog, stop: stop, waitingForBootloader: waitForBootloader.map { .seconds($0) },
+                announce: { try? Console.err($0) })
             chosen = target
             let flashed = try await target.flash(
                 loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog, stop: stop)

@@ -16,15 +16,16 @@ public struct ListCommand: AsyncParsableCommand {
         discussion: """
             Lists every USB device of a known identity by its port: bridge firmware (\(USBKnownIdentity.identities(of: .bridgeFirmware).map(\.usbID).joined(separator: ", "))), Caterina \
             bootloaders (\(USBKnownIdentity.identities(of: .caterinaBootloader).map(\.usbID).joined(separator: ", "))), the Atmel DFU bootloader \
-            (\(USBKnownIdentity.identities(of: .atmelDFUBootloader).map(\.usbID).joined(separator: ", "))) and the FT232H \
-            (\(USBKnownIdentity.identities(of: .ft232h).map(\.usbID).joined(separator: ", "))). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
+            (\(USBKnownIdentity.identities(of: .atmelDFUBootloader).map(\.usbID).joined(separator: ", "))), the FT232H \
+            (\(USBKnownIdentity.identities(of: .ft232h).map(\.usbID).joined(separator: ", "))) and boards running an Arduino sketch, which \
+            `hapbridge flash` resets into their Caterina (\(USBKnownIdentity.identities(of: .arduinoSketch).map(\.usbID).joined(separator: ", "))). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
             Each bridge board is opened once and asked HELLO (this opens a session on it, which the board closes \
             by itself after its keep-alive: a board another program holds open shows as busy and is not \
             disturbed); the other kinds are listed with what their descriptors say. \
             The simulated board (--device sim) is always available and is not listed. \
             --json prints one object: {"schema": "hapbridge-list/1", "boards": [BOARD...]}, each BOARD with \
             "address" ("usb:1-2"), "kind" ("bridge-firmware", "caterina-bootloader", "atmel-dfu-bootloader", \
-            "ft232h"), "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
+            "ft232h", "arduino-sketch"), "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
             "bcdDevice", "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), \
             "message" (null when ok; for a board whose firmware is older than this hapbridge's, the notice that \
             `hapbridge flash` updates it), "firmwareUpdate" (the version `flash` would write when the board's is older, \

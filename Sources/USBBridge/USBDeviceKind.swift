@@ -14,6 +14,9 @@ public enum USBDeviceKind: String, Sendable, CaseIterable, CustomStringConvertib
     case atmelDFUBootloader = "atmel-dfu-bootloader"
     /// FTDI's FT232H (USB to MPSSE: I2C from the host).
     case ft232h = "ft232h"
+    /// A board running an Arduino-core sketch (a Pro Micro or Leonardo as it comes from
+    /// the shop): `hapbridge flash` resets it into its Caterina with the 1200-baud touch.
+    case arduinoSketch = "arduino-sketch"
 
     /// The stable word `list` prints and `list --json` writes.
     public var description: String { rawValue }
@@ -41,8 +44,14 @@ public struct USBKnownIdentity: Sendable, Equatable {
     /// EEPROM can change).
     public static let all: [USBKnownIdentity] =
         [USBKnownIdentity(vendorID: USBIdentity.vendorID, productID: USBIdentity.productID, kind: .bridgeFirmware, name: "hapbridge bridge firmware")]
-        + BootloaderIdentity.bootloaders.map { b in
-            USBKnownIdentity(vendorID: b.vendorID, productID: b.productID, kind: b.kind == .atmelDFU ? .atmelDFUBootloader : .caterinaBootloader, name: b.name)
+        + (BootloaderIdentity.bootloaders + BootloaderIdentity.sketches).map { b in
+            let kind: USBDeviceKind =
+                switch b.kind {
+                case .atmelDFU: .atmelDFUBootloader
+                case .caterina: .caterinaBootloader
+                case .sketch: .arduinoSketch
+                }
+            return USBKnownIdentity(vendorID: b.vendorID, productID: b.productID, kind: kind, name: b.name)
         }
         + [USBKnownIdentity(vendorID: FT232HIdentity.vendorID, productID: FT232HIdentity.productID, kind: .ft232h, name: "FTDI FT232H")]
 

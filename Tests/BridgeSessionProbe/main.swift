@@ -1,8 +1,9 @@
-// bridge-session-probe [ADDRESS]: the product's own path to a bridge board, as
-// `hapbridge` takes it — DeviceCatalog opens ADDRESS (default `usb`) through
-// USBBridgeTransport, BridgeSession says HELLO and reads the chip's STATUS register —
-// run as COMMAND under `hapbridge emulate bridge` by Tests/USBEmulationTests. One line
-// per step on stdout:
+// bridge-session-probe [ADDRESS [REG COUNT]]: the product's own path to a bridge board,
+// as `hapbridge` takes it — DeviceCatalog opens ADDRESS (default `usb`) through
+// USBBridgeTransport (or the FT232H's hosted core for `ftdi`), BridgeSession says HELLO
+// and reads the chip's STATUS register (or COUNT bytes from register REG, both hex, in
+// one I2C_READ) — run as COMMAND under `hapbridge emulate bridge|ft232h` by
+// Tests/USBEmulationTests. One line per step on stdout:
 //
 //   device address=usb:1-1 summary="..."
 //   identity protocol=1.1 firmware=0.2 serial=0001 chip=DRV2605L register_access=yes
@@ -47,7 +48,16 @@ func fail(during step: String, _ error: any Error) -> Never {
     exit(1)
 }
 
-let text = CommandLine.arguments.dropFirst().first ?? "usb"
+let arguments = Array(CommandLine.arguments.dropFirst())
+let text = arguments.first ?? "usb"
+let span: (register: UInt8, count: Int) = {
+    guard arguments.count >= 3 else { return (RegisterAddress.status.rawValue, 1) }
+    guard let r = UInt8(arguments[1], radix: 16), let n = Int(arguments[2], radix: 16) else {
+        print("usage: bridge-session-probe [ADDRESS [REG COUNT]] (REG and COUNT in hex)")
+        exit(2)
+    }
+    return (r, n)
+}()
 let address: DeviceAddress
 do { address = try DeviceAddress(parsing: text) } catch { fail(during: "address", error) }
 let catalog = DeviceCatalog()
@@ -61,8 +71,8 @@ print(
     "identity protocol=\(identity.protocolVersion) firmware=\(identity.firmwareVersion) serial=\(identity.serialNumber ?? "-")"
         + " chip=\(identity.chip.map { "\($0)" } ?? "-") register_access=\(identity.canAccessRegisters ? "yes" : "no")")
 do {
-    let register = RegisterAddress.status.rawValue
-    let value = try await session.read(address: DRV2605I2C.address, register: register, count: 1)
+    let register = span.register
+    let value = try await session.read(address: DRV2605I2C.address, register: register, count: span.count)
     print("register address=\(hex([DRV2605I2C.address])) register=\(hex([register])) value=\(hex(value))")
 } catch {
     fail(during: "read", error)

@@ -40,6 +40,16 @@ struct RegisterBehaviourTests {
         #expect(bytes == [0x3E, 0x8C, 0x0C, 0x6C, 0x36])
     }
 
+    @Test("a read running past LRA_PERIOD (0x22) gets 00 for every byte past the map, the pointer wrapping at 0xFF")
+    func readingPastTheLastRegisterReadsZero() throws {
+        let chip = DRV2605Chip()
+        let lra = try chip.i2cRead(address: 0x5A, register: RegisterAddress.lraPeriod.rawValue, count: 1)
+        #expect(try chip.i2cRead(address: 0x5A, register: 0x22, count: 4) == lra + [0, 0, 0])
+        #expect(try chip.i2cRead(address: 0x5A, register: 0x80, count: 2) == [0, 0])
+        let wrapped = try chip.i2cRead(address: 0x5A, register: 0xFF, count: 3)
+        #expect(wrapped == [0, chip.peek(.status), chip.peek(.mode)])
+    }
+
     @Test func writingPastTheLastRegisterIsADataNack() throws {
         let chip = DRV2605Chip()
         #expect(throws: I2CError.dataNotAcknowledged(address: 0x5A, register: 0x23)) {

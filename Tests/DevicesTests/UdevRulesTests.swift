@@ -47,9 +47,9 @@ struct UdevRulesTests {
         }
     }
 
-    @Test("Caterina's tty keeps ModemManager off during the bootloader's window (ID_MM_DEVICE_IGNORE)")
+    @Test("Caterina's tty, and a sketch's the touch opens, keep ModemManager off (ID_MM_DEVICE_IGNORE)")
     func caterinaTTYIgnoredByModemManager() throws {
-        let caterina = Set(USBKnownIdentity.identities(of: .caterinaBootloader).map(\.usbID))
+        let caterina = Set((USBKnownIdentity.identities(of: .caterinaBootloader) + USBKnownIdentity.identities(of: .arduinoSketch)).map(\.usbID))
         let ttys = try Self.rules().filter { caterina.contains($0.id) }
         #expect(ttys.count == caterina.count)
         for rule in ttys {

@@ -29,7 +29,7 @@
  *   open                          libusb_open on every 1209:0001 device: its result
  *   noise BYTES                   HELLO, then that many bytes from bulk IN: how many were
  *                                 the frame magic and how many whole valid frames they held
- *   chapter9 | halt-rounds N | burst TYPE N
+ *   chapter9 | halt-rounds N | halt-pending | burst TYPE N
  *                                 what goes over the wire (wire.c)
  *   claims                        two files of the node: one's claim taken by the other
  *                                 (DISCONNECT_CLAIM), GETDRIVER before and after (claims.c)
@@ -861,7 +861,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         die("usage: %s list | hello [--serial S] | bench N [--serial S] | unplug-replug | signal-replug | "
             "bootloader | watch | hold | silence KEEPALIVE_MS | idle SECONDS | open | noise BYTES | later-frames | control-raw TEXT | "
-            "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | burst TYPE N | claims",
+            "control-flood BYTES | control-crowd N | chapter9 | halt-rounds N | halt-pending | burst TYPE N | claims",
             argv[0]);
     }
     const char *serial = NULL;
@@ -910,6 +910,8 @@ int main(int argc, char **argv)
         status = cmd_later_frames(ctx);
     } else if (strcmp(argv[1], "chapter9") == 0) {
         status = cmd_chapter9(ctx);
+    } else if (strcmp(argv[1], "halt-pending") == 0 && argc == 2) {
+        status = cmd_halt_pending(ctx);
     } else if (strcmp(argv[1], "halt-rounds") == 0 && argc == 3 && atoi(argv[2]) > 0) {
         status = cmd_halt_rounds(ctx, atoi(argv[2]));
     } else if (strcmp(argv[1], "burst") == 0 && argc == 4 && atoi(argv[3]) > 0) {

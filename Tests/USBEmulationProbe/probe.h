@@ -41,6 +41,7 @@ int cmd_claims(libusb_context *ctx);
 /* wire.c: the USB conversation both backings must answer alike. */
 int cmd_chapter9(libusb_context *ctx);
 int cmd_halt_rounds(libusb_context *ctx, int rounds);
+int cmd_halt_pending(libusb_context *ctx);
 int cmd_burst(libusb_context *ctx, uint8_t type, int count);
 
 #endif

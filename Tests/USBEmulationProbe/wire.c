@@ -10,6 +10,11 @@
  *   halt-rounds N     N times: SET_FEATURE(ENDPOINT_HALT) on bulk IN, a read (it
  *                     must STALL), a clear-halt, then a SYNC round trip whose reads
  *                     must all succeed.
+ *   halt-pending      SET_FEATURE(ENDPOINT_HALT) on bulk IN, two SYNCs sent while it
+ *                     is halted (the first reply fills the endpoint's bank, the
+ *                     second waits in the port's ring), a read (it must STALL), a
+ *                     clear-halt, then reads until the second reply comes: which of
+ *                     the two a clear-halt leaves.
  *   burst TYPE N      HELLO, then N frames of TYPE in one bulk OUT transfer: how many
  *                     replies the board sent back (the rest did not fit its IN ring).
  */
@@ -223,6 +228,54 @@ int cmd_halt_rounds(libusb_context *ctx, int rounds)
         }
     }
     printf("halt rounds=%d stalled=%d failed_rounds=%d epipe_reads=%d\n", rounds, stalled, failed_rounds, failures);
+    libusb_close(h);
+    return 0;
+}
+
+int cmd_halt_pending(libusb_context *ctx)
+{
+    libusb_device_handle *h = open_board(ctx, NULL);
+    rx r = {.len = 0};
+    uint8_t reply[HB_FRAME_MAX_PAYLOAD];
+    hello(h, &r, 0, reply);
+    check(halt_bulk_in(h, SET_FEATURE), "SET_FEATURE(ENDPOINT_HALT)");
+    /* B's OUT transfer completes only once the board took A's packet, answered A
+     * (its reply fills the free bank) and took B (its reply waits in the ring). */
+    const uint32_t tokens[2] = {0x5E4D0001u, 0x5E4D0002u};
+    for (int i = 0; i < 2; i++) {
+        uint8_t sync[HB_SYNC_LEN];
+        hb_put_u32(&sync[HB_SYNC_OFF_TOKEN], tokens[i]);
+        send_frame(h, HB_T_SYNC, sync, sizeof sync);
+    }
+    r.len = 0;
+    int stalled = read_some(h, &r, TIMEOUT_MS) == LIBUSB_ERROR_PIPE;
+    check(libusb_clear_halt(h, HB_USB_EP_BULK_IN), "libusb_clear_halt");
+    int seen[2] = {0, 0}, epipe = 0;
+    double deadline = now_us() + GUARD_SECONDS * 1e6;
+    while (!seen[1]) {
+        uint8_t len;
+        int t = take_frame(&r, reply, &len);
+        if (t == HB_T_SYNC_REPLY) {
+            uint32_t token = hb_get_u32(&reply[HB_SYNC_REPLY_OFF_TOKEN]);
+            for (int i = 0; i < 2; i++) {
+                seen[i] += token == tokens[i];
+            }
+            continue;
+        }
+        if (t >= 0) {
+            continue;
+        }
+        if (now_us() > deadline) {
+            die("no reply to the second SYNC within %.0f s of the clear-halt", GUARD_SECONDS);
+        }
+        int e = read_some(h, &r, TIMEOUT_MS);
+        if (e == LIBUSB_ERROR_PIPE) {
+            epipe++;
+        } else if (e < 0 && e != LIBUSB_ERROR_TIMEOUT) {
+            check(e, "bulk IN");
+        }
+    }
+    printf("pending stalled=%d banked_reply=%d ring_reply=%d epipe_reads=%d\n", stalled, seen[0], seen[1], epipe);
     libusb_close(h);
     return 0;
 }

@@ -64,6 +64,23 @@ extension EmulatedBoards {
             #expect(halt["epipe_reads"] == "0", "\(run)")
         }
 
+        /// usb.c's CLEAR_FEATURE(ENDPOINT_HALT) resets the endpoint (UERST: "reset the
+        /// selected endpoint FIFO", ATmega32U4 datasheet, UERST, as LUFA's
+        /// USB_Device_ClearSetFeature does) besides its data toggle (USB 2.0 §9.4.5), so
+        /// the packet in the bank is lost and the ring's bytes are not.
+        @Test(
+            "After a clear-halt the reply that sat in bulk IN's bank is gone and the one in the port's ring comes, the same on every backing",
+            arguments: Emulate.backings)
+        func aClearHaltDropsTheBankAndKeepsTheRing(_ backing: Emulate.Backing) throws {
+            let run = try Emulate.bridge(backing, [], [Emulate.probe, "halt-pending"])
+            #expect(run.status == 0, "\(run)")
+            let pending = run.record("pending")
+            #expect(pending["stalled"] == "1", "the halted endpoint STALLs the read: \(run)")
+            #expect(pending["banked_reply"] == "0", "the bank is reset with the halt: \(run)")
+            #expect(pending["ring_reply"] == "1", "the ring keeps its reply: \(run)")
+            #expect(pending["epipe_reads"] == "0", "\(run)")
+        }
+
         /// Replies to a burst that fits one 64-byte packet: as many as the port's ring
         /// takes whole (usb_send drops a frame that does not fit); the bank takes its
         /// first packet only after the packet's frames are all handled.

@@ -45,7 +45,9 @@ public enum CaterinaSession {
             // The touch: the sketch's device leaves, Caterina comes up on the same port with
             // a new address and a new tty (the old one may still be held open).
             let plugged = Mutex<SketchEmulation?>(nil)
-            let made = try SketchEmulation(testbed: testbed, placement: .init(), addsRootHub: true) {
+            // The sketch of the board whose Caterina this is (a Pro Micro's or a Leonardo's).
+            let sketchIdentity = BootloaderIdentity.sketches.first { $0.caterina == options.identity } ?? .leonardoSketch
+            let made = try SketchEmulation(testbed: testbed, identity: sketchIdentity, placement: .init(), addsRootHub: true) {
                 DispatchQueue.global().async {
                     plugged.withLock { $0 }?.unplug()
                     do throws(EmulationError) {

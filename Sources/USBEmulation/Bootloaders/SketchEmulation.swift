@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A 32U4 board running an Arduino sketch (a Leonardo's application, 2341:8036) with the
-/// Arduino core's CDC-ACM port: what `hapbridge flash --port` meets on a board that
+/// A 32U4 board running an Arduino sketch (a Leonardo's application, 2341:8036, or a
+/// Pro Micro's as it comes from the shop, 1b4f:9206: `BootloaderIdentity.sketches`)
+/// with the Arduino core's CDC-ACM port: what `hapbridge flash` meets on a board that
 /// does not run hapbridge firmware. The one thing the sketch does here is what the
 /// Arduino core does for every sketch: when its port is set to 1200 baud and closed
 /// (DTR dropped), it resets into Caterina (`touched`).
@@ -13,7 +14,7 @@ import Synchronization
 /// the master reads the line settings the client made (tcgetattr on a pty master is
 /// its slave's) and sees the slave closed (POLLHUP): the speed at the close is the touch.
 public final class SketchEmulation: Sendable {
-    public static let identity = BootloaderIdentity.leonardoSketch
+    public let identity: BootloaderIdentity
 
     public let placement: CaterinaEmulation.Placement
     let record: USBDeviceRecord
@@ -25,15 +26,19 @@ public final class SketchEmulation: Sendable {
     private let touched: @Sendable () -> Void
 
     /// Plugs the board in (the bus's root hub must be there) and watches its port.
-    public init(testbed: Testbed, placement: CaterinaEmulation.Placement, addsRootHub: Bool, touched: @escaping @Sendable () -> Void) throws(EmulationError) {
-        let record = try CaterinaEmulation.deviceRecord(Self.identity, placement: placement)
+    public init(
+        testbed: Testbed, identity: BootloaderIdentity = .leonardoSketch, placement: CaterinaEmulation.Placement, addsRootHub: Bool,
+        touched: @escaping @Sendable () -> Void
+    ) throws(EmulationError) {
+        let record = try CaterinaEmulation.deviceRecord(identity, placement: placement)
         if addsRootHub { try testbed.add(record: USBRootHubRecord(bus: placement.bus).text) }
         try testbed.add(record: CaterinaEmulation.withDriver(record.text))
-        try testbed.add(record: CaterinaEmulation.ttyRecord(device: record, identity: Self.identity, tty: placement.tty))
+        try testbed.add(record: CaterinaEmulation.ttyRecord(device: record, identity: identity, tty: placement.tty))
         guard let master = testbed.ptyMaster(node: placement.node) else { throw .testbed("umockdev made no pty for \(placement.node)") }
         var pipe: [Int32] = [-1, -1]
         guard Glibc.pipe(&pipe) == 0 else { throw .testbed("cannot make a pipe: \(String(cString: strerror(errno)))") }
         for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        self.identity = identity
         self.placement = placement
         self.record = record
         self.testbed = testbed

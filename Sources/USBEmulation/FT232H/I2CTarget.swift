@@ -179,6 +179,8 @@ final class I2CTarget {
     }
 
     private func nextByte() -> UInt8 {
+        // The model answers every sub-address (past the map: 00; `DRV2605Chip.i2cRead`);
+        // a chip gone from the bus mid-read drives nothing, and the pull-up reads 1s.
         let byte = (try? chip.i2cRead(address: chip.address, register: pointer, count: 1).first) ?? 0xFF
         pointer &+= 1
         current?.bytes.append(byte)
