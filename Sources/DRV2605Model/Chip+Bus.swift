@@ -10,15 +10,20 @@ extension DRV2605Chip {
 
     /// A register write transaction (auto-incrementing). With EN low it is
     /// acknowledged and has no effect.
+    ///
+    /// Past the map (0x23…0xFF) every byte is acknowledged and dropped: the datasheets
+    /// define no refusal of a sub-address, and the chip's register file ignores one it
+    /// lacks as it reads one as 0x00 (`i2cRead`); the 8-bit pointer wraps from 0xFF to
+    /// 0x00. Every emulation writes through this, and the ELF's bit-level chip
+    /// (`Firmware/sim/drv_model.c`) acknowledges such a byte too, so the core, the ELF
+    /// and the FT232H answer a stray write alike.
     public func i2cWrite(address: UInt8, register: UInt8, bytes: [UInt8]) throws(I2CError) {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
         guard enablePin else { return }
-        for (i, byte) in bytes.enumerated() {
-            let r = Int(register) + i
-            guard r < registers.count, let reg = RegisterAddress(rawValue: UInt8(r)) else {
-                throw .dataNotAcknowledged(address: address, register: UInt8(truncatingIfNeeded: r))
-            }
-            hostWrote(reg, byte)
+        var pointer = register
+        for byte in bytes {
+            if let reg = RegisterAddress(rawValue: pointer) { hostWrote(reg, byte) }
+            pointer &+= 1
         }
     }
 
