@@ -63,9 +63,7 @@ public struct MeasureCommand: AsyncParsableCommand {
         Interruption.shared.onInterrupt { _ in session.stop(reason: Interruption.shared.reason ?? "interrupted") }
         do { try await session.start(source.loaded.pattern) } catch { throw CLIError("\(source.label): \(error)") }
         while try await !session.step().isFinished, Interruption.shared.signal == nil {}
-        for _ in 0..<Int((Self.tailSeconds / options.stepSeconds).rounded(.up)) where Interruption.shared.signal == nil {
-            _ = try await session.step()
-        }
+        try await session.recordTail(seconds: Self.tailSeconds) { Interruption.shared.signal != nil }
         let result = try await session.finish(interruption: Interruption.shared.reason)
         try Interruption.shared.exitIfInterrupted()
         let measured = PlayMeasurements(trace: result.trace)
