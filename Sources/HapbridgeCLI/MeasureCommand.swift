@@ -41,6 +41,8 @@ public struct MeasureCommand: AsyncParsableCommand {
 
     @OptionGroup public var device: DeviceOptions
 
+    @OptionGroup public var accelerometer: AccelerometerAxisOption
+
     @OptionGroup public var reading: PatternReadingOptions
 
     @Flag(help: "Print the measurements as one JSON object (units as symbols: g, ms).")
@@ -55,7 +57,8 @@ public struct MeasureCommand: AsyncParsableCommand {
         try source.printWarnings()
         let located = try locateActuatorProfile(actuator)
         let profile = located.profile
-        let opened = try device.open(actuator: profile)
+        var opened = try device.open(actuator: profile)
+        opened.accelerometerAxis = accelerometer.axis
         var options = PlaySession.Options(keepsCommands: true)
         options.sharpnessControl = reading.sharpnessControlScope
         options.logger = device.logging.logger("hapbridge.engine")

@@ -30,6 +30,8 @@ public struct SweepCommand: AsyncParsableCommand {
     @OptionGroup public var actuator: ActuatorOption
     @OptionGroup public var device: DeviceOptions
 
+    @OptionGroup public var accelerometer: AccelerometerAxisOption
+
     @Option(help: ArgumentHelp("Lowest frequency, Hz (default: 0.7 × the profile's resonance).", valueName: "HZ"))
     public var from: Double?
 
@@ -75,7 +77,8 @@ public struct SweepCommand: AsyncParsableCommand {
         options.level = level
         options.settleMicroseconds = UInt64((settle * 1000).rounded())
         options.windowMicroseconds = UInt64((window * 1000).rounded())
-        let opened = try device.open(actuator: profile)
+        var opened = try device.open(actuator: profile)
+        opened.accelerometerAxis = accelerometer.axis
         let bench = try await BridgeBench.open(opened)
         let sweep: FrequencySweep
         do {
