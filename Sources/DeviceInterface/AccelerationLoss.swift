@@ -57,6 +57,12 @@ public struct AccelerationLoss: Sendable, Equatable {
         return last >= first ? Int(last - first) + 1 : 0
     }
 
+    /// Whether the hole lies (by more than half a period, the stamps' own wander) within
+    /// `span`, board µs: a step from one sample to the next across it, a figure's window.
+    public func overlaps(_ span: ClosedRange<Double>) -> Bool {
+        count > 0 && firstMissingMicroseconds < span.upperBound - periodMicroseconds / 2 && endMicroseconds > span.lowerBound + periodMicroseconds / 2
+    }
+
     /// The part of this hole inside `window`, nil when none of it is.
     public func clipped(to window: ClosedRange<Double>) -> AccelerationLoss? {
         let n = missing(in: window)
