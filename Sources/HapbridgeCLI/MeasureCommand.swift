@@ -23,7 +23,9 @@ public struct MeasureCommand: AsyncParsableCommand {
             level within the sensor's noise) is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
             "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \
             "model": the actuator's model computed them), "sourceDevice" ("LIS3DH", "simulated sled"), "samples", \
-            "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
+            "sampleRateHz", "axis" ("x", "y", "z": --axis), "lostSamples" and "losses": [{"atMs", "samples", "cause"}] (a \
+            sensor's: samples it took that never reached the host; a figure read across a hole is listed as unmeasured), \
+            "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
             Exit status as for `play`: 3 when the engine stopped before the pattern's end, 4 when it played late (a \
             command sent after its stamp, an underrun: the timings are not the actuator's alone), 1 when commands \
             never reached the chip.

@@ -22,6 +22,7 @@ public struct SweepCommand: AsyncParsableCommand {
             mechanical Q lowered by the coil's back-EMF damping), and the −3 dB points are read off the fitted curve. \
             Needs an acceleration source (the simulated board's sled, or an accelerometer on the bench) and a \
             DRV2605L. --json prints one object: {"schema": "hapbridge-sweep/1", "device", "actuator", "source" ("sensor" or "model"), "sourceDevice", "samples", \
+            "axis", "lostSamples", "losses" (a sensor's, as `measure` gives them), \
             "points": [{"frequencyHz", "accelerationG", "driveVoltsRMS", "gPerVolt"}], "resonance": {"f0Hz", "q", \
             "peakHz", "peakGPerVolt", "lowerHalfPowerHz", "upperHalfPowerHz", "bandwidthHz", "residualDB"} or null, \
             "unmeasured": [reason]}. Exits 1 when no resonance could be fitted.
