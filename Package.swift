@@ -321,7 +321,7 @@ let package = Package(
             name: "MeasurementsTests",
             dependencies: [
                 "Measurements", "Bench", "Devices", "DeviceInterface", "Actuators", "DRV2605", "DRV2605Model", "Haptics", "HapticEngine", "HapticCompilation",
-                "SimulatedBridgeDevice",
+                "SimulatedBridgeDevice", "JSON",
             ],
             swiftSettings: strict),
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on

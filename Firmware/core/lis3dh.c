@@ -156,10 +156,69 @@ static void keep_estimate_in_bounds(hb_core *core, uint8_t n, uint32_t asked, ui
     }
 }
 
+/* The FIFO is full: 32 unread samples, and each one taken after that replaces
+ * the oldest (datasheet DocID17530 Rev 2, 8.20 Table 52: OVRN_FIFO "is set
+ * high when FIFO buffer is full", "at the following ODR a new sample set
+ * replaces the oldest FIFO value").  How many were replaced is the board's
+ * count of samples taken since the oldest unread one, beyond the 32 kept: the
+ * estimate moves past them, so the next frame's stamp leaves a hole that wide
+ * (within the estimate's period) and says why (format bit 7).  A stall long
+ * enough to overflow the count (thousands of samples) dates the 32 from the
+ * read instead: they are the newest. */
+static void skip_replaced(hb_core *core, uint32_t seen)
+{
+    hb_accel *a = &core->accel;
+    int32_t since = (int32_t)(seen - a->next_us);
+    if (since < 0) {
+        return;
+    }
+    uint32_t taken = (uint32_t)since / a->period_us + 1u;
+    if (taken <= LIS3DH_FIFO_DEPTH) {
+        return; /* full, none replaced yet */
+    }
+    uint32_t replaced = taken - LIS3DH_FIFO_DEPTH;
+    a->lost = true;
+    if (replaced > HB_ACCEL_SKIP_MAX) {
+        a->next_us = seen;
+        a->next_frac_ns = 0;
+        return;
+    }
+    while (replaced) {
+        uint8_t step = replaced < LIS3DH_FIFO_DEPTH ? (uint8_t)replaced : (uint8_t)LIS3DH_FIFO_DEPTH;
+        hbi_accel_advance(core, step);
+        replaced -= step;
+    }
+}
+
+/* How many samples a frame may carry that the port has room to send now
+ * (hooks.h, send_room).  A frame the port dropped would be samples lost;
+ * samples left in the FIFO only wait, 24 ms at 1344 Hz, for the host to read
+ * what the port holds. */
+static uint8_t samples_with_room(hb_core *core)
+{
+    if (!core->hooks.send_room) {
+        return HB_ACCEL_MAX_SAMPLES;
+    }
+    uint8_t room = core->hooks.send_room(core->hooks.context);
+    uint8_t fixed = (uint8_t)(HB_FRAME_OVERHEAD + HB_ACCEL_OFF_DATA);
+    if (room < fixed + HB_ACCEL_SAMPLE_LEN) {
+        return 0;
+    }
+    uint8_t k = (uint8_t)((room - fixed) / HB_ACCEL_SAMPLE_LEN);
+    return k < HB_ACCEL_MAX_SAMPLES ? k : (uint8_t)HB_ACCEL_MAX_SAMPLES;
+}
+
 void hbi_accel_poll(hb_core *core)
 {
     hb_accel *a = &core->accel;
-    if (!a->odr || !hbi_reached(hbi_now(core), a->next_read_us)) {
+    uint32_t start = hbi_now(core);
+    if (!a->odr || !hbi_reached(start, a->next_read_us)) {
+        return;
+    }
+    uint8_t fits = samples_with_room(core);
+    if (!fits) {
+        /* The host has not read what the port holds: look again shortly. */
+        a->next_read_us = start + (a->period_us < HB_ACCEL_ROOM_RETRY_US ? a->period_us : HB_ACCEL_ROOM_RETRY_US);
         return;
     }
     uint8_t p[HB_ACCEL_MAX_LEN];
@@ -173,8 +232,10 @@ void hbi_accel_poll(hb_core *core)
     }
     bool ok = core->hooks.i2c_read(core->hooks.context, a->addr, LIS3DH_REG_FIFO_SRC, &src, 1) == HB_I2C_ACK;
     uint32_t seen = hbi_now(core);
-    uint8_t n = ok ? (uint8_t)(src & LIS3DH_FIFO_SRC_FSS) : 0u;
-    uint8_t k = n < HB_ACCEL_MAX_SAMPLES ? n : (uint8_t)HB_ACCEL_MAX_SAMPLES;
+    /* Full is 32 unread, which FSS's five bits cannot say: OVRN_FIFO does. */
+    bool full = ok && (src & LIS3DH_FIFO_SRC_OVRN);
+    uint8_t n = !ok ? 0u : full ? (uint8_t)LIS3DH_FIFO_DEPTH : (uint8_t)(src & LIS3DH_FIFO_SRC_FSS);
+    uint8_t k = n < fits ? n : fits;
     while (k && !hbi_bus_free_for(core, seen, read_us((uint8_t)(k * HB_ACCEL_SAMPLE_LEN)) + HB_UNTIMED_GUARD_US)) {
         k--; /* what fits in the gap; the rest waits for the next */
     }
@@ -189,11 +250,8 @@ void hbi_accel_poll(hb_core *core)
         a->next_read_us = seen + HB_ACCEL_MAX_SAMPLES * p_us;
         return;
     }
-    if (src & LIS3DH_FIFO_SRC_OVRN) {
-        /* Overwritten: the count no longer dates them; the newest is at most now. */
-        a->lost = true;
-        a->next_us = seen;
-        a->next_frac_ns = 0;
+    if (full) {
+        skip_replaced(core, seen);
     }
     if (n) {
         keep_estimate_in_bounds(core, n, now, seen);

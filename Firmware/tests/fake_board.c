@@ -24,7 +24,6 @@ static void lis_wrote(fake_board *b, uint8_t reg, uint8_t value)
     } else if (reg == LIS3DH_REG_FIFO_CTRL && (value & 0xC0u) == LIS3DH_FIFO_MODE_BYPASS) {
         l->first = l->produced;
         l->count = 0;
-        l->overrun = false;
     }
 }
 
@@ -37,8 +36,8 @@ static void lis_tick(fake_board *b)
         }
         l->produced++;
         if (l->count == LIS3DH_FIFO_DEPTH) {
-            l->first++; /* stream mode: the oldest is overwritten */
-            l->overrun = true;
+            l->first++; /* stream mode: the oldest is replaced */
+            l->replaced++;
         } else {
             l->count++;
         }
@@ -53,7 +52,10 @@ static void lis_read(fake_board *b, uint8_t reg, uint8_t *bytes, uint8_t len)
     if (r == LIS3DH_REG_WHO_AM_I) {
         bytes[0] = LIS3DH_WHO_AM_I_VALUE;
     } else if (r == LIS3DH_REG_FIFO_SRC) {
-        bytes[0] = (uint8_t)((l->count > 31u ? 31u : l->count) | (l->overrun ? LIS3DH_FIFO_SRC_OVRN : 0u) |
+        /* Datasheet Rev 2, 8.20: OVRN_FIFO with 32 unread (FSS's five bits
+         * saturate there, as in the Swift model). */
+        bytes[0] = (uint8_t)((l->count > 31u ? 31u : l->count) |
+                             (l->count == LIS3DH_FIFO_DEPTH ? LIS3DH_FIFO_SRC_OVRN : 0u) |
                              (l->count ? 0u : LIS3DH_FIFO_SRC_EMPTY));
     } else if (r == LIS3DH_REG_OUT_X_L) {
         for (uint8_t i = 0; i + 6u <= len; i = (uint8_t)(i + 6u)) {
@@ -64,7 +66,6 @@ static void lis_read(fake_board *b, uint8_t reg, uint8_t *bytes, uint8_t len)
             if (l->count) {
                 l->first++;
                 l->count--;
-                l->overrun = false;
             }
         }
     }
@@ -137,6 +138,8 @@ static void arm_timer(void *ctx, uint32_t at)
 
 static void disarm_timer(void *ctx) { ((fake_board *)ctx)->timer_armed = false; }
 
+static bool f_is_unprompted(const uint8_t *frame) { return frame[HB_FRAME_OFFSET_TYPE] == HB_T_ACCEL_SAMPLES; }
+
 static void send_frame(void *ctx, const uint8_t *frame, uint8_t len)
 {
     fake_board *b = ctx;
@@ -146,6 +149,9 @@ static void send_frame(void *ctx, const uint8_t *frame, uint8_t len)
     if (!hb_board_payload_len_ok(frame[HB_FRAME_OFFSET_TYPE], frame[HB_FRAME_OFFSET_LEN])) {
         return; /* a malformed board frame: tests looking for it will fail */
     }
+    if (b->room_limited && f_is_unprompted(frame)) {
+        b->room = b->room >= len ? (uint8_t)(b->room - len) : 0u; /* the ring fills */
+    }
     fake_frame *f = &b->frames[b->frame_count++];
     f->seq = frame[HB_FRAME_OFFSET_SEQ];
     f->type = frame[HB_FRAME_OFFSET_TYPE];
@@ -154,6 +160,12 @@ static void send_frame(void *ctx, const uint8_t *frame, uint8_t len)
 }
 
 static void enter_bootloader(void *ctx) { ((fake_board *)ctx)->bootloader_calls++; }
+
+static uint8_t send_room(void *ctx)
+{
+    const fake_board *b = ctx;
+    return b->room_limited ? b->room : 255u;
+}
 
 void fake_init(fake_board *b)
 {
@@ -175,6 +187,7 @@ void fake_init_with(fake_board *b, const hb_core_config *config)
         .arm_timer = arm_timer,
         .disarm_timer = disarm_timer,
         .send_frame = send_frame,
+        .send_room = send_room,
         .enter_bootloader = enter_bootloader,
     };
     for (uint8_t i = 0; i < FAKE_OTHER_REGS; i++) {

@@ -36,8 +36,8 @@ typedef struct fake_lis3dh {
     uint32_t next_us;    /* when the next sample lands */
     uint32_t produced;   /* samples made since the rate was set */
     uint32_t first;      /* index of the oldest sample in the FIFO */
-    uint8_t count;       /* samples in the FIFO, 0..32 */
-    bool overrun;
+    uint8_t count;       /* samples in the FIFO, 0..32 (32: OVRN_FIFO) */
+    uint32_t replaced;   /* samples a full FIFO replaced (lost) */
     uint32_t sample_at[64]; /* when sample i landed (i < 64) */
 } fake_lis3dh;
 
@@ -57,6 +57,10 @@ typedef struct fake_board {
     uint32_t bootloader_calls;
     uint8_t host_seq;
     fake_lis3dh lis;
+    /* The port's room for unprompted frames (hooks.h, send_room), when limited:
+     * each ACCEL_SAMPLES frame sent takes its length from it, as from a ring. */
+    bool room_limited;
+    uint8_t room;
 } fake_board;
 
 /* Fits the LIS3DH and lets the core find it (hb_core_start again). */

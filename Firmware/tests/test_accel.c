@@ -146,6 +146,131 @@ static bool overwritten_samples_are_flagged_lost(void)
     return true;
 }
 
+/* Sample i's X reads i (the fake's counting sensor). */
+static int16_t sample_x(const fake_frame *f, uint8_t s)
+{
+    return (int16_t)((int16_t)hb_get_u16(&f->payload[HB_ACCEL_OFF_DATA + s * HB_ACCEL_SAMPLE_LEN]) / 16);
+}
+
+/* The stamp of sample s of a frame, us. */
+static uint32_t stamp_of(const fake_frame *f, uint8_t s)
+{
+    uint32_t first = hb_get_u32(&f->payload[HB_ACCEL_OFF_FIRST_US]);
+    return first + (uint32_t)(((uint64_t)s * hb_get_u32(&f->payload[HB_ACCEL_OFF_PERIOD_NS])) / 1000u);
+}
+
+/* A port whose ring has room for one frame at a time, and for none while the
+ * host has not read it: the frames wait (the samples in the FIFO), none is
+ * ever sent that the port would drop, and every sample arrives once. */
+static bool frames_wait_for_the_ports_room(void)
+{
+    fake_init(&b);
+    fake_fit_lis3dh(&b);
+    fake_hello(&b, 2000, 0);
+    stream(LIS3DH_ODR_1344HZ, 0);
+    b.room_limited = true;
+    b.room = 0;
+    uint32_t expect = 0, frames = 0;
+    for (uint32_t t = 0; t < 30000u; t += 10u) {
+        /* The host reads the ring every 2 ms: then there is room for one full frame. */
+        if (t % 2000u == 0u) {
+            b.room = (uint8_t)(HB_FRAME_OVERHEAD + HB_ACCEL_MAX_LEN);
+        }
+        uint32_t before = b.frame_count;
+        fake_advance(&b, 10);
+        for (uint32_t i = before; i < b.frame_count; i++) {
+            const fake_frame *f = &b.frames[i];
+            if (f->type != HB_T_ACCEL_SAMPLES) {
+                continue;
+            }
+            frames++;
+            CHECK(f->len + HB_FRAME_OVERHEAD <= HB_FRAME_OVERHEAD + HB_ACCEL_MAX_LEN);
+            CHECK(!(f->payload[HB_ACCEL_OFF_FORMAT] & HB_ACCEL_FORMAT_LOST));
+            for (uint8_t s = 0; s < f->payload[HB_ACCEL_OFF_COUNT]; s++, expect++) {
+                CHECK(sample_x(f, s) == (int16_t)expect);
+            }
+        }
+    }
+    CHECK(b.lis.replaced == 0);
+    CHECK(frames >= 5); /* a look once 6 should be waiting: every 4.5 ms */
+    CHECK(expect >= 30);
+    return true;
+}
+
+/* Datasheet Rev 2, 8.20: OVRN_FIFO is set when the FIFO holds 32 unread
+ * samples; only the next one replaces the oldest.  Full is not lost. */
+static bool a_full_fifo_is_not_a_loss(void)
+{
+    fake_init(&b);
+    fake_fit_lis3dh(&b);
+    fake_hello(&b, 2000, 0);
+    stream(LIS3DH_ODR_1344HZ, 0);
+    b.room_limited = true;
+    b.room = 0;
+    while (b.lis.count < LIS3DH_FIFO_DEPTH) {
+        fake_advance(&b, 10);
+    }
+    CHECK(b.lis.replaced == 0);
+    b.room_limited = false;
+    /* The reader looks again within HB_ACCEL_ROOM_RETRY_US, before the next
+     * sample (744 us) would replace one. */
+    fake_advance(&b, 700);
+    CHECK(b.lis.replaced == 0);
+    uint32_t expect = 0;
+    for (uint32_t i = 0; i < b.frame_count; i++) {
+        const fake_frame *f = &b.frames[i];
+        if (f->type != HB_T_ACCEL_SAMPLES) {
+            continue;
+        }
+        CHECK(!(f->payload[HB_ACCEL_OFF_FORMAT] & HB_ACCEL_FORMAT_LOST));
+        for (uint8_t s = 0; s < f->payload[HB_ACCEL_OFF_COUNT]; s++, expect++) {
+            CHECK(sample_x(f, s) == (int16_t)expect);
+            int32_t error = (int32_t)(stamp_of(f, s) - b.lis.sample_at[expect]);
+            CHECK(error > -745 && error < 745);
+        }
+    }
+    CHECK(expect >= LIS3DH_FIFO_DEPTH);
+    return true;
+}
+
+/* Samples a full FIFO replaced before the board read it: the next frame says
+ * so (format bit 7) and its stamps go on where those samples would have been,
+ * so the hole in the stamps is as many periods wide as samples were lost. */
+static bool replaced_samples_leave_a_hole_as_wide_as_the_loss(void)
+{
+    fake_init(&b);
+    fake_fit_lis3dh(&b);
+    fake_hello(&b, 2000, 0);
+    stream(LIS3DH_ODR_1344HZ, 0);
+    fake_advance(&b, 10000); /* a few frames first */
+    const fake_frame *last = fake_last(&b, HB_T_ACCEL_SAMPLES);
+    CHECK(last);
+    uint8_t n = last->payload[HB_ACCEL_OFF_COUNT];
+    uint32_t next_expected = stamp_of(last, (uint8_t)(n - 1u)) + 744u;
+    int16_t last_x = sample_x(last, (uint8_t)(n - 1u));
+    uint32_t frames = fake_count(&b, HB_T_ACCEL_SAMPLES);
+    b.room_limited = true;
+    b.room = 0;
+    while (b.lis.replaced < 9u) { /* the FIFO fills, then 9 are replaced */
+        fake_advance(&b, 10);
+    }
+    b.room_limited = false;
+    fake_advance(&b, HB_ACCEL_ROOM_RETRY_US + 100u);
+    CHECK(fake_count(&b, HB_T_ACCEL_SAMPLES) > frames);
+    const fake_frame *f = NULL;
+    for (uint32_t i = 0; i < b.frame_count && !f; i++) {
+        if (b.frames[i].type == HB_T_ACCEL_SAMPLES && frames-- == 0u) {
+            f = &b.frames[i];
+        }
+    }
+    CHECK(f && (f->payload[HB_ACCEL_OFF_FORMAT] & HB_ACCEL_FORMAT_LOST));
+    uint32_t lost = b.lis.replaced;
+    CHECK(sample_x(f, 0) == (int16_t)(last_x + 1 + (int16_t)lost)); /* the first kept after the hole */
+    int32_t hole = (int32_t)(stamp_of(f, 0) - next_expected);
+    CHECK(hole > (int32_t)(lost * 744u) - 744 && hole < (int32_t)(lost * 744u) + 744);
+    return true;
+}
+
 static bool the_stream_ends_with_the_session(void)
 {
     fake_init(&b);
@@ -181,6 +306,12 @@ const test_case accel_tests[] = {
      samples_arrive_in_order_stamped_in_board_time},
     {"accel: a FIFO read waits for a gap in the stamped stream", reads_wait_for_a_gap_in_the_stream},
     {"accel: samples overwritten in the FIFO are flagged lost in the next frame", overwritten_samples_are_flagged_lost},
+    {"accel: a frame waits in the FIFO while the port has no room for it: none dropped, every sample once",
+     frames_wait_for_the_ports_room},
+    {"accel: a full FIFO (OVRN_FIFO, 32 unread) with none replaced is read whole, not flagged lost",
+     a_full_fifo_is_not_a_loss},
+    {"accel: samples a full FIFO replaced are flagged, and the stamps leave a hole that many periods wide",
+     replaced_samples_leave_a_hole_as_wide_as_the_loss},
     {"accel: the stream ends with the session (host silence powers the sensor down)", the_stream_ends_with_the_session},
     {"accel: ACCEL_STREAM needs a session", stream_needs_a_session},
     TEST_LIST_END,

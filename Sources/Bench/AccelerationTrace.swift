@@ -9,12 +9,21 @@ public struct AccelerationTrace: Sendable, Equatable {
     public var source: String = "simulated sled"
     /// Whether a sensor on the bench measured it or the actuator's model computed it.
     public var origin: AccelerationOrigin = .model
+    /// The sensor's axis it was read along (nil for a model).
+    public var axis: AccelerationAxis?
+    /// Samples the source took in its span that never reached the host, oldest first.
+    public var losses: [AccelerationLoss] = []
 
-    public init(timeMilliseconds: [Double], accelerationG: [Double], source: String = "simulated sled", origin: AccelerationOrigin = .model) {
+    public init(
+        timeMilliseconds: [Double], accelerationG: [Double], source: String = "simulated sled", origin: AccelerationOrigin = .model,
+        axis: AccelerationAxis? = nil, losses: [AccelerationLoss] = []
+    ) {
         self.timeMilliseconds = timeMilliseconds
         self.accelerationG = accelerationG
         self.source = source
         self.origin = origin
+        self.axis = axis
+        self.losses = losses
     }
 
     /// "LIS3DH (sensor)", "simulated sled (model)": the source as reports name it.

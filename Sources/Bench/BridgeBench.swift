@@ -38,7 +38,8 @@ public final class BridgeBench: HardwareDevice {
         guard !samples.isEmpty else { return nil }
         return AccelerationTrace(
             timeMilliseconds: samples.map { Double($0.boardMicroseconds) / 1000 }, accelerationG: samples.map(\.g),
-            source: telemetry.accelerationSource, origin: telemetry.accelerationOrigin)
+            source: telemetry.accelerationSource, origin: telemetry.accelerationOrigin, axis: telemetry.accelerationAxis,
+            losses: telemetry.accelerationLosses(since: 0))
     }
 
     public func clearAcceleration() { session.telemetry?.clearAcceleration() }

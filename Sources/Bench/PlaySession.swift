@@ -41,6 +41,12 @@ public final class PlaySession: Sendable {
         public var realClockStartDelaySeconds = 0.02
         /// Which events the pattern's HapticSharpnessControl reaches (`RenderOptions`).
         public var sharpnessControl: RenderOptions.SharpnessControlScope = .continuousEvents
+        /// How long `finish()` waits, at most, for a sensor's samples to reach the end of
+        /// the recording (host seconds past the moment the board should have got there):
+        /// a board reads its sensor's FIFO every few ms, and a device that falls behind
+        /// the wall clock (an emulation on a loaded host) gets there later. Generous: what
+        /// has not come by then is counted lost, never taken for the whole recording.
+        public var sensorCatchUpSeconds = 5.0
 
         public init(playbackRate: Double = 1, keepsCommands: Bool = false) {
             self.playbackRate = playbackRate
@@ -165,6 +171,22 @@ public final class PlaySession: Sendable {
         return try await finish()
     }
 
+    /// Records on past the pattern's end until `seconds` of board time after it (a
+    /// measurement's ring-down), stepping as `step()` does; `stopWaiting` (a signal came)
+    /// cuts it short. The recording then ends there, in board time, whatever the host's
+    /// pace (`finish()`).
+    public func recordTail(seconds: Double, stopWaiting: () -> Bool = { false }) async throws {
+        let state = outcome.state
+        let end = state.begin + state.duration + seconds
+        outcome.update { $0.recordingEnd = end }
+        var passed = 0.0
+        while passed < seconds + 1, !stopWaiting(), outcome.state.stopRequested == nil {
+            _ = try await step()
+            passed += options.stepSeconds
+            if await engine.currentTime >= end { break }
+        }
+    }
+
     /// Stops the engine at once (STOP_ALL flushes the board's queue and puts the chip in
     /// standby) and makes `step()` report the play finished. Safe from any thread,
     /// a signal's reaction among them; returns before the engine has stopped.
@@ -196,6 +218,11 @@ public final class PlaySession: Sendable {
         let settled = await engine.settleDelivery()
         let state = outcome.state  // before close(), which ends any player still going
         let interruption = interruption() ?? state.stopRequested
+        // A play that ran to its end is recorded to a board time (its end and any tail):
+        // the sensor's samples up to there are waited for, and the recording cut there.
+        let playedToTheEnd = !state.endedEarly && interruption == nil
+        let recordingEnd = state.recordingEnd ?? (state.begin + state.duration + options.stepSeconds)
+        if playedToTheEnd { await awaitSensor(throughBoardSeconds: recordingEnd) }
         let statistics = await engine.statistics
         // Whatever stopped the engine first (the link gone; a stop the board reported as it
         // went, such as an FT232H's hosted core's host-silence stop after the player was
@@ -217,18 +244,64 @@ public final class PlaySession: Sendable {
         if let flushedAt, flushedAt >= Int64(beginBoard) { driveTrace.append((UInt64(flushedAt), 0)) }
         // The acceleration from a little before the first stamp: a sensor samples every
         // 744 µs, so a trace cut at the stamp would start after the motion did and no
-        // envelope of it would cover the drive's start (rise time and lag need it).
-        let origin = await engine.withLink { $0.telemetry?.accelerationOrigin }
-        let recorded = await engine.acceleration(since: beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0)
-        let trace = PlayTrace(
-            samples: recorded.map { ZeroGOffset.motion(in: $0, origin: origin ?? .model) },
-            source: await engine.withLink { $0.telemetry?.accelerationSource }, drive: driveTrace, origin: origin)
+        // envelope of it would cover the drive's start (rise time and lag need it). The
+        // holes from then on go with it: a hole is seen only once a later sample came,
+        // so every one lies within the recording.
+        let since = beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0
+        let until = playedToTheEnd ? UInt64(max(0, (recordingEnd * 1e6).rounded(.down))) : nil
+        let trace = await recording(since: since, until: until, drive: driveTrace)
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
             engineStopReason: state.stopReason, lossReason: lossReason, interruption: interruption, position: state.position,
             duration: state.duration, playedCommands: played,
             flushedCommands: statistics.commandsRun != nil ? statistics.commandsFlushed : sent.count - played.count,
             deliverySettled: settled, trace: trace)
+    }
+
+    /// How often `awaitSensor` looks for the samples it waits for, s.
+    static let sensorPollSeconds = 0.01
+
+    /// Lets a sensor's samples catch up with `end` (board s), at most
+    /// `Options.sensorCatchUpSeconds`. A model's samples are the physics' own steps,
+    /// there as soon as its time is.
+    private func awaitSensor(throughBoardSeconds end: Double) async {
+        guard await engine.withLink({ $0.telemetry?.accelerationOrigin }) == .sensor else { return }
+        let target = UInt64(max(0, (end * 1e6).rounded(.down)))
+        var waited = 0.0
+        while waited < options.sensorCatchUpSeconds {
+            if let reached = await engine.acceleration(since: target), !reached.isEmpty { return }
+            do { try await pass(Self.sensorPollSeconds) } catch { return }
+            waited += Self.sensorPollSeconds
+        }
+    }
+
+    /// The acceleration from `since` to `until` (board µs; nil: all that came), less a
+    /// sensor's zero-g offset, with the holes in it. A sensor whose samples stop short of
+    /// `until` lost the rest: counted, never taken for a recording that ended there.
+    private func recording(since: UInt64, until: UInt64?, drive: [(time: UInt64, amplitude: Int8)]) async -> PlayTrace {
+        let (origin, source, axis) = await engine.withLink {
+            ($0.telemetry?.accelerationOrigin, $0.telemetry?.accelerationSource, $0.telemetry?.accelerationAxis)
+        }
+        var recorded = await engine.acceleration(since: since)
+        var losses = await engine.withLink { $0.telemetry?.accelerationLosses(since: since) } ?? []
+        if let until, let all = recorded {
+            let kept = all.filter { $0.boardMicroseconds <= until }
+            recorded = kept
+            losses = losses.compactMap { $0.clipped(to: Double(since)...Double(until)) }
+            if origin == .sensor, let last = kept.last, let rate = AccelerationProvenance.rate(kept.map(\.boardMicroseconds)) {
+                // From the last sample kept, or a hole's end past it (the frames after the
+                // hole came, but later than `until`).
+                let period = 1e6 / rate
+                let next = max(Double(last.boardMicroseconds) + period, losses.last?.endMicroseconds ?? 0)
+                let short = Int(((Double(until) - next) / period).rounded(.down)) + 1
+                if short > 0 {
+                    losses.append(AccelerationLoss(firstMissingMicroseconds: next, periodMicroseconds: period, count: short, cause: .neverArrived))
+                }
+            }
+        }
+        return PlayTrace(
+            samples: recorded.map { ZeroGOffset.motion(in: $0, origin: origin ?? .model) }, source: source, drive: drive, origin: origin,
+            axis: axis, losses: losses)
     }
 
     private func pass(_ seconds: Double) async throws {
@@ -346,6 +419,9 @@ final class PlayOutcome: @unchecked Sendable {
         var stopping: Task<Void, Never>?
         /// A stop flushed the board (STOP_ALL) at this board time.
         var flushedAt: Int64?
+        /// Where the recording ends, board s (`recordTail`); nil: the pattern's end and
+        /// the ring-down `finish()` lets pass.
+        var recordingEnd: Double?
 
         /// The engine stopped before the pattern's end.
         var endedEarly: Bool { stopReason != nil || cutShort }

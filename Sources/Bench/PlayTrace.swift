@@ -9,12 +9,22 @@ public struct PlayTrace: Sendable {
     /// Sensor or model: where the samples came from (nil without samples).
     public var origin: AccelerationOrigin?
     public var drive: [(time: UInt64, amplitude: Int8)]
+    /// The sensor's axis the samples were read along (nil for a model).
+    public var axis: AccelerationAxis?
+    /// Samples the source took in the recording's span that never reached the host
+    /// (`AccelerationLoss`), oldest first.
+    public var losses: [AccelerationLoss]
 
-    public init(samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)], origin: AccelerationOrigin? = nil) {
+    public init(
+        samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)], origin: AccelerationOrigin? = nil,
+        axis: AccelerationAxis? = nil, losses: [AccelerationLoss] = []
+    ) {
         self.samples = samples
         self.source = source
         self.drive = drive
         self.origin = origin
+        self.axis = axis
+        self.losses = losses
     }
 
     public var peakG: Double { samples?.map { abs($0.g) }.max() ?? 0 }

@@ -370,7 +370,7 @@ public final class BridgeLink {
         } else if let c = f.chipStatus {
             out.append(.chipStatus(c))
         } else if let a = f.accelSamples {
-            sensor?.take(a)
+            sensor?.take(a, boardFramesLost: statistics.boardFramesLost)
         }
     }
 

@@ -25,6 +25,10 @@ public struct OpenedDevice: ~Copyable {
     /// The serial a hosted core reports for an adapter (an FT232H's own), under which
     /// its calibrations are kept; nil for every other device.
     public let hostedSerial: String?
+    /// Which of a bench accelerometer's axes the links read (`--axis`, a bench file's
+    /// `accelerometer: {axis:}`): the one the actuator moves along. X by default, a
+    /// sled's rails; a coin LRA moves along Z (Hardware/boards/accelerometer.md).
+    public var accelerometerAxis: AccelerationAxis = .x
 
     init(
         address: DeviceAddress, summary: String, notice: String?, usbBoard: USBBridgeBoard?, transport: any FrameTransport,
@@ -42,12 +46,19 @@ public struct OpenedDevice: ~Copyable {
     /// The board's link, for its one owner from now on (`HapticEngine(link:)` takes it).
     public consuming func takeLink() -> sending BridgeLink {
         let at = address.description
-        return BridgeLink(transport: takeTransport(), address: at)
+        let axis = accelerometerAxis
+        let link = BridgeLink(transport: takeTransport(), address: at)
+        link.accelerometer?.axis = axis
+        return link
     }
 
     /// A link over the transport for a bench procedure in the caller's own isolation
     /// domain (the device stays the caller's).
-    public func link() -> BridgeLink { BridgeLink(transport: transport, address: address.description) }
+    public func link() -> BridgeLink {
+        let link = BridgeLink(transport: transport, address: address.description)
+        link.accelerometer?.axis = accelerometerAxis
+        return link
+    }
 
     /// The transport, for its one owner from now on.
     public consuming func takeTransport() -> sending any FrameTransport {

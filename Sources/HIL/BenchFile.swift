@@ -18,6 +18,9 @@ public struct BenchFile: Sendable {
         public var simulatedSupplyVolts: Double
         /// How the host switches a bridge board's USB power, for `unplug` and `replug`.
         public var power: PowerSwitch?
+        /// The bench accelerometer's axis the actuator moves along (`accelerometer:
+        /// {axis: z}`): X by default, a sled on rails; a coin LRA moves along Z.
+        public var accelerometerAxis: AccelerationAxis = .x
         /// Where the file gives `actuator`, for an error about the profile it names.
         var actuatorLine: Int?
 
@@ -76,7 +79,8 @@ public struct BenchFile: Sendable {
     /// The keys each mapping of the format allows; the JSON Schema lists the same ones
     /// (a test compares them).
     public static let keys = ["bench", "devices", "fixture", "features"]
-    public static let deviceKeys = ["name", "address", "actuator", "simulate", "power"]
+    public static let deviceKeys = ["name", "address", "actuator", "simulate", "power", "accelerometer"]
+    public static let accelerometerKeys = ["axis"]
     public static let simulateKeys = ["fault", "supply"]
     public static let powerKeys = ["uhubctl"]
     public static let uhubctlKeys = ["location", "port"]
@@ -137,6 +141,13 @@ public struct BenchFile: Sendable {
             var device = Device(
                 name: dname, address: address, actuator: try actuator.string(), simulatedFault: fault, simulatedSupplyVolts: supply, power: power)
             device.actuatorLine = actuator.line
+            if let a = d["accelerometer"], let axisNode = try a.mapping(allowed: accelerometerKeys)["axis"] {
+                let name = try axisNode.string()
+                guard let axis = AccelerationAxis(name: name) else {
+                    throw axisNode.error("must be one of \(AccelerationAxis.allCases.map(\.name).joined(separator: ", ")), the sensor's axis the actuator moves along, not \(YAMLNode.echo(name))")
+                }
+                device.accelerometerAxis = axis
+            }
             devices.append(device)
         }
         var fixture = Fixture()

@@ -60,7 +60,10 @@ final class DeviceSlot: @unchecked Sendable {
     /// Opens it, or says it is gone.
     func open() throws(StepProblem) -> OpenedDevice {
         if isSimulated, unplugged { throw .error("\(spec.name) (sim) is unplugged") }
-        do { return try catalog.open(spec.address, simulated: setup) } catch { throw .error("\(spec.name) (\(spec.address)): \(error)") }
+        var opened: OpenedDevice
+        do { opened = try catalog.open(spec.address, simulated: setup) } catch { throw .error("\(spec.name) (\(spec.address)): \(error)") }
+        opened.accelerometerAxis = spec.accelerometerAxis
+        return opened
     }
 
     /// Whether the device is on the bench now (a bridge board: listed on USB).

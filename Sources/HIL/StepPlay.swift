@@ -39,10 +39,8 @@ enum StepPlay {
             do {
                 while try await !session.step().isFinished { try Task.checkCancellation() }
                 if measuring {
-                    for _ in 0..<Int((tailSeconds / options.stepSeconds).rounded(.up)) where interruption.reason == nil {
-                        try Task.checkCancellation()
-                        _ = try await session.step()
-                    }
+                    try await session.recordTail(seconds: tailSeconds) { interruption.reason != nil || Task.isCancelled }
+                    try Task.checkCancellation()
                 }
                 return try await session.finish()
             } catch {

@@ -21,14 +21,26 @@ enum AccelerationPlot {
 
     /// `timesMs` from the first sample; `drive` already on the same time axis; `source`
     /// where the acceleration came from, as `AccelerationProvenance.text` says it.
+    /// `holes`: where a sensor lost samples, on the same time axis (ms) with how many:
+    /// the line breaks there and a marker says how many are missing, so no one reads a
+    /// straight line across a hole as the motion.
     static func plot(
         timesMs: [Double], g: [Double], source: String = "model (simulated sled)", drive: (name: String, xs: [Double], ys: [Double])? = nil,
-        title: String, subtitle: String
+        holes: [(startMs: Double, endMs: Double, count: Int)] = [], title: String, subtitle: String
     ) -> Plot {
-        let (xs, ys) = envelope(timesMs, g, buckets: envelopeBuckets)
+        var (xs, ys) = envelope(timesMs, g, buckets: envelopeBuckets)
+        // A NaN is a gap in a series (Plot.Series): one where each hole begins.
+        for hole in holes.reversed() {
+            let i = xs.firstIndex { $0 >= hole.startMs } ?? xs.count
+            xs.insert(hole.startMs, at: i)
+            ys.insert(.nan, at: i)
+        }
         var series = [Plot.Series(name: "acceleration: \(source)", color: Plot.Palette.blue, xs: xs, ys: ys)]
         if let drive { series.append(Plot.Series(name: drive.name, color: Plot.Palette.orange, xs: drive.xs, ys: drive.ys, strokeWidth: 1.2)) }
-        let annotations = peak(timesMs: timesMs, g: g).map { [Plot.Annotation(x: $0.time, y: $0.g, label: "peak " + peakText(abs($0.g)))] } ?? []
+        var annotations = peak(timesMs: timesMs, g: g).map { [Plot.Annotation(x: $0.time, y: $0.g, label: "peak " + peakText(abs($0.g)))] } ?? []
+        annotations += holes.map {
+            Plot.Annotation(x: ($0.startMs + $0.endMs) / 2, y: 0, label: "\($0.count) sample\($0.count == 1 ? "" : "s") lost", color: Plot.Palette.vermillion)
+        }
         return Plot(
             title: title, subtitle: subtitle, xLabel: "time (ms)", yLabel: "acceleration (g)",
             series: series, annotations: annotations)
@@ -85,8 +97,9 @@ extension PlayTrace {
             dy.append(last)
         }
         let name = samples.isEmpty ? "RTP drive (fraction of full scale; no acceleration measured)" : "RTP drive (scaled to the peak)"
+        let holes = losses.map { (startMs: ($0.firstMissingMicroseconds - Double(t0)) / 1000, endMs: ($0.endMicroseconds - Double(t0)) / 1000, count: $0.count) }
         return AccelerationPlot.plot(
-            timesMs: times, g: samples.map(\.g), source: provenance?.text ?? "none", drive: (name: name, xs: dx, ys: dy),
+            timesMs: times, g: samples.map(\.g), source: provenance?.text ?? "none", drive: (name: name, xs: dx, ys: dy), holes: holes,
             title: title, subtitle: subtitle)
     }
 }

@@ -1,6 +1,7 @@
 import Actuators
 import AVRBootloaders
 import ArgumentParser
+import DeviceInterface
 import Devices
 import EmulationControl
 import FirmwareImage
@@ -87,6 +88,13 @@ struct EmulateCommand: ParsableCommand {
                 """)
         var accelerometer = false
 
+        @Option(
+            name: .customLong("accelerometer-axis"),
+            help: ArgumentHelp(
+                "--accelerometer: the sensor's axis the actuator moves along (x: a sled on rails, the default; z: a coin LRA with the sensor flat on it, gravity on Z too). Read it with the client's --axis.",
+                valueName: "x|y|z"))
+        var accelerometerAxis: AccelerationAxis?
+
         @Option(help: ArgumentHelp("--firmware elf: the firmware ELF (default Firmware/build/hapbridge-32u4.elf).", valueName: "PATH"))
         var elf: String?
 
@@ -115,6 +123,7 @@ struct EmulateCommand: ParsableCommand {
             if accelerometer && firmware == .noise {
                 throw ValidationError("--accelerometer needs --firmware core or elf (a noise board runs no firmware to read it)")
             }
+            if accelerometerAxis != nil && !accelerometer { throw ValidationError("--accelerometer-axis needs --accelerometer") }
             if protocolVersion != .v1_1 && firmware != .core {
                 throw ValidationError("--protocol \(protocolVersion.rawValue) needs --firmware core (the ELF is the firmware it is built from)")
             }
@@ -146,8 +155,9 @@ struct EmulateCommand: ParsableCommand {
             func profile() throws -> ActuatorProfile {
                 do { return try ActuatorProfileLoader.resolve(actuator) } catch { throw SetUpError(description: "--actuator: \(error)") }
             }
-            // Flat on the sled, X along the actuator's motion (the host reads X by default).
-            let mounting = accelerometer ? LIS3DHChip.Mounting() : nil
+            // Flat on the sled, Z up, the actuator's motion along X (the host reads X by
+            // default) or along the axis given.
+            let mounting = accelerometer ? LIS3DHChip.Mounting(actuatorAxis: (accelerometerAxis ?? .x).rawValue) : nil
             switch firmware {
             case .core:
                 var configuration = SimulatedBoard.Configuration(profile: try profile())

@@ -16,8 +16,9 @@ extension HardwareReport {
         if let file {
             if let trace = acceleration, let t0 = trace.timeMilliseconds.first {
                 try file.write(AccelerationPlot.plot(
-                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, source: trace.provenance.text, title: title,
-                    subtitle: subtitle
+                    timesMs: trace.timeMilliseconds.map { $0 - t0 }, g: trace.accelerationG, source: trace.provenance.text,
+                    holes: trace.losses.map { (startMs: $0.firstMissingMicroseconds / 1000 - t0, endMs: $0.endMicroseconds / 1000 - t0, count: $0.count) },
+                    title: title, subtitle: subtitle
                 ).svg())
                 try Console.out("plot: \(file.name)")
             } else {

@@ -23,7 +23,9 @@ public struct MeasureCommand: AsyncParsableCommand {
             level within the sensor's noise) is listed with the reason. --json prints one object: {"schema": "hapbridge-measure/1", "device", \
             "actuator", "pattern", "source" ("sensor": an accelerometer on the bench measured every figure, or \
             "model": the actuator's model computed them), "sourceDevice" ("LIS3DH", "simulated sled"), "samples", \
-            "sampleRateHz" (a sensor's), "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
+            "sampleRateHz", "axis" ("x", "y", "z": --axis), "lostSamples" and "losses": [{"atMs", "samples", "cause"}] (a \
+            sensor's: samples it took that never reached the host; a figure read across a hole is listed as unmeasured), \
+            "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
             Exit status as for `play`: 3 when the engine stopped before the pattern's end, 4 when it played late (a \
             command sent after its stamp, an underrun: the timings are not the actuator's alone), 1 when commands \
             never reached the chip.
@@ -41,6 +43,8 @@ public struct MeasureCommand: AsyncParsableCommand {
 
     @OptionGroup public var device: DeviceOptions
 
+    @OptionGroup public var accelerometer: AccelerometerAxisOption
+
     @OptionGroup public var reading: PatternReadingOptions
 
     @Flag(help: "Print the measurements as one JSON object (units as symbols: g, ms).")
@@ -55,7 +59,8 @@ public struct MeasureCommand: AsyncParsableCommand {
         try source.printWarnings()
         let located = try locateActuatorProfile(actuator)
         let profile = located.profile
-        let opened = try device.open(actuator: profile)
+        var opened = try device.open(actuator: profile)
+        opened.accelerometerAxis = accelerometer.axis
         var options = PlaySession.Options(keepsCommands: true)
         options.sharpnessControl = reading.sharpnessControlScope
         options.logger = device.logging.logger("hapbridge.engine")
@@ -63,9 +68,7 @@ public struct MeasureCommand: AsyncParsableCommand {
         Interruption.shared.onInterrupt { _ in session.stop(reason: Interruption.shared.reason ?? "interrupted") }
         do { try await session.start(source.loaded.pattern) } catch { throw CLIError("\(source.label): \(error)") }
         while try await !session.step().isFinished, Interruption.shared.signal == nil {}
-        for _ in 0..<Int((Self.tailSeconds / options.stepSeconds).rounded(.up)) where Interruption.shared.signal == nil {
-            _ = try await session.step()
-        }
+        try await session.recordTail(seconds: Self.tailSeconds) { Interruption.shared.signal != nil }
         let result = try await session.finish(interruption: Interruption.shared.reason)
         try Interruption.shared.exitIfInterrupted()
         let measured = PlayMeasurements(trace: result.trace)

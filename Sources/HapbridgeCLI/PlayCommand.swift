@@ -48,6 +48,8 @@ public struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup public var device: DeviceOptions
 
+    @OptionGroup public var accelerometer: AccelerometerAxisOption
+
     @Option(name: .customLong("playback-rate"), help: PlaybackRateOption.help)
     public var playbackRate: Double = 1
 
@@ -97,7 +99,8 @@ public struct PlayCommand: AsyncParsableCommand {
         try source.printAudioNotice("played")
         let located = try locateActuatorProfile(actuator)
         let profile = located.profile
-        let opened = try device.open(actuator: profile, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
+        var opened = try device.open(actuator: profile, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
+        opened.accelerometerAxis = accelerometer.axis
         if opened.address != .simulated, realtime || linkLatency != 500 {
             throw CLIError("--realtime and --link-latency apply to the simulated board, not \(opened.address)")
         }

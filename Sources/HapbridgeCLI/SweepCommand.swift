@@ -22,6 +22,7 @@ public struct SweepCommand: AsyncParsableCommand {
             mechanical Q lowered by the coil's back-EMF damping), and the −3 dB points are read off the fitted curve. \
             Needs an acceleration source (the simulated board's sled, or an accelerometer on the bench) and a \
             DRV2605L. --json prints one object: {"schema": "hapbridge-sweep/1", "device", "actuator", "source" ("sensor" or "model"), "sourceDevice", "samples", \
+            "axis", "lostSamples", "losses" (a sensor's, as `measure` gives them), \
             "points": [{"frequencyHz", "accelerationG", "driveVoltsRMS", "gPerVolt"}], "resonance": {"f0Hz", "q", \
             "peakHz", "peakGPerVolt", "lowerHalfPowerHz", "upperHalfPowerHz", "bandwidthHz", "residualDB"} or null, \
             "unmeasured": [reason]}. Exits 1 when no resonance could be fitted.
@@ -29,6 +30,8 @@ public struct SweepCommand: AsyncParsableCommand {
 
     @OptionGroup public var actuator: ActuatorOption
     @OptionGroup public var device: DeviceOptions
+
+    @OptionGroup public var accelerometer: AccelerometerAxisOption
 
     @Option(help: ArgumentHelp("Lowest frequency, Hz (default: 0.7 × the profile's resonance).", valueName: "HZ"))
     public var from: Double?
@@ -75,7 +78,8 @@ public struct SweepCommand: AsyncParsableCommand {
         options.level = level
         options.settleMicroseconds = UInt64((settle * 1000).rounded())
         options.windowMicroseconds = UInt64((window * 1000).rounded())
-        let opened = try device.open(actuator: profile)
+        var opened = try device.open(actuator: profile)
+        opened.accelerometerAxis = accelerometer.axis
         let bench = try await BridgeBench.open(opened)
         let sweep: FrequencySweep
         do {

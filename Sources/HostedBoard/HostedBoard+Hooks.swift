@@ -34,6 +34,7 @@ extension HostedBoard {
                 let now = HostedClock.microseconds()
                 board.shared.withLock { if !$0.halted { $0.outbox.append((bytes, now)) } }
             },
+            send_room: nil,  // the outbox takes every frame
             enter_bootloader: nil,
             lock: { context in
                 guard let board = HostedBoard.from(context) else { return }

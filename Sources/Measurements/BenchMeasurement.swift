@@ -61,6 +61,10 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The level the figure is read at lies within the sensor's noise (`NoiseFloor`):
     /// the drive is too weak for this sensor to time.
     case withinNoise(measurement: String, levelG: Double, noiseG: Double)
+    /// The sensor lost samples where the figure is read (`AccelerationLoss`): `lost` of
+    /// the `expected` samples in `span` never reached the host, so the figure would be
+    /// read across a hole as if the trace were whole.
+    case samplesLost(measurement: String, lost: Int, expected: Int, span: String)
 
     public var description: String {
         switch self {
@@ -70,6 +74,8 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
             "\(m): the acceleration envelope never crosses \(String(format: "%.4f", level)) g after \(String(format: "%.3f", after)) ms"
         case .noResonance(let m): "\(m): LRA_PERIOD is 0 (the chip tracked no resonance: an ERM, an open-loop LRA, or an LRA that does not resonate)"
         case .procedureFailed(let m, let reason): "\(m): \(reason)"
+        case .samplesLost(let m, let lost, let expected, let span):
+            "\(m): the sensor lost \(lost) of the \(expected) samples \(span) (the recording's losses say where and why): a figure read across the hole would not be the actuator's"
         case .withinNoise(let m, let level, let noise):
             "\(m): the level it is read at, \(String(format: "%.4f", level)) g, is within the sensor's noise (\(String(format: "%.4f", noise)) g rms where the recording is quietest; it needs \(String(format: "%.0f", NoiseFloor.margin)) times that): a drive this weak cannot be timed by this sensor"
         }

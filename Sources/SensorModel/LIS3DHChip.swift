@@ -16,9 +16,13 @@ import Foundation
 /// - §3.2.1 Table 10 and §2.1 Table 4: resolution 12 bits with HR, 8 with LPen, else 10;
 ///   sensitivity in mg/digit (HR 1/2/4/12, normal 4/8/16/48, low-power 16/32/64/192);
 ///   the value is two's complement, left-justified in 16 bits (§8.16 OUT_X_L..OUT_Z_H).
-/// - §8.12 CTRL_REG5 (0x24) FIFO_EN bit 6; §5.1 and §8.18 FIFO_CTRL_REG (0x2E) FM[1:0]
-///   bits 7:6 (bypass, FIFO, stream, stream-to-FIFO), 32 levels; §8.19 FIFO_SRC_REG
-///   (0x2F): WTM bit 7, OVRN_FIFO bit 6 (a slot was overwritten), EMPTY bit 5, FSS[4:0].
+/// - §8.12 CTRL_REG5 (0x24) FIFO_EN bit 6; §5.1 and §8.19 FIFO_CTRL_REG (0x2E) FM[1:0]
+///   bits 7:6 (bypass, FIFO, stream, stream-to-FIFO), 32 levels; §8.20 FIFO_SRC_REG
+///   (0x2F, Table 52): WTM bit 7; OVRN_FIFO bit 6, "set high when FIFO buffer is full;
+///   this means that the FIFO buffer contains 32 unread samples. At the following ODR a
+///   new sample set replaces the oldest FIFO value. The OVRN bit is set to 0 when the
+///   first sample set has been read"; EMPTY bit 5; FSS[4:0] the unread count. (Section
+///   numbers are Rev 2's, December 2016, which added CTRL_REG0 as §8.6.)
 /// - AN3308 (the LIS3DH application note): reading the FIFO with auto-increment from
 ///   0x28, the address rolls back from 0x2D to 0x28, one sample per 6 bytes.
 ///
@@ -26,7 +30,8 @@ import Foundation
 ///   acceleration on it, ±40 mg typical at ±2 g: each axis reads its own `zeroGOffsetG`
 ///   on top of what it senses (by default one sensor of that population, below).
 ///
-/// Model decisions (the datasheet is silent): FSS reads 31 with all 32 levels full;
+/// Model decisions (the datasheet is silent): FSS reads 31 with all 32 levels full (its
+/// five bits cannot say 32; OVRN_FIFO does);
 /// noise is white, Gaussian, at 220 µg/√Hz (ST's figure for this sensing element in its
 /// LIS2DH12 datasheet, Table 4; the LIS3DH's own datasheet gives none) over a bandwidth
 /// of ODR/2; the rate is exactly nominal; samples start one period after the ODR write;
@@ -73,7 +78,8 @@ public final class LIS3DHChip {
     var fifo: [[UInt16]] = []
     /// The last sample taken (what bypass mode's output registers hold).
     var latest: [UInt16] = [0, 0, 0]
-    var overrun = false
+    /// Samples a full FIFO in stream mode replaced before they were read (lost).
+    public private(set) var replacedSamples = 0
     /// When the sampling grid started (ns) and how many samples it has taken.
     var gridStartNanoseconds: UInt64 = 0
     var taken: UInt64 = 0
@@ -171,8 +177,8 @@ public final class LIS3DHChip {
         guard fifoEnabled, fifoMode != 0 else { return }
         if fifo.count == Self.fifoDepth {
             if fifoMode == 1 { return }  // FIFO mode: stops collecting when full (§5.1.2)
-            fifo.removeFirst()  // stream: the oldest is overwritten (§5.1.3)
-            overrun = true
+            fifo.removeFirst()  // stream: the oldest is replaced (§5.1.3)
+            replacedSamples += 1
         }
         fifo.append(sample)
     }
@@ -246,7 +252,6 @@ public final class LIS3DHChip {
             taken = 0
         case .fifoCtrl where value >> 6 == 0, .ctrlReg5 where value & 0x40 == 0:
             fifo.removeAll()  // bypass resets the FIFO (§5.1.1)
-            overrun = false
         default:
             break
         }
@@ -261,14 +266,13 @@ public final class LIS3DHChip {
             let word = sample[i / 2]
             let byte = i % 2 == 0 ? UInt8(word & 0xFF) : UInt8(word >> 8)
             if fromFIFO, r == Register.outZH.rawValue, !fifo.isEmpty {
-                fifo.removeFirst()  // the sample is read: its level is free
-                if fifo.count < Self.fifoDepth { overrun = false }
+                fifo.removeFirst()  // the sample is read: its level is free, OVRN_FIFO clear
             }
             return byte
         case Register.fifoSource.rawValue:
             let n = fifo.count
             let threshold = Int(registers[Int(Register.fifoCtrl.rawValue)] & 0x1F)
-            return (n > threshold ? 0x80 : 0) | (overrun ? 0x40 : 0) | (n == 0 ? 0x20 : 0) | UInt8(min(n, 31))
+            return (n > threshold ? 0x80 : 0) | (n == Self.fifoDepth ? 0x40 : 0) | (n == 0 ? 0x20 : 0) | UInt8(min(n, 31))
         default:
             return registers[Int(r)]
         }

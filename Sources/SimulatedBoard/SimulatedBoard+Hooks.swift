@@ -31,6 +31,13 @@ extension SimulatedBoard {
                 guard let board = SimulatedBoard.from(context), let frame else { return }
                 board.outbox.append(Array(UnsafeBufferPointer(start: frame, count: Int(length))))
             },
+            send_room: { context in
+                guard let board = SimulatedBoard.from(context), let room = board.transmitRoom else { return .max }
+                // What the owner's port model has room for, less the frames this board
+                // sent since the owner last took them (they are on their way to it).
+                let pending = board.outbox.reduce(0) { $0 + $1.count }
+                return UInt8(clamping: max(0, room() - pending))
+            },
             enter_bootloader: { context in SimulatedBoard.from(context)?.bootloaderEntries += 1 },
             lock: nil,
             unlock: nil,

@@ -113,6 +113,11 @@ public final class SimulatedBoard {
     /// When the firmware asked for hb_core_timer_fired, in virtual time; nil when disarmed.
     var armedAt: UInt64?
     var outbox: [[UInt8]] = []
+    /// The room the port's transmit path has now for a frame nobody asked for, bytes
+    /// (hooks.h, send_room), where the owner models a port (`CoreBridgeBoard`: the
+    /// ATmega32U4's ring less what it keeps for replies); nil: every frame fits, as on
+    /// a link that takes whatever the board sends.
+    public var transmitRoom: (() -> Int)?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration

@@ -30,8 +30,20 @@ public final class USBBridgeTransport: FrameTransport {
     private var hotplug: USBHotplugRegistration?
     private var closed = false
 
+    /// IN transfers kept submitted by default. The host controller fills them whether
+    /// or not this process runs; once they are all full the board's 128-byte IN ring
+    /// fills, and then its accelerometer's FIFO (32 samples, 24 ms at 1344 Hz), which
+    /// then overruns: samples lost. The sensor sends a packet every 4.5 ms (6 samples
+    /// at 1344 Hz, PROTOCOL.md "Accelerometer"), so 4 reads let a process stalled ~50 ms
+    /// lose samples (seen on a loaded 2-core host); 32 absorb a stall of ~140 ms
+    /// before the ring and the FIFO's own 24 ms. 2 KiB of buffers.
+    public static let defaultInFlightReads = 32
+
     /// Opens `board`, claims its interface and starts reading.
-    public init(board: USBBridgeBoard, context: USBContext, inFlightReads: Int = 4, logger: Logger = Logger(label: "hapbridge.usb"))
+    public init(
+        board: USBBridgeBoard, context: USBContext, inFlightReads: Int = USBBridgeTransport.defaultInFlightReads,
+        logger: Logger = Logger(label: "hapbridge.usb")
+    )
         throws(DeviceError)
     {
         self.board = board

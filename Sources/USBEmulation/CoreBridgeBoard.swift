@@ -162,6 +162,9 @@ final class CoreBridgeBoard: USBDeviceModel {
 
     private func run() {
         let board = SimulatedBoard(configuration: boardConfiguration)
+        // The core sends its sensor's frames only where the port's ring has room for
+        // them, as on the board (hooks.h, send_room).
+        board.transmitRoom = { [weak self] in self?.state.withLock { $0.bulkIn.unpromptedRoom } ?? .max }
         var filter = legacy ? LegacyProtocolFilter() : nil
         let origin = RealTimeExecutor.monotonicMicroseconds()
         defer { finished.signal() }

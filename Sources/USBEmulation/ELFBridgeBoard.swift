@@ -212,18 +212,27 @@ final class ELFBridgeBoard: USBDeviceModel {
         var reader = LineReader(fd: socket)
         // Hours of real time, as on the core backing: no acceleration trace.
         let chip = HarnessChip(load: load, recordsAcceleration: false, accelerometer: accelerometer)
-        // Everything but the chip's lines is handled in order on a queue of its own:
+        // Everything but the chip's lines is handled in order on a thread of its own:
         // a chip read then waits for its answer only, not for the lines before it
-        // (the emulation's log, bulk transfers), which stalled the simulation.
-        let handling = DispatchQueue(label: "hapbridge sim-harness lines", qos: .userInteractive)
+        // (the emulation's log, bulk transfers), which stalled the simulation. That
+        // thread completes the bulk transfers (IN packets, OUT done), so it runs at the
+        // harness's priority too: at normal priority a loaded host held it for tens of
+        // ms while the simulation ran on, paced to the wall clock, and the firmware saw
+        // its host stop reading (its IN ring full, bulk OUT held, the sensor's FIFO
+        // overrun) and commands arrive after their stamps: underruns and engine-start
+        // time-outs that were the emulation's, reported as the board's.
+        let handling = RealTimeExecutor(name: "sim-harness lines", priority: Int32(Self.harnessFIFOPriority))
         while let line = reader.next() {
             if HarnessChip.isPeerLine(line), let reply = chip.answer(line) {
                 if !reply.isEmpty { send(reply) }  // the harness waits for it
                 continue
             }
-            handling.async { [self] in handle(line) }
+            handling.schedule(atMicroseconds: 0) { [self] in handle(line) }
         }
-        handling.sync {}
+        let drained = DispatchSemaphore(value: 0)
+        handling.schedule(atMicroseconds: 0) { drained.signal() }
+        drained.wait()
+        handling.shutdown()
         close(socket)
         closeAll()
         readerDone.signal()

@@ -21,6 +21,10 @@ struct PortBulkIn: Sendable {
     /// Room left in the ring.
     var room: Int { Self.capacity - ring.count }
 
+    /// `usb_send_room`: what a frame nobody asked for (ACCEL_SAMPLES) may take, beyond
+    /// the room bulk OUT's flow control keeps for a packet's refusals.
+    var unpromptedRoom: Int { max(0, room - Self.outReplyRoom) }
+
     private(set) var ring: [UInt8] = []
     /// The packet in the endpoint's bank, waiting for an IN token.
     private(set) var bank: [UInt8]?

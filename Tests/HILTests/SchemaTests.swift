@@ -62,6 +62,7 @@ struct SchemaTests {
         #expect(props(bench) == Set(BenchFile.keys))
         let device = try #require(((bench["properties"] as? [String: Any])?["devices"] as? [String: Any])?["items"] as? [String: Any])
         #expect(props(device) == Set(BenchFile.deviceKeys))
+        #expect(props(try #require((device["properties"] as? [String: Any])?["accelerometer"] as? [String: Any])) == Set(BenchFile.accelerometerKeys))
         let power = try #require((device["properties"] as? [String: Any])?["power"] as? [String: Any])
         #expect(props(power) == Set(BenchFile.powerKeys))
         #expect(props(try #require((power["properties"] as? [String: Any])?["uhubctl"] as? [String: Any])) == Set(BenchFile.uhubctlKeys))

@@ -53,15 +53,26 @@ import Testing
         #expect(Int16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8) >> 4 == 2047)
     }
 
-    /// §8.19 FIFO_SRC_REG: OVRN_FIFO "is equal to '1' if the FIFO slot is overwritten",
-    /// EMPTY when all samples are read; §5.1.3 stream mode overwrites the oldest.
-    @Test("the FIFO holds 32; stream mode overwrites the oldest and sets OVRN_FIFO; a burst read drains it")
+    /// §8.20 FIFO_SRC_REG (Rev 2, Table 52): OVRN_FIFO "is set high when FIFO buffer is
+    /// full; this means that the FIFO buffer contains 32 unread samples. At the following
+    /// ODR a new sample set replaces the oldest FIFO value. The OVRN bit is set to 0 when
+    /// the first sample set has been read"; EMPTY when all samples are read; §5.1.3 stream
+    /// mode replaces the oldest.
+    @Test("OVRN_FIFO says full (32 unread), before any is lost; stream mode then replaces the oldest; a read clears it; a burst read drains it")
     func fifoOverrunAndDrain() throws {
         let chip = LIS3DHChip()
         try configure(chip, odr: 9, fs: 0)
+        // The 32nd sample lands 32 periods after the rate write: full, none replaced.
+        chip.advance(toMicroseconds: 32 * 744 + 100) { _ in 0 }
+        let full = try chip.i2cRead(address: 0x18, register: 0x2F, count: 1)[0]
+        #expect(full & 0x40 != 0 && full & 0x1F == 31 && chip.replacedSamples == 0)
+        _ = try chip.i2cRead(address: 0x18, register: 0x28 | 0x80, count: 6)
+        #expect(try chip.i2cRead(address: 0x18, register: 0x2F, count: 1)[0] & 0x7F == 31)  // 31 unread: no longer full
         chip.advance(toMicroseconds: 40_000) { _ in 0 }
         let source = try chip.i2cRead(address: 0x18, register: 0x2F, count: 1)[0]
         #expect(source & 0x40 != 0 && source & 0x1F == 31)
+        // 53 taken by 40 ms (a period is 744.048 µs), one read, 32 kept: 20 replaced.
+        #expect(chip.replacedSamples == 53 - 1 - 32)
         // AN3308: one burst from 0x28 reads the FIFO sample after sample.
         _ = try chip.i2cRead(address: 0x18, register: 0x28 | 0x80, count: 6 * 32)
         let after = try chip.i2cRead(address: 0x18, register: 0x2F, count: 1)[0]

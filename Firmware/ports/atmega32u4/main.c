@@ -108,6 +108,12 @@ static void hook_send_frame(void *ctx, const uint8_t *frame, uint8_t len)
     (void)usb_send(frame, len); /* a dropped frame shows as a board sequence gap */
 }
 
+static uint8_t hook_send_room(void *ctx)
+{
+    (void)ctx;
+    return usb_send_room();
+}
+
 static void hook_enter_bootloader(void *ctx)
 {
     (void)ctx;
@@ -143,7 +149,10 @@ int main(void)
 {
     clock_prescale_set(clock_div_1);
 
-    static const hb_hooks hooks = {
+    /* On main's stack, not in .data: hb_core_init copies it, and .data + .bss
+     * must end below 0x0800, where the Caterina key goes (a static copy took
+     * them past it; the simavr suite's bootloader test checks the key). */
+    const hb_hooks hooks = {
         .context = 0,
         .i2c_write = hook_i2c_write,
         .i2c_read = hook_i2c_read,
@@ -152,6 +161,7 @@ int main(void)
         .spin_until = hook_spin_until,
         .disarm_timer = hook_disarm_timer,
         .send_frame = hook_send_frame,
+        .send_room = hook_send_room,
         .enter_bootloader = hook_enter_bootloader,
         .lock = hook_lock,
         .unlock = hook_unlock,

@@ -402,6 +402,15 @@ void usb_flush(void)
     }
 }
 
+uint8_t usb_send_room(void)
+{
+    /* A frame sent into the room bulk OUT's flow control waits for would hold
+     * the host's next packet of commands in the bank until the host had read
+     * it: unprompted frames (ACCEL_SAMPLES) stay clear of that room. */
+    uint8_t room = (uint8_t)(TX_RING - tx_count);
+    return configuration && room > HB_USB_OUT_REPLY_ROOM ? (uint8_t)(room - HB_USB_OUT_REPLY_ROOM) : 0u;
+}
+
 bool usb_send(const uint8_t *bytes, uint8_t len)
 {
     if (!configuration || len > TX_RING - tx_count) {

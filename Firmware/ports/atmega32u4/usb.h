@@ -18,6 +18,9 @@ bool usb_configured(void);
 /* Queues bytes for the bulk IN endpoint; false (nothing queued) when the
  * whole run does not fit. */
 bool usb_send(const uint8_t *bytes, uint8_t len);
+/* Room in the bulk IN ring for bytes nobody asked for, beyond what bulk OUT's
+ * flow control keeps for a packet's refusals (0 when not configured). */
+uint8_t usb_send_room(void);
 /* Pushes queued bulk IN bytes out and waits until the host has taken the
  * last packet (bounded), without reading bulk OUT. */
 void usb_flush(void);

@@ -48,6 +48,13 @@ typedef struct hb_hooks {
      * the host see the loss. */
     void (*send_frame)(void *context, const uint8_t *frame, uint8_t len);
 
+    /* How many bytes a frame the host did not ask for (ACCEL_SAMPLES) may take
+     * in the port's transmit buffer now, leaving the room the port keeps for
+     * replies.  The core sends such a frame only where it fits, so the port
+     * never drops one: what does not fit waits where it is (the sensor's FIFO)
+     * until the host has read.  Main context.  May be NULL: every frame fits. */
+    uint8_t (*send_room)(void *context);
+
     /* Jump to the bootloader; called after the actuator has been stopped and
      * the ACK queued.  May return on ports that have none. */
     void (*enter_bootloader)(void *context);
