@@ -105,6 +105,10 @@ struct FlashCommand: AsyncParsableCommand {
         if let serial {
             if verifyOnly { throw ValidationError("--serial writes the board's EEPROM; --verify-only writes nothing: give one of them") }
             do { _ = try BoardSerialNumber(serial) } catch { throw ValidationError("--serial: " + TerminalText.safe(error.description)) }
+            // The board would report it as having none, and calibrations would still be refused.
+            if serial == BoardSerialNumber.unset.text {
+                throw ValidationError("--serial \(serial) is what a board without a serial reports: give the board a serial of its own")
+            }
         }
         if let wait = waitForBootloader {
             guard (1...Self.longestWait).contains(wait) else {

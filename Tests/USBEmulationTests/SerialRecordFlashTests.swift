@@ -110,5 +110,7 @@ struct SerialRecordFlashTests {
         let bad = try Emulate.run([Emulate.hapbridge, "flash", image, "--dry-run", "--serial", "has space"])
         #expect(bad.status == 2, "\(bad)")
         #expect(bad.errors.contains("--serial") && bad.errors.contains("byte 3"), "\(bad)")
+        let unset = try Emulate.run([Emulate.hapbridge, "flash", image, "--dry-run", "--serial", "UNSET"])
+        #expect(unset.status == 2 && unset.errors.contains("what a board without a serial reports"), "\(unset)")
     }
 }
