@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "Flashing",
             dependencies: [
-                "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink",
+                "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink", "BridgeProtocol",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,

@@ -17,6 +17,15 @@ void fit_accel(uint8_t addr, const drv_host *host)
     accel_addr = addr;
     accel_host = host;
 }
+
+static const uint8_t *eeprom_image;
+static uint16_t eeprom_image_len;
+
+void fit_eeprom(const uint8_t *bytes, uint16_t n)
+{
+    eeprom_image = bytes;
+    eeprom_image_len = n;
+}
 link host;
 static int passed, failed;
 char why[256];
@@ -91,6 +100,10 @@ bool boot_board_with_application(const char *elf_path, const char *eeprom_serial
         sim_board_preload_flash(&board, 0, application, application_len);
     }
     sim_board_set_memories(&board, eeprom_serial, boot_image, boot_image_len);
+    if (eeprom_image) {
+        /* The whole EEPROM as a bootloader left it, over the serial record. */
+        sim_board_preload_eeprom(&board, 0, eeprom_image, eeprom_image_len);
+    }
     if (!sim_board_paint_stack(&board)) {
         fprintf(stderr, "no __bss_end in the ELF\n");
         return false;

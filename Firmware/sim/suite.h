@@ -32,6 +32,10 @@ extern drv_model chip;
  * (usb_serve.c --accel).  fit_accel before boot_board* attaches it there. */
 extern drv_model accel;
 void fit_accel(uint8_t addr, const drv_host *host);
+/* The board's whole EEPROM from byte 0 (n bytes, at most the part's 1 KiB) for the
+ * next boot, over what --serial preloads: what a bootloader wrote (sim-harness
+ * --usb --eeprom).  NULL: none. */
+void fit_eeprom(const uint8_t *bytes, uint16_t n);
 extern link host;
 /* What the main suite's board finds at boot: a serial in EEPROM and a
  * Caterina image in its boot section. */

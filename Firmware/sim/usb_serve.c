@@ -1,6 +1,6 @@
 /*
  * sim-harness --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host]
- *             [--accel ADDR] [--application FLASH.bin]
+ *             [--accel ADDR] [--application FLASH.bin] [--eeprom EEPROM.bin]
  *
  * The firmware ELF under simavr as a USB device on a real-time bus: simulated
  * time is paced to the host's monotonic clock (the simulation runs ahead in
@@ -17,6 +17,10 @@
  * 0x0000, at most 28 KiB; the rest erased) instead of the ELF's image: what a
  * bootloader wrote, so the emulation boots what `hapbridge flash` flashed.  The
  * ELF still gives the MCU and clock.
+ *
+ * --eeprom EEPROM.bin: the board's EEPROM from byte 0 (at most its 1 KiB), over
+ * the --serial record: what a bootloader left there (`hapbridge flash --serial`),
+ * so the firmware reads its serial from it as the board would.
  *
  * --fifo-priority N asks SCHED_FIFO at N for the harness (where permitted; normal
  * priority otherwise): the simulation needs about half a core to keep the wall
@@ -434,6 +438,22 @@ static bool handle(char *cmd)
 /* Sleeps until the wall clock reaches simulated time (or the host writes). */
 static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
 
+/* Reads the --eeprom file: at most the ATmega32U4's 1 KiB (E2END + 1). */
+static uint8_t eeprom_bytes[1024];
+
+static long read_eeprom(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return -1;
+    }
+    size_t n = fread(eeprom_bytes, 1, sizeof eeprom_bytes, f);
+    int more = fgetc(f);
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    return failed || more != EOF ? -2 : (long)n;
+}
+
 /* Reads the --application file: at most the application section. */
 static uint8_t application_bytes[SIM_BOOT_SECTION_START];
 
@@ -534,6 +554,7 @@ int usb_serve_command(int argc, char **argv)
     bool chip_on_host = false;
     int accel = 0;
     const char *application = NULL;
+    const char *eeprom = NULL;
     for (int i = 3; i < argc; i += 2) {
         if (i + 1 < argc && strcmp(argv[i], "--serial") == 0) {
             serial = argv[i + 1];
@@ -547,13 +568,23 @@ int usb_serve_command(int argc, char **argv)
             /* an accelerometer the host answers for */
         } else if (i + 1 < argc && strcmp(argv[i], "--application") == 0) {
             application = argv[i + 1];
+        } else if (i + 1 < argc && strcmp(argv[i], "--eeprom") == 0) {
+            eeprom = argv[i + 1];
         } else {
             argc = 0; /* usage */
         }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host] [--accel ADDR] [--application FLASH.bin]\n", argv[0]);
+        fprintf(stderr, "usage: %s --usb FIRMWARE.elf [--serial S] [--poll-us N] [--fifo-priority N] [--chip host] [--accel ADDR] [--application FLASH.bin] [--eeprom EEPROM.bin]\n", argv[0]);
         return 2;
+    }
+    if (eeprom) {
+        long n = read_eeprom(eeprom);
+        if (n < 0) {
+            line_out("err --eeprom %.200s: %s", eeprom, n == -1 ? "cannot open it" : "unreadable or larger than the 1 KiB EEPROM");
+            return 1;
+        }
+        fit_eeprom(eeprom_bytes, (uint16_t)n);
     }
     return usb_serve(argv[2], serial, poll_us, fifo_priority, chip_on_host, (uint8_t)accel, application);
 }

@@ -218,7 +218,7 @@ public enum CalibrationStoreError: Error, Sendable, Equatable, CustomStringConve
                 + "update it with `hapbridge flash`"
         case .unsetSerial:
             "the board's serial number is UNSET (none in its EEPROM or chip): calibration results are kept per board, and results stored under "
-                + "UNSET would be restored on any other board without a serial; nothing was stored: give the board a serial number (`hapbridge flash`)"
+                + "UNSET would be restored on any other board without a serial; nothing was stored: give the board a serial number with `hapbridge flash --device usb:BUS-PORT --serial S` (S: 1 to 20 of [0-9A-Za-z._-]; plain `hapbridge flash` makes one, HB- and 16 random hex digits), which writes it to the board's EEPROM"
         case .invalidSerial(let why): "cannot key calibration results by this board: \(why)"
         case .invalidActuatorID(let id): "cannot key calibration results by actuator id \(Echo.quoted(id)): an id is letters, digits, '-' and '_'"
         case .unreadable(let f, let why): "\(f): cannot read (\(why))"

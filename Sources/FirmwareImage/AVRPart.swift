@@ -20,6 +20,12 @@ public struct AVRPart: Sendable, Equatable, CustomStringConvertible {
     /// the slow end of what the chip does (its RC oscillator times it: 3.7 to 4.5 ms on
     /// the ATmega32U4).
     public var selfProgrammingMicroseconds: Int
+    /// The data EEPROM, where the firmware keeps its serial record (protocol.h,
+    /// `HB_SERIAL_RECORD_*`); `flash --serial` writes it through the bootloader.
+    public var eepromBytes: Int
+    /// How long the chip takes to write one EEPROM byte (erase and write, atomic): a
+    /// bootloader's eeprom_write_byte waits this long for the byte before.
+    public var eepromWriteMicroseconds: Int
 
     /// Where the bootloader section starts: application data must end before it.
     public var bootloaderStart: Int { flashBytes - bootloaderBytes }
@@ -31,10 +37,13 @@ public struct AVRPart: Sendable, Equatable, CustomStringConvertible {
     /// The ATmega32U4 as the Pro Micro, Leonardo and Micro ship it: 32 KiB flash,
     /// 128-byte pages, a 4 KiB bootloader (Caterina; Atmel's DFU bootloader also
     /// fits in 4 KiB), signature 1E 95 87 (datasheet §28.7.1), a page erase or write
-    /// by SPM in at most 4.5 ms (datasheet, "Programming Time for Flash when Using SPM").
+    /// by SPM in at most 4.5 ms (datasheet, "Programming Time for Flash when Using SPM"),
+    /// 1 KiB of EEPROM written in 3.3 ms a byte (datasheet, "EEPROM Data Memory",
+    /// "EEPROM Programming Time": 26,368 cycles of the 8 MHz calibrated RC oscillator).
     public static let atmega32u4 = AVRPart(
         name: "atmega32u4", signature: [0x1E, 0x95, 0x87], flashBytes: 32 * 1024, pageBytes: 128,
-        bootloaderBytes: 4 * 1024, elfArchitecture: 5, selfProgrammingMicroseconds: 4500)
+        bootloaderBytes: 4 * 1024, elfArchitecture: 5, selfProgrammingMicroseconds: 4500,
+        eepromBytes: 1024, eepromWriteMicroseconds: 3300)
 
     /// Every part hapbridge can flash.
     public static let all: [AVRPart] = [.atmega32u4]

@@ -195,6 +195,40 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         return bytes
     }
 
+    /// FLIP's program command on EEPROM (`01 01 start end`, the block as for flash):
+    /// LUFA's DFU bootloader writes each byte with eeprom_update_byte, Atmel's likewise
+    /// byte by byte; the DNLOAD's status comes once they are written (3.3 ms a byte on
+    /// the ATmega32U4, inside the transfer timeout for the serial record).
+    public func writeEEPROM(address: Int, bytes: [UInt8]) throws(FlashError) {
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = Array(bytes[offset..<min(bytes.count, offset + FLIPRequest.maxTransferBytes)])
+            let start = address + offset
+            try run(
+                FLIPRequest.programEEPROM(start: UInt16(truncatingIfNeeded: start), data: chunk, controlPacketSize: controlPacketSize),
+                step: "writing EEPROM \(start)...\(start + chunk.count - 1)")
+            offset += chunk.count
+        }
+    }
+
+    /// FLIP's display command on EEPROM (`03 02 start end`), then UPLOADs.
+    public func readEEPROM(address: Int, count: Int) throws(FlashError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let start = address + bytes.count
+            let length = min(count - bytes.count, FLIPRequest.maxTransferBytes)
+            let range = "EEPROM \(start)...\(start + length - 1)"
+            try download(
+                FLIPRequest.readEEPROM(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: start + length - 1)), step: "reading \(range)")
+            let chunk = try upload(length, step: "reading \(range)")
+            guard chunk.count == length else {
+                throw FlashError(.protocolError, "reading \(range): the bootloader at \(location) returned \(chunk.count) of \(length) bytes")
+            }
+            bytes += chunk
+        }
+        return bytes
+    }
+
     public func startApplication() throws(FlashError) {
         try run(FLIPRequest.startApplication, step: "starting the application")
         // The zero-length DNLOAD makes the bootloader jump; it may be gone before the

@@ -20,6 +20,12 @@ public protocol BootloaderProgrammer: AnyObject {
     func write(pages: [(address: Int, bytes: [UInt8])], progress: FlashProgress, stop: FlashStop) throws(FlashError)
     /// Reads `count` bytes of flash from `address`, looking at `stop` before each block.
     func read(address: Int, count: Int, progress: FlashProgress, stop: FlashStop) throws(FlashError) -> [UInt8]
+    /// Writes `bytes` to the data EEPROM from byte `address` (the serial record,
+    /// `flash --serial`): each byte as the bootloader's EEPROM write does it, the part's
+    /// EEPROM write time a byte.
+    func writeEEPROM(address: Int, bytes: [UInt8]) throws(FlashError)
+    /// Reads `count` bytes of the data EEPROM from byte `address`.
+    func readEEPROM(address: Int, count: Int) throws(FlashError) -> [UInt8]
     /// Leaves the bootloader and starts the application.
     func startApplication() throws(FlashError)
 }

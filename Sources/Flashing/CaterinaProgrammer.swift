@@ -110,6 +110,40 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         return out
     }
 
+    /// AVR109 'B' … 'E': Caterina.c writes each byte with eeprom_write_byte at its
+    /// CurrAddress >> 1, so 'A' takes the EEPROM byte address itself (not halved, as
+    /// avrdude's avr109 sends it for EEPROM). One block per `blockBytes`, each answered
+    /// '\r' once its bytes are written (3.3 ms a byte on the ATmega32U4: a block of 128
+    /// takes 0.42 s, inside the answer timeout).
+    public func writeEEPROM(address: Int, bytes: [UInt8]) throws(FlashError) {
+        try enterProgramming()
+        try setEEPROMAddress(address)
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = Array(bytes[offset..<min(bytes.count, offset + blockBytes)])
+            try serial.write(
+                [AVR109.Command.blockWrite.byte, UInt8(chunk.count >> 8), UInt8(chunk.count & 0xFF), AVR109.Memory.eeprom.rawValue] + chunk,
+                timeout: Self.answerTimeout)
+            try expectCR(
+                try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the EEPROM block write at \(address + offset) (B … E)"),
+                after: "B … E at EEPROM \(address + offset)")
+            offset += chunk.count
+        }
+    }
+
+    /// AVR109 'g' … 'E' from the EEPROM byte address.
+    public func readEEPROM(address: Int, count: Int) throws(FlashError) -> [UInt8] {
+        try setEEPROMAddress(address)
+        var out: [UInt8] = []
+        while out.count < count {
+            let size = min(blockBytes, count - out.count)
+            try serial.write(
+                [AVR109.Command.blockRead.byte, UInt8(size >> 8), UInt8(size & 0xFF), AVR109.Memory.eeprom.rawValue], timeout: Self.answerTimeout)
+            out += try serial.read(count: size, timeout: Self.answerTimeout, awaiting: "the EEPROM block read at \(address + out.count) (g … E)")
+        }
+        return out
+    }
+
     public func startApplication() throws(FlashError) {
         if inProgrammingMode { try expectCR(try command(.leaveProgramming, answer: 1, what: "leaving programming mode (L)"), after: "L") }
         inProgrammingMode = false
@@ -127,6 +161,13 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         let word = address / 2
         try serial.write([AVR109.Command.setAddress.byte, UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)], timeout: Self.answerTimeout)
         try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the address \(hex(address)) (A)"), after: "A \(hex(address))")
+    }
+
+    /// 'A' for EEPROM: the byte address as it is (Caterina.c shifts it left and reads
+    /// the EEPROM at CurrAddress >> 1).
+    private func setEEPROMAddress(_ address: Int) throws(FlashError) {
+        try serial.write([AVR109.Command.setAddress.byte, UInt8(address >> 8 & 0xFF), UInt8(address & 0xFF)], timeout: Self.answerTimeout)
+        try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the EEPROM address \(address) (A)"), after: "A \(address)")
     }
 
     private func command(_ command: AVR109.Command, answer count: Int, what: String, timeout: Duration = answerTimeout) throws(FlashError) -> [UInt8] {

@@ -30,6 +30,12 @@ enum FLIPRequest {
         [FLIP.Command.displayData.rawValue, FLIP.Display.flash.rawValue] + be16(start) + be16(end)
     }
 
+    /// Read EEPROM `start...end` (inclusive, byte addresses): `03 02`, as dfu-programmer
+    /// reads `eeprom` and avrdude's flip1 reads `-U eeprom:r:…`.
+    static func readEEPROM(start: UInt16, end: UInt16) -> [UInt8] {
+        [FLIP.Command.displayData.rawValue, FLIP.Display.eeprom.rawValue] + be16(start) + be16(end)
+    }
+
     /// Read one configuration byte: GETSTATUS, then an UPLOAD of 1 byte.
     static func readConfiguration(_ selector: FLIP.Configuration) -> [UInt8] {
         [FLIP.Command.readCommand.rawValue, selector.group, selector.index]
@@ -40,8 +46,18 @@ enum FLIPRequest {
     /// takes the data aligned to its control endpoint's packets, as avrdude's flip1
     /// places a short write at `addr % 32`), the data, and the DFU suffix.
     static func programFlash(start: UInt16, data: [UInt8], controlPacketSize: Int) -> [UInt8] {
+        program(.flash, start: start, data: data, controlPacketSize: controlPacketSize)
+    }
+
+    /// Program EEPROM the same way (`01 01`): the block and its alignment as for flash
+    /// (LUFA's bootloader discards the same filler before either memory's bytes).
+    static func programEEPROM(start: UInt16, data: [UInt8], controlPacketSize: Int) -> [UInt8] {
+        program(.eeprom, start: start, data: data, controlPacketSize: controlPacketSize)
+    }
+
+    private static func program(_ memory: FLIP.Memory, start: UInt16, data: [UInt8], controlPacketSize: Int) -> [UInt8] {
         let end = UInt16(truncatingIfNeeded: Int(start) + data.count - 1)
-        var block = [FLIP.Command.programStart.rawValue, FLIP.Memory.flash.rawValue] + be16(start) + be16(end)
+        var block = [FLIP.Command.programStart.rawValue, memory.rawValue] + be16(start) + be16(end)
         block += [UInt8](repeating: 0, count: FLIP.commandBlockBytes - block.count)
         let filler = [UInt8](repeating: 0, count: controlPacketSize > 0 ? Int(start) % controlPacketSize : 0)
         return block + filler + data + suffix

@@ -4,7 +4,10 @@ import Synchronization
 /// The one order every flash follows, whatever the bootloader: read the board's part
 /// and check the image against it (nothing is erased before both pass), erase the
 /// application section, write the image's pages, verify them by reading back, start
-/// the application. `--verify-only` reads back and compares without erasing or
+/// the application. With a `SerialWrite` (`--serial`, or a serial derived for a board
+/// that reported `UNSET`) the EEPROM's serial record is written and read back after the
+/// application is verified and before it starts: an image that is refused, or a flash
+/// that fails, never gets that far. `--verify-only` reads back and compares without erasing or
 /// writing; `--dry-run` never reaches a plan (the CLI stops after the image checks).
 ///
 /// A failure after the erase leaves the board in its bootloader (it does not start a
@@ -30,8 +33,14 @@ public enum FlashPlan {
         public var writtenBytes = 0
         public var verifiedBytes = 0
         public var applicationStarted = false
-        /// Seconds each phase took (erase, write, verify), wall clock.
+        /// Seconds each phase took (erase, write, verify, serial), wall clock.
         public var seconds: [String: Double] = [:]
+        /// The serial asked for, where it came from, what became of it, and the serial
+        /// the EEPROM held before (nil: none).
+        public var serial: String?
+        public var serialSource: String?
+        public var serialOutcome: String?
+        public var previousEEPROMSerial: String?
     }
 
     /// Image checks against a part, as a `FlashError` (.badImage / .wrongPart).
@@ -46,11 +55,11 @@ public enum FlashPlan {
     /// happens). Every failure and stop says what the board holds (`FlashError.left`).
     public static func run(
         image: FirmwareImage, expected part: AVRPart, programmer: some BootloaderProgrammer, mode: Mode, progress: FlashProgress,
-        startApplication: Bool = true, stop: FlashStop = FlashStop(), location: String? = nil
+        startApplication: Bool = true, stop: FlashStop = FlashStop(), location: String? = nil, serial: SerialWrite? = nil
     ) throws(FlashError) -> Report {
         var left = FlashLeft(application: .intact, inBootloader: true, bootloader: programmer.protocolName, location: location)
         do {
-            return try run(image, part, programmer, mode, progress, startApplication, stop, &left)
+            return try run(image, part, programmer, mode, progress, startApplication, stop, serial, &left)
         } catch {
             var failed = error
             failed.left = left
@@ -61,7 +70,7 @@ public enum FlashPlan {
 
     private static func run(
         _ image: FirmwareImage, _ part: AVRPart, _ programmer: some BootloaderProgrammer, _ mode: Mode, _ progress: FlashProgress,
-        _ startApplication: Bool, _ stop: FlashStop, _ left: inout FlashLeft
+        _ startApplication: Bool, _ stop: FlashStop, _ serial: SerialWrite?, _ left: inout FlashLeft
     ) throws(FlashError) -> Report {
         try stop.check("before the board's part was read")
         let board = try programmer.readPart()
@@ -121,6 +130,15 @@ public enum FlashPlan {
         }
         left.verifiedBytes = report.verifiedBytes
         if mode == .write { left.application = .verified }
+        if let serial, mode == .write {
+            try stop.check("before the serial record was written")
+            report.serial = serial.serial.text
+            report.serialSource = serial.source.rawValue
+            let done = try timed("serial") { () throws(FlashError) in try serial.apply(with: programmer) }
+            report.serialOutcome = done.outcome.rawValue
+            report.previousEEPROMSerial = done.previous?.text
+            report.serial = done.stored.text
+        }
         if startApplication {
             try stop.check("before the application was started")
             try programmer.startApplication()

@@ -1,5 +1,6 @@
 import AVRBootloaders
 import BridgeLink
+import BridgeProtocol
 import DeviceInterface
 import Devices
 import FirmwareImage
@@ -23,6 +24,9 @@ public struct FlashTarget {
     public var entry: String
     /// The firmware version the board ran before, when it ran hapbridge firmware.
     public var previousFirmware: String?
+    /// The serial that firmware reported in HELLO_REPLY (`UNSET`: none), when it ran
+    /// hapbridge firmware.
+    public var previousSerial: String?
 
     /// What `flash` did: the plan's report and, for a board that ran hapbridge
     /// firmware, the version it runs now (enumerated again on its port, HELLO answered).
@@ -31,15 +35,25 @@ public struct FlashTarget {
         public var firmware: String?
     }
 
-    /// Runs the plan (check, erase, write, verify, start) on this bootloader and, when
-    /// the board came from hapbridge firmware, follows it back to its firmware on the
-    /// same port (`awaitFirmware`).
+    /// The serial record to write: the one given (`--serial`), else a derived one when
+    /// the board's firmware reported `UNSET` (so calibrations can be stored for it),
+    /// else none (a board with a serial keeps it; a board reached in its bootloader
+    /// said nothing, and its EEPROM is left as it is).
+    public func serialWrite(given: BoardSerialNumber?) throws(FlashError) -> SerialWrite? {
+        if let given { return SerialWrite(given, source: .given) }
+        guard previousSerial == BoardSerialNumber.unset.text else { return nil }
+        return try SerialWrite.derive()
+    }
+
+    /// Runs the plan (check, erase, write, verify, serial record, start) on this
+    /// bootloader and, when the board came from hapbridge firmware, follows it back to
+    /// its firmware on the same port (`awaitFirmware`).
     public func flash(
         _ image: FirmwareImage, expected part: AVRPart, mode: FlashPlan.Mode, progress: FlashProgress, catalog: DeviceCatalog,
-        stop: FlashStop = FlashStop()
+        stop: FlashStop = FlashStop(), serial: SerialWrite? = nil
     ) async throws(FlashError) -> Outcome {
         let report = try FlashPlan.run(
-            image: image, expected: part, programmer: programmer, mode: mode, progress: progress, stop: stop, location: location)
+            image: image, expected: part, programmer: programmer, mode: mode, progress: progress, stop: stop, location: location, serial: serial)
         guard previousFirmware != nil, let port else { return Outcome(report: report, firmware: nil) }
         do { return Outcome(report: report, firmware: try await Self.awaitFirmware(on: port, catalog: catalog, stop: stop)) } catch {
             // Flashed and started: what is left is a board on its way back to its firmware.
@@ -226,8 +240,11 @@ public struct FlashTarget {
         }
         let link = opened.link()
         let version: String
+        let reportedSerial: String?
         do {
-            version = try await link.open().firmwareVersion
+            let identity = try await link.open()
+            version = identity.firmwareVersion
+            reportedSerial = identity.serialNumber
         } catch {
             link.close()
             throw FlashError(.noBootloader, "the hapbridge board at usb:\(board.portPath) did not take ENTER_BOOTLOADER (\(error)): " + CaterinaPort.manualReset)
@@ -254,7 +271,8 @@ public struct FlashTarget {
         }
         if found.kind == .atmelDFUBootloader {
             let dfu = try AtmelDFUProgrammer(selector: .port(bus: board.port.bus, ports: board.port.ports), context: usb)
-            return FlashTarget(programmer: dfu, location: dfu.location, port: board.port, entry: "enter-bootloader", previousFirmware: version)
+            return FlashTarget(
+                programmer: dfu, location: dfu.location, port: board.port, entry: "enter-bootloader", previousFirmware: version, previousSerial: reportedSerial)
         }
         // The tty comes with the device; sysfs may show it a moment after.
         let tty = CaterinaPort.waitForBootloader(
@@ -264,7 +282,8 @@ public struct FlashTarget {
             throw FlashError(.noBootloader, "Caterina enumerated on usb:\(board.portPath) but no tty of it appeared (is cdc_acm loaded?)")
         }
         return FlashTarget(
-            programmer: try CaterinaProgrammer(port: tty), location: tty, port: board.port, entry: "enter-bootloader", previousFirmware: version)
+            programmer: try CaterinaProgrammer(port: tty), location: tty, port: board.port, entry: "enter-bootloader", previousFirmware: version,
+            previousSerial: reportedSerial)
     }
 
     /// After the bootloader left: the hapbridge firmware on `port` (enumerated, HELLO

@@ -70,7 +70,7 @@ struct EmulateCommand: ParsableCommand {
         @Option(help: "How many boards to plug in (default: one, or one per --serial).")
         var boards: Int?
 
-        @Option(name: .customLong("serial"), help: ArgumentHelp("A board's serial number (repeat for several boards; default 0001, 0002, ...).", valueName: "S"))
+        @Option(name: .customLong("serial"), help: ArgumentHelp("A board's serial number, the record in its EEPROM (repeat for several boards; default 0001, 0002, ...; UNSET: a blank EEPROM, the board reports UNSET until `flash --serial` writes one).", valueName: "S"))
         var serials: [String] = []
 
         @Option(help: ArgumentHelp("Write events as JSON lines: plug/unplug, every I2C transaction with board and host time, reboots.", valueName: "FILE"))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AVRBootloaders
+import BridgeProtocol
 import FirmwareImage
 import Flashing
 import Foundation
@@ -32,12 +33,12 @@ struct FlashCommand: AsyncParsableCommand {
             for a bootloader to appear (start flash, then short RST to GND twice: Caterina waits 8 s, and the \
             image is already read, checked and built by then). A board that ran hapbridge firmware is awaited after the \
             flash until its firmware enumerates again and answers HELLO; the version now running is printed. \
-            Progress on standard error (one line per phase when it is not a terminal). --json writes one object \
+            The board's serial number (HELLO_REPLY, iSerialNumber, the key its calibrations are stored under) is             a record in its EEPROM (Firmware/PROTOCOL.md, "Board identity"): --serial S writes S there (1 to 20 of             [0-9A-Za-z._-]), replacing any serial, after the application is verified and before it starts, and             reads it back; without --serial, a board whose firmware reported UNSET (reached through --device or             plain flash, which read HELLO first) gets a serial made for it, HB- and 16 random hex digits, printed             and in --json, written only where the EEPROM holds none; any other board's EEPROM is left alone.             With --dry-run, --serial says what would be written.             Progress on standard error (one line per phase when it is not a terminal). --json writes one object \
             on standard output: {"schema": "hapbridge-flash/1", "ok", "dryRun", "mode" ("write" or \
             "verify-only"), "image", "part", "imageBytes", "pages", "start", "end" (flash byte addresses), and when \
             a board was programmed "bootloader" ("caterina" or "atmel-dfu"), "location" (its port or tty), \
             "entry" ("waiting", "1200-baud touch" or "enter-bootloader"), "erased", "writtenBytes", \
-            "verifiedBytes", "applicationStarted", "seconds" (per phase), and after ENTER_BOOTLOADER \
+            "verifiedBytes", "applicationStarted", "seconds" (per phase), when a serial was asked for or made             "serial" (what the EEPROM now holds), "serialSource" ("given" or "derived"), "serialOutcome" ("written",             "unchanged": it held it already, "kept": a derived serial not written over the one it held) and             "previousEEPROMSerial" (null: none), and after ENTER_BOOTLOADER \
             "previousFirmware" and "firmware" (the version running now); on failure "error" (a kind: bad-image, \
             wrong-part, no-bootloader, protocol, gone, verify-failed, interrupted, application-did-not-start, \
             stopped) and "message", "location" and "entry" once a bootloader was chosen, and once the board was \
@@ -51,7 +52,7 @@ struct FlashCommand: AsyncParsableCommand {
             firmware, nothing erased), prints the record with "error": "stopped", and exits 128 + N; a second \
             signal exits at once. Exit status: 0 flashed (or verified, or checked with --dry-run), 1 failure, 2 \
             usage error, 5 image refused or unreadable (nothing erased), 6 no bootloader found or it did not \
-            answer, 7 verify failed (the board stays in its bootloader: run flash again), 8 the write was \
+            answer, 7 verify failed, the image's or the serial record's (the board stays in its bootloader: run flash again), 8 the write was \
             interrupted after the erase (unplugged, timed out: the application is partly written, the board is \
             left in its bootloader: run flash again), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (128 + N \
             whatever the board holds, as a shell reports a death by it: a person stopped it, not a failure).
@@ -76,6 +77,12 @@ struct FlashCommand: AsyncParsableCommand {
             valueName: "seconds"))
     var waitForBootloader: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write this serial number to the board's EEPROM record (1 to 20 of [0-9A-Za-z._-]), replacing any it holds, and read it back.",
+            valueName: "S"))
+    var serial: String?
+
     @Flag(help: "Read back and compare with the image; erase and write nothing.")
     var verifyOnly = false
 
@@ -95,6 +102,14 @@ struct FlashCommand: AsyncParsableCommand {
     func validate() throws {
         if port != nil, device != nil { throw ValidationError("give --port or --device, not both") }
         if dryRun, verifyOnly { throw ValidationError("--dry-run touches no board; --verify-only reads one: give one of them") }
+        if let serial {
+            if verifyOnly { throw ValidationError("--serial writes the board's EEPROM; --verify-only writes nothing: give one of them") }
+            do { _ = try BoardSerialNumber(serial) } catch { throw ValidationError("--serial: " + TerminalText.safe(error.description)) }
+            // The board would report it as having none, and calibrations would still be refused.
+            if serial == BoardSerialNumber.unset.text {
+                throw ValidationError("--serial \(serial) is what a board without a serial reports: give the board a serial of its own")
+            }
+        }
         if let wait = waitForBootloader {
             guard (1...Self.longestWait).contains(wait) else {
                 throw ValidationError("--wait-for-bootloader \(wait): give 1 to \(Self.longestWait) seconds")
@@ -127,7 +142,21 @@ struct FlashCommand: AsyncParsableCommand {
             ("imageBytes", .number(Double(loaded.byteCount))), ("pages", .number(Double(pages.count))),
             ("start", .number(Double(start))), ("end", .number(Double(end))),
         ]
+        let given = serial.flatMap { try? BoardSerialNumber($0) }
         if dryRun {
+            if let given {
+                let record = BoardSerialRecord(given).bytes
+                report += [("serial", .string(given.text)), ("serialSource", .string(SerialWrite.Source.given.rawValue))]
+                if !json {
+                    try Console.out(
+                        "would write \(loaded.byteCount) bytes of \(path) to the \(part.name): \(pages.count) pages of \(part.pageBytes) bytes, "
+                            + String(format: "0x%04X...0x%04X", start, end) + String(format: " (the application section ends at 0x%04X)", part.bootloaderStart - 1))
+                    try Console.out(
+                        "then the serial number \(given) to the EEPROM: \(record.count) bytes at EEPROM \(BoardSerialRecord.eepromAddress)...\(BoardSerialRecord.eepromAddress + record.count - 1) ("
+                            + record.map { String(format: "%02X", $0) }.joined(separator: " ") + "), replacing any serial there")
+                    return
+                }
+            }
             if json { try Console.write(JSONWriter.string(.object(report), pretty: false) + "\n", to: .output) } else {
                 try Console.out(
                     "would write \(loaded.byteCount) bytes of \(path) to the \(part.name): \(pages.count) pages of \(part.pageBytes) bytes, "
@@ -154,8 +183,14 @@ struct FlashCommand: AsyncParsableCommand {
                 port: port, device: device?.address?.description, catalog: catalog, stop: stop, waitingForBootloader: waitForBootloader.map { .seconds($0) },
                 announce: { try? Console.err($0) })
             chosen = target
+            let serialWrite = verifyOnly ? nil : try target.serialWrite(given: given)
+            if let serialWrite, serialWrite.source == .derived {
+                try? Console.err(
+                    "the board at \(target.location) reported serial UNSET: giving it \(serialWrite.serial) (HB- and 16 random hex digits; "
+                        + "choose your own with --serial S), unless its EEPROM holds a serial")
+            }
             let flashed = try await target.flash(
-                loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog, stop: stop)
+                loaded, expected: part, mode: verifyOnly ? .verifyOnly : .write, progress: progress, catalog: catalog, stop: stop, serial: serialWrite)
             let done = flashed.report
             report += [
                 ("bootloader", .string(done.bootloader)), ("location", .string(target.location)), ("entry", .string(target.entry)),
@@ -163,6 +198,12 @@ struct FlashCommand: AsyncParsableCommand {
                 ("verifiedBytes", .number(Double(done.verifiedBytes))), ("applicationStarted", .bool(done.applicationStarted)),
                 ("seconds", .object(done.seconds.keys.sorted().map { (key: $0, value: .number(((done.seconds[$0] ?? 0) * 1000).rounded() / 1000)) })),
             ]
+            if let s = done.serial, let source = done.serialSource, let outcome = done.serialOutcome {
+                report += [
+                    ("serial", .string(s)), ("serialSource", .string(source)), ("serialOutcome", .string(outcome)),
+                    ("previousEEPROMSerial", done.previousEEPROMSerial.map { .string($0) } ?? .null),
+                ]
+            }
             // A board that ran hapbridge firmware is followed back to it.
             let running = flashed.firmware
             if let previous = target.previousFirmware, let now = running {
@@ -172,6 +213,15 @@ struct FlashCommand: AsyncParsableCommand {
                 try Console.out(
                     "\(verifyOnly ? "verified" : "flashed") \(done.imageBytes) bytes of \(path) on \(target.location) (\(done.bootloader), \(done.part)), "
                         + "verified \(done.verifiedBytes) bytes" + (done.applicationStarted ? "; the application started" : ""))
+                if let s = done.serial, let outcome = done.serialOutcome {
+                    switch outcome {
+                    case SerialWrite.Outcome.written.rawValue:
+                        try Console.out("serial number \(s) written to the EEPROM and read back" + (done.previousEEPROMSerial.map { " (it held \($0))" } ?? ""))
+                    case SerialWrite.Outcome.kept.rawValue:
+                        try Console.out("the EEPROM holds serial number \(s): kept (give --serial S to replace it)")
+                    default: try Console.out("the EEPROM holds serial number \(s) already: nothing written")
+                    }
+                }
                 if let running, let port = target.port {
                     try Console.out("usb:\(port.path) now runs hapbridge firmware \(running) (it ran \(target.previousFirmware ?? "?"))")
                 }

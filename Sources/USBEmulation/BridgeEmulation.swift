@@ -95,6 +95,11 @@ public final class BridgeEmulation: Sendable {
         /// included): made the first time it enters the bootloader, kept across
         /// unplugs, written by whoever programs it.
         var flash: FlashMemory?
+        /// The board's EEPROM (the part's 1 KiB): the serial record it was given
+        /// (none for `UNSET`: a blank EEPROM), kept across resets and unplugs, written
+        /// by its bootloader (`flash --serial`); the firmware reads its serial from it
+        /// at each power-on.
+        var eeprom: [UInt8]
         /// Written by a bootloader and left with 'E': the ELF backing boots `flash`'s
         /// application section, not the ELF's image; the core backing comes back as
         /// today's core (protocol 1.1) whatever it was started as.
@@ -155,7 +160,7 @@ public final class BridgeEmulation: Sendable {
                 if let other = s.slots.first(where: { $0.serial == serial }) {
                     return .failure(.invalidSerial("--serial: \(Self.duplicateSerial) (board \(Self.bus)-\(other.port) has \(serial))"))
                 }
-                s.slots.append(Slot(port: (s.slots.map(\.port).max() ?? 0) + 1, serial: serial))
+                s.slots.append(Slot(port: (s.slots.map(\.port).max() ?? 0) + 1, serial: serial, eeprom: Self.eeprom(holding: serial)))
                 return .success(s.slots.count - 1)
             }
             let index = try added.get()
@@ -409,7 +414,15 @@ public final class BridgeEmulation: Sendable {
         return address
     }
 
-    private func powerOn(port: Int, serial: String, name: String) throws(EmulationError) -> any USBDeviceModel {
+    private func powerOn(port: Int, serial given: String, name: String) throws(EmulationError) -> any USBDeviceModel {
+        // The firmware reads its serial from the EEPROM at start-up: after a
+        // `flash --serial` the board is known by the new one.
+        let serial = state.withLock { s -> String in
+            guard let i = s.slots.firstIndex(where: { $0.port == port }) else { return given }
+            let read = BoardSerialNumber(readingEEPROM: s.slots[i].eeprom).text
+            s.slots[i].serial = read
+            return read
+        }
         let events: @Sendable (BoardEvent) -> Void = { [weak self] event in self?.boardEvent(event, port: port) }
         switch firmware {
         case .core(var configuration, let version):
@@ -428,9 +441,10 @@ public final class BridgeEmulation: Sendable {
                 guard let slot = s.slots.first(where: { $0.port == port }), slot.flashed, let flash = slot.flash else { return nil }
                 return Array(flash.bytes[0..<flash.part.bootloaderStart])
             }
+            let eeprom = state.withLock { s in s.slots.first { $0.port == port }?.eeprom }
             return try ELFBridgeBoard(
                 artifacts: artifacts, load: load, accelerometer: accelerometer, serial: serial, name: name, application: application,
-                events: events)
+                eeprom: eeprom, events: events)
         case .noise:
             return try NoiseBridgeBoard(serial: serial, seed: UInt64(port))
         }
@@ -489,8 +503,9 @@ public final class BridgeEmulation: Sendable {
             defer { s.slots[index].fault = nil }
             return s.slots[index].fault
         }
+        let eeprom = state.withLock { $0.slots[index].eeprom }
         let caterina = try CaterinaEmulation(
-            testbed: testbed, identity: .proMicroCaterina, flash: flash, placement: placement, fault: fault, addsRootHub: false,
+            testbed: testbed, identity: .proMicroCaterina, flash: flash, eeprom: eeprom, placement: placement, fault: fault, addsRootHub: false,
             events: { [weak self] event in self?.bootloaderEvent(event, port: port) })
         state.withLock { s in
             s.slots[index].flash = flash
@@ -515,6 +530,7 @@ public final class BridgeEmulation: Sendable {
         let after = caterina.state
         state.withLock { s in
             s.slots[index].flash = after.flash
+            s.slots[index].eeprom = after.eeprom
             s.slots[index].bootsIntoBootloader = after.applicationChanged
         }
         var entry = EmulationLog.Entry(event: "unplug", board: name, serial: serial)
@@ -552,6 +568,16 @@ public final class BridgeEmulation: Sendable {
                 }
             }
         }
+    }
+
+    /// A board's EEPROM as the emulation gives it: erased (0xFF, as a part ships), with
+    /// the serial record (protocol.h's layout, `BoardSerialRecord`) at its address
+    /// unless the serial is `UNSET`, which a board with no record reports.
+    static func eeprom(holding serial: String) -> [UInt8] {
+        var eeprom = [UInt8](repeating: 0xFF, count: AVRPart.atmega32u4.eepromBytes)
+        guard serial != BoardSerialNumber.unset.text, let number = try? BoardSerialNumber(serial) else { return eeprom }
+        for (i, b) in BoardSerialRecord(number).bytes.enumerated() { eeprom[BoardSerialRecord.eepromAddress + i] = b }
+        return eeprom
     }
 
     /// The flash a board's bootloader finds the first time: its bootloader section

@@ -75,21 +75,31 @@ final class ELFBridgeBoard: USBDeviceModel {
     /// booted instead of the ELF's own image (`sim-harness --application`).
     init(
         artifacts: SimavrBridgeDevice.Artifacts, load: Load, accelerometer: LIS3DHChip.Mounting? = nil, serial: String, name: String,
-        application: [UInt8]? = nil, events: @escaping @Sendable (BoardEvent) -> Void
+        application: [UInt8]? = nil, eeprom: [UInt8]? = nil, events: @escaping @Sendable (BoardEvent) -> Void
     ) throws(EmulationError) {
-        // The harness reads the file before it says "ready"; it goes when this returns.
+        // The harness reads the files before it says "ready"; they go when this returns.
         var applicationFile: String?
-        defer { if let applicationFile { unlink(applicationFile) } }
-        if let application {
-            var template = Array((FileManager.default.temporaryDirectory.path + "/hapbridge-application-XXXXXX").utf8CString)
-            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { throw .harness("cannot make a file for the flashed application: \(String(cString: strerror(errno)))") }
-            let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            applicationFile = path
-            let written = application.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            close(fd)
-            guard written == application.count else { throw .harness("cannot write the flashed application to \(path)") }
+        var eepromFile: String?
+        defer {
+            if let applicationFile { unlink(applicationFile) }
+            if let eepromFile { unlink(eepromFile) }
         }
+        func temporary(_ bytes: [UInt8], _ what: String) throws(EmulationError) -> String {
+            var template = Array((FileManager.default.temporaryDirectory.path + "/hapbridge-\(what)-XXXXXX").utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+            guard fd >= 0 else { throw .harness("cannot make a file for the board's \(what): \(String(cString: strerror(errno)))") }
+            let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == bytes.count else {
+                unlink(path)
+                throw .harness("cannot write the board's \(what) to \(path)")
+            }
+            return path
+        }
+        if let application { applicationFile = try temporary(application, "application") }
+        // The EEPROM as the board holds it (its serial record; what `flash --serial` wrote).
+        if let eeprom { eepromFile = try temporary(eeprom, "eeprom") }
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw .harness("socketpair failed: \(String(cString: strerror(errno)))")
@@ -98,7 +108,8 @@ final class ELFBridgeBoard: USBDeviceModel {
         let spawned = ChildProcess.spawn(
             [artifacts.harness, "--usb", artifacts.firmware, "--serial", serial, "--fifo-priority", String(Self.harnessFIFOPriority)]
                 + HarnessChip.harnessArguments(accelerometerAddress: accelerometer.map { _ in LIS3DHChip.defaultAddress })
-                + (applicationFile.map { ["--application", $0] } ?? []),
+                + (applicationFile.map { ["--application", $0] } ?? [])
+                + (eepromFile.map { ["--eeprom", $0] } ?? []),
             stdio: fds[1], ownGroup: true)
         close(fds[1])
         switch spawned {

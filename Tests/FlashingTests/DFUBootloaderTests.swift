@@ -109,6 +109,30 @@ struct DFUBootloaderTests {
         #expect(b.status() == (.ok, .idle))
     }
 
+    @Test("EEPROM as LUFA's DFU bootloader programs it: 01 01 start end with the 32-byte block and start % 32 filler writes the bytes at their EEPROM addresses, 03 02 reads them back; refused in the security mode and past the 1 KiB")
+    func eepromProgramAndRead() throws {
+        let b = try Bench()
+        // Before the chip erase: the security mode refuses the write (the data stage STALLs).
+        let record: [UInt8] = [0x48, 0x42, 0x53, 0x4E, 0x02, 0x41, 0x42]
+        func program(_ start: Int, _ data: [UInt8]) -> [UInt8] {
+            let end = start + data.count - 1
+            var block: [UInt8] = [0x01, 0x01, UInt8(start >> 8), UInt8(start & 0xFF), UInt8(end >> 8), UInt8(end & 0xFF)]
+            block += [UInt8](repeating: 0, count: 32 - block.count)
+            return block + [UInt8](repeating: 0, count: start % 32) + data + [UInt8](repeating: 0, count: 16)
+        }
+        #expect(b.download(program(0, record)) == .stall)
+        #expect(b.status() == (.errWrite, .error))
+        _ = b.simple(.clearStatus)
+        b.erase()
+        #expect(b.download(program(3, record)) == .done([]))
+        #expect(b.status() == (.ok, .downloadIdle))
+        #expect(Array(b.device.eeprom[3..<10]) == record && b.device.eeprom[2] == 0xFF && b.device.eeprom[10] == 0xFF)
+        #expect(b.download([0x03, 0x02, 0x00, 0x02, 0x00, 0x0A]) == .done([]))
+        #expect(b.upload(9) == .done([0xFF] + record + [0xFF]))
+        #expect(b.download([0x03, 0x02, 0x00, 0x00, 0x04, 0x00]) == .done([]))
+        #expect(b.status() == (.errAddress, .error), "EEPROM address 1024 is past the part's 1 KiB")
+    }
+
     @Test("read configuration answers as the chip: 01 30 the manufacturer code 0x58, 01 31 / 01 60 / 01 61 the signature 1E 95 87 (what avrdude's flip1 reads), 00 00-02 the bootloader's version and IDs; another index errADDRESS")
     func configurationAsTheChipAnswers() throws {
         let b = try Bench()

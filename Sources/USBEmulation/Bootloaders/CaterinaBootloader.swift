@@ -15,8 +15,13 @@ import FirmwareImage
 /// - 'A' high low: the *word* address; 'e': every page of the application section
 ///   erased and written blank (Caterina.c's boot_page_erase and boot_page_write).
 /// - 'B' size(BE16) memory data: a flash block is one page erase, fill and write at the
-///   address (the address then moves on by the block); an EEPROM block writes bytes.
+///   address (the address then moves on by the block); an EEPROM ('E') block writes
+///   its bytes one eeprom_write_byte each.
 /// - 'g' size(BE16) memory: read a block from the address, which moves on by it.
+/// - EEPROM addressing is Caterina.c's: 'A' stores the word address shifted left (its
+///   CurrAddress), an EEPROM byte is at CurrAddress >> 1 (so the number the host sent
+///   is the EEPROM byte address, as avrdude's avr109 sends it) and CurrAddress moves
+///   on by 2 per byte; a memory type other than 'F' or 'E' answers '?'.
 /// - 'r' lock bits, 'F' / 'N' / 'Q' fuses: read only, as the boards ship them.
 /// - 'E': '\r', and the bootloader leaves (`exited`).
 ///
@@ -28,10 +33,15 @@ import FirmwareImage
 /// Time: Caterina answers a command once its self-programming is done (it waits on
 /// boot_spm_busy_wait before the '\r'), so each reply says how long the flash kept the
 /// chip busy before it (`Reply.busyMicroseconds`: a block write two page operations,
-/// the chip erase two for each of the 224 application pages).
+/// the chip erase two for each of the 224 application pages, an EEPROM block the part's
+/// EEPROM write time per byte, as eeprom_write_byte waits for the byte before).
 public struct CaterinaBootloader: Sendable {
     public private(set) var flash: FlashMemory
+    /// The part's data EEPROM: the board's own, kept across its resets by whoever
+    /// holds the board (`BridgeEmulation`), erased (0xFF) on a new part.
     public private(set) var eeprom: [UInt8]
+    /// EEPROM byte writes not yet answered for (each `AVRPart.eepromWriteMicroseconds`).
+    private var unansweredEEPROMWrites = 0
     /// The byte address the next block reads or writes ('A' sets it in words).
     public private(set) var address = 0
     /// Set by 'E': the application would start now.
@@ -70,11 +80,14 @@ public struct CaterinaBootloader: Sendable {
     public static let lockBits: UInt8 = 0xEF
     public static let fuses = (low: UInt8(0xFF), high: UInt8(0xD8), extended: UInt8(0xCB))
 
-    public init(flash: FlashMemory, eepromBytes: Int = 1024) {
+    /// `eeprom`: what the board's EEPROM holds (nil: erased, the part's size).
+    public init(flash: FlashMemory, eeprom: [UInt8]? = nil) {
         self.flash = flash
         // What was written before the board came up was done before the host came.
         self.flash.forgetSelfProgramming()
-        self.eeprom = [UInt8](repeating: 0xFF, count: eepromBytes)
+        let size = flash.part.eepromBytes
+        let held = eeprom ?? []
+        self.eeprom = Array(held.prefix(size)) + [UInt8](repeating: 0xFF, count: max(0, size - held.count))
     }
 
     /// Answers, each due once the chip has been busy for `busyMicroseconds` after the
@@ -107,7 +120,9 @@ public struct CaterinaBootloader: Sendable {
             start += used
             // A slow board: a flash block's answer comes late as well.
             let busy = flash.takeSelfProgrammingMicroseconds() + UInt64(lateAnswers) * UInt64(BootloaderFault.slowAnswerMicroseconds)
+                + UInt64(unansweredEEPROMWrites) * UInt64(flash.part.eepromWriteMicroseconds)
             lateAnswers = 0
+            unansweredEEPROMWrites = 0
             if busy == 0, let last = replies.indices.last {
                 replies[last].bytes += out
             } else if busy > 0 || !out.isEmpty {
@@ -221,12 +236,15 @@ public struct CaterinaBootloader: Sendable {
         for _ in 0..<size {
             if memory == AVR109.Memory.flash.rawValue {
                 out.append(address < flash.bytes.count ? flash.bytes[address] : 0xFF)
+                address += 1
             } else if memory == AVR109.Memory.eeprom.rawValue {
-                out.append(address < eeprom.count ? eeprom[address] : 0xFF)
+                // Caterina.c: eeprom_read_byte(CurrAddress >> 1); the EEPROM address
+                // wraps inside the part as the chip's EEAR does.
+                out.append(eeprom[(address >> 1) % eeprom.count])
+                address += 2
             } else {
                 return [AVR109.unknownCommand]
             }
-            address += 1
         }
         return out
     }
@@ -249,9 +267,11 @@ public struct CaterinaBootloader: Sendable {
             address += data.count
             return AVR109.acknowledge
         case AVR109.Memory.eeprom.rawValue:
+            // Caterina.c: eeprom_write_byte(CurrAddress >> 1, byte); CurrAddress += 2.
             for byte in data {
-                if address < eeprom.count { eeprom[address] = byte }
-                address += 1
+                eeprom[(address >> 1) % eeprom.count] = byte
+                address += 2
+                unansweredEEPROMWrites += 1
             }
             return AVR109.acknowledge
         default:

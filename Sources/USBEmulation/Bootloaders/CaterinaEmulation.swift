@@ -63,9 +63,10 @@ public final class CaterinaEmulation: Sendable {
     static let exitNoticedMicroseconds: Int32 = 200
 
     /// Plugs the board in and starts answering. `flash`: its contents (bootloader
-    /// section included) before the host says anything.
+    /// section included) before the host says anything; `eeprom`: its EEPROM's (nil:
+    /// erased).
     public init(
-        testbed: Testbed, identity: Identity = .leonardoCaterina, flash: FlashMemory, placement: Placement = Placement(),
+        testbed: Testbed, identity: Identity = .leonardoCaterina, flash: FlashMemory, eeprom: [UInt8]? = nil, placement: Placement = Placement(),
         fault: BootloaderFault? = nil, addsRootHub: Bool = true, events: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(EmulationError) {
         let record = try Self.deviceRecord(identity, placement: placement)
@@ -83,7 +84,7 @@ public final class CaterinaEmulation: Sendable {
         self.master = master
         self.wake = (pipe[0], pipe[1])
         self.events = events
-        var engine = CaterinaBootloader(flash: flash)
+        var engine = CaterinaBootloader(flash: flash, eeprom: eeprom)
         engine.fault = fault
         self.bootloader = Mutex(engine)
         let thread = Thread { [self] in

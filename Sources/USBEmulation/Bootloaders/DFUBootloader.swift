@@ -60,6 +60,10 @@ public final class DFUBootloader: USBDeviceModel {
     struct State {
         var usb: StandardRequests
         var flash: FlashMemory
+        /// The part's data EEPROM, kept across power cycles as the flash is.
+        var eeprom: [UInt8]
+        /// EEPROM bytes written that the request in hand has not answered for.
+        var eepromWrites = 0
         var dfu: AtmelDFU.State = .idle
         var status: AtmelDFU.Status = .ok
         /// What UPLOAD returns next.
@@ -84,6 +88,8 @@ public final class DFUBootloader: USBDeviceModel {
         case none
         /// Flash bytes `next...end` (inclusive) still to return.
         case flash(next: Int, end: Int)
+        /// EEPROM bytes `next...end` (inclusive) still to return.
+        case eeprom(next: Int, end: Int)
         case byte(UInt8)
     }
 
@@ -137,7 +143,8 @@ public final class DFUBootloader: USBDeviceModel {
     public static let bootSection: [UInt8] = [0x0C, 0x94, 0x00, 0x38, 0x11, 0x24] + deviceDescriptor
 
     /// `flash`: the memory it starts with (the application a board left there).
-    public init(flash: FlashMemory, leaving: @escaping Leaving) throws(EmulationError) {
+    /// `eeprom`: what the part's EEPROM holds (nil: erased, the part's size).
+    public init(flash: FlashMemory, eeprom: [UInt8]? = nil, leaving: @escaping Leaving) throws(EmulationError) {
         let usb: StandardRequests
         do {
             usb = try StandardRequests(
@@ -146,13 +153,17 @@ public final class DFUBootloader: USBDeviceModel {
         var flash = flash
         // What was written before the board came up was done before the host came.
         flash.forgetSelfProgramming()
-        state = Mutex(State(usb: usb, flash: flash))
+        let size = flash.part.eepromBytes
+        let held = eeprom ?? []
+        state = Mutex(State(usb: usb, flash: flash, eeprom: Array(held.prefix(size)) + [UInt8](repeating: 0xFF, count: max(0, size - held.count))))
         self.leaving = leaving
     }
 
     /// The flash as it is now.
     public var flash: FlashMemory { state.withLock { $0.flash } }
     public var counters: Counters { state.withLock { $0.counters } }
+    /// The EEPROM as it is now.
+    public var eeprom: [UInt8] { state.withLock { $0.eeprom } }
 
     /// Arms a failure for the first block programmed over `fault.address`.
     public func arm(_ fault: BootloaderFault) { state.withLock { $0.fault = fault } }
@@ -161,10 +172,10 @@ public final class DFUBootloader: USBDeviceModel {
     /// reset, in its security mode, over the flash as it was left.
     public func powerOn() {
         state.withLock { s in
-            let flash = s.flash, counters = s.counters
+            let flash = s.flash, counters = s.counters, eeprom = s.eeprom
             var usb = s.usb
             usb.reset()
-            s = State(usb: usb, flash: flash)
+            s = State(usb: usb, flash: flash, eeprom: eeprom)
             s.counters = counters
         }
     }
@@ -188,7 +199,8 @@ public final class DFUBootloader: USBDeviceModel {
             let (result, leave) = Self.handle(request, setup, data, &s)
             defer { s.tripped = nil }
             // The request completes when the flash is done with it.
-            var busy = s.flash.takeSelfProgrammingMicroseconds()
+            var busy = s.flash.takeSelfProgrammingMicroseconds() + UInt64(s.eepromWrites) * UInt64(s.flash.part.eepromWriteMicroseconds)
+            s.eepromWrites = 0
             // A slow board: a program command's status stage comes late as well.
             if s.slow, request == .download, data.first == FLIP.Command.programStart.rawValue { busy += UInt64(BootloaderFault.slowAnswerMicroseconds) }
             return (result, leave, s.tripped, busy)
@@ -308,6 +320,12 @@ public final class DFUBootloader: USBDeviceModel {
             s.dfu = next + count > end ? .idle : .uploadIdle
             s.counters.bytesRead += count
             return (.done(bytes), nil)
+        case .eeprom(let next, let end):
+            let count = min(length, end - next + 1)
+            let bytes = Array(s.eeprom[next..<(next + count)])
+            s.upload = next + count > end ? .none : .eeprom(next: next + count, end: end)
+            s.dfu = next + count > end ? .idle : .uploadIdle
+            return (.done(bytes), nil)
         }
     }
 
@@ -354,6 +372,29 @@ public final class DFUBootloader: USBDeviceModel {
             }
             let status = program(start: start, data, &s)
             return status == .ok ? Outcome(status: .ok, state: .downloadIdle) : .refused(status)
+        case (.programStart?, FLIP.Memory.eeprom.rawValue?) where c.count >= FLIP.commandBlockBytes:
+            // LUFA's DFU bootloader: the same block and filler as for flash, each byte
+            // then written with eeprom_update_byte at its 16-bit address (no 64 KiB page).
+            guard !s.secured else { return .refused(.errWrite, stalls: true) }
+            let start = Int(c[2]) << 8 | Int(c[3])
+            let end = Int(c[4]) << 8 | Int(c[5])
+            let count = end - start + 1
+            let first = FLIP.commandBlockBytes + start % controlPacketSize
+            guard count > 0, c.count >= first + count else { return .refused(.errNotDone) }
+            guard end < s.eeprom.count else { return .refused(.errAddress) }
+            for (i, b) in c[first..<(first + count)].enumerated() where s.eeprom[start + i] != b {
+                // eeprom_update_byte writes only a byte that differs.
+                s.eeprom[start + i] = b
+                s.eepromWrites += 1
+            }
+            return Outcome(status: .ok, state: .downloadIdle)
+        case (.displayData?, FLIP.Display.eeprom.rawValue?) where c.count >= 6:
+            let start = Int(c[2]) << 8 | Int(c[3])
+            let end = Int(c[4]) << 8 | Int(c[5])
+            guard start <= end, end < s.eeprom.count else { return .refused(.errAddress) }
+            guard !s.secured else { return .refused(.errFile) }
+            s.upload = .eeprom(next: start, end: end)
+            return Outcome(status: .ok, state: .uploadIdle)
         case (.displayData?, let kind?) where c.count >= 6 && (kind == FLIP.Display.flash.rawValue || kind == FLIP.Display.blankCheck.rawValue):
             let start = address(2)
             let end = address(4)
@@ -387,7 +428,7 @@ public final class DFUBootloader: USBDeviceModel {
             if Array(c.dropFirst().prefix(2)) == FLIP.selectPage, c.count >= 4 { s.page = Int(c[3]) }
             return .ok
         default:
-            // EEPROM (01 01, 03 02), fuses and the 8051 commands: not modelled.
+            // Fuses and the 8051 commands: not modelled.
             return .refused(.errTarget)
         }
     }

@@ -12,16 +12,8 @@
 
 #include "hapbridge/protocol.h"
 
-/* ---- Serial number record in EEPROM (written by `hapbridge flash`) -------
- *   [0..3] 'H' 'B' 'S' 'N'   [4] n, 1..HB_SERIAL_MAX_LEN   [5..4+n] ASCII
- */
-#define HB_SERIAL_RECORD_MAGIC "HBSN"
-#define HB_SERIAL_RECORD_OFF_MAGIC 0u
-#define HB_SERIAL_RECORD_MAGIC_LEN 4u
-#define HB_SERIAL_RECORD_OFF_LEN 4u
-#define HB_SERIAL_RECORD_OFF_TEXT 5u
-#define HB_SERIAL_RECORD_LEN (HB_SERIAL_RECORD_OFF_TEXT + HB_SERIAL_MAX_LEN)
-#define HB_SERIAL_RECORD_EEPROM_ADDR 0u
+/* The EEPROM serial record's layout (HB_SERIAL_RECORD_*) is the protocol's
+ * (protocol.h): `hapbridge flash --serial` writes it through the bootloader. */
 
 /* A factory-unique ID, read as hex when the EEPROM has no serial: on the
  * ATmega32U4 the 10 signature-row bytes at 0x0E..0x17 (the bytes LUFA's

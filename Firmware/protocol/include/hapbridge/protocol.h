@@ -129,6 +129,22 @@
  * no unique ID readable): it says so rather than inventing a number. */
 #define HB_SERIAL_FALLBACK "UNSET"
 
+/* ---- The serial record in the board's EEPROM ------------------------------
+ * Where the ATmega32U4 firmware reads its serial first (board_identity.h's
+ * hb_board_serial), and what `hapbridge flash --serial` writes through the
+ * bootloader's EEPROM programming (AVR109 'B' .. 'E', FLIP's EEPROM memory):
+ *   [0..3] 'H' 'B' 'S' 'N'   [4] n, 1..HB_SERIAL_MAX_LEN   [5..4+n] ASCII
+ * No checksum: a record whose magic, length or characters break the rule is
+ * no record, and the board falls back to its unique ID, then "UNSET".  The
+ * bytes after the text (to HB_SERIAL_RECORD_LEN) are not read. */
+#define HB_SERIAL_RECORD_MAGIC "HBSN"
+#define HB_SERIAL_RECORD_OFF_MAGIC 0u
+#define HB_SERIAL_RECORD_MAGIC_LEN 4u
+#define HB_SERIAL_RECORD_OFF_LEN 4u
+#define HB_SERIAL_RECORD_OFF_TEXT 5u
+#define HB_SERIAL_RECORD_LEN (HB_SERIAL_RECORD_OFF_TEXT + HB_SERIAL_MAX_LEN)
+#define HB_SERIAL_RECORD_EEPROM_ADDR 0u
+
 #define HB_CAP_RTP (1u << 0)
 #define HB_CAP_REG_WRITE (1u << 1)
 #define HB_CAP_ROM_SEQ (1u << 2)
