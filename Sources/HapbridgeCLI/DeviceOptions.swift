@@ -4,6 +4,7 @@ import DRV2605
 import DeviceInterface
 import Devices
 import Foundation
+import HostedBoard
 import SimulatedBridgeDevice
 
 /// Options every hardware command shares: which device, how to simulate it, where to plot.
@@ -66,6 +67,12 @@ public struct DeviceOptions: ParsableArguments {
         return false
     }
 
+    /// How a hosted adapter (`--device ftdi`) runs: the I2C clock `--i2c-khz` says, and a
+    /// guardian that stops the chip if this process dies (SIGKILL, a crash).
+    var adapterSettings: HostedAdapterSettings {
+        HostedAdapterSettings(i2cClockHz: Double(i2cKHz) * 1000, guardian: GuardFT232HCommand.command())
+    }
+
     /// Whether any option that only the simulated board takes was given.
     var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
 
@@ -80,9 +87,7 @@ public struct DeviceOptions: ParsableArguments {
     func open(actuator: ActuatorProfile?, timing: SimulatedTiming = .virtual, link: SimulatedBridgeDevice.Link = .init())
         throws(CLIError) -> OpenedDevice
     {
-        // An FT232H gets a guardian that stops the chip if this process dies (SIGKILL, a crash).
-        let catalog = DeviceCatalog(
-            logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command(), ft232hSCLHz: Double(i2cKHz) * 1000)
+        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), adapterSettings: adapterSettings)
         var setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         setup.accelerometer = accelerometer
