@@ -253,6 +253,10 @@ let package = Package(
         .executableTarget(
             name: "usb-engine-probe", dependencies: ["Devices", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
             path: "Tests/USBEngineProbe", swiftSettings: strict),
+        // `HapticEngine.open(address:)` from the Hapbridge product as COMMAND under `hapbridge
+        // emulate` (or alone on `sim`): what OneDoorCalibrationTests compares with `play`.
+        .executableTarget(
+            name: "engine-open-probe", dependencies: ["Hapbridge"], path: "Tests/EngineOpenProbe", swiftSettings: strict),
         // A minimal libusb client of the bridge board: what USBEmulationTests runs as
         // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
         .executableTarget(
