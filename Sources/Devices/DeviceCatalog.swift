@@ -136,7 +136,9 @@ public final class DeviceCatalog: Sendable {
         case .usb(let board):
             return try open(board)
         case .hosted(let scheme, let serial):
-            return try openHosted(scheme: scheme, serial: serial)
+            // Only an address names one: no address never chooses a hosted adapter.
+            guard let address else { throw .unsupported("a hosted adapter is opened by its address (\(scheme), \(scheme):SERIAL)") }
+            return try openHosted(scheme: scheme, serial: serial, address: address)
         }
     }
 
@@ -159,11 +161,20 @@ public final class DeviceCatalog: Sendable {
     /// serial in HELLO_REPLY, so calibrations are kept per adapter as per board. The
     /// notice says once when real-time scheduling was refused. `configuration` adjusts
     /// the hosted core (benchmarks compare its timer's scheduling).
-    public func openHosted(
-        scheme: String, serial: String?, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
+    public func openHosted(_ address: DeviceAddress, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil)
+        throws(DeviceSelectionError) -> OpenedDevice
+    {
+        guard case .hosted(let scheme, let serial) = try Self.choose(address, among: []) else {
+            throw .unsupported("\(address) is not the address of an adapter whose firmware core is hosted in this process")
+        }
+        return try openHosted(scheme: scheme, serial: serial, address: address, configuration: configuration)
+    }
+
+    private func openHosted(
+        scheme: String, serial: String?, address: DeviceAddress, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
     ) throws(DeviceSelectionError) -> OpenedDevice {
         guard let adapter = Self.hostedAdapter(scheme: scheme) else {
-            throw .unsupported("no adapter is registered for addresses of the scheme \(scheme)")
+            throw .unsupported("\(address): no adapter is registered for addresses of the scheme \(scheme)")
         }
         let connection: HostedAdapterConnection
         do { connection = try adapter.open(serial: serial, settings: adapterSettings) } catch {
@@ -172,7 +183,6 @@ public final class DeviceCatalog: Sendable {
             case .refused(let why): throw .unsupported(why)
             }
         }
-        let address = Self.address(scheme: scheme, serial: serial)
         var config = HostedBoard.Configuration(serial: Self.boardSerial(connection.serial, adapter: adapter.name))
         configuration?(&config)
         let board = HostedBoard(port: connection.port, configuration: config, guardian: connection.guardian)
@@ -184,11 +194,6 @@ public final class DeviceCatalog: Sendable {
         return OpenedDevice(
             address: address, summary: summary, notice: board.scheduling.notice(adapter: adapter.name, address: address.description),
             usbBoard: nil, transport: transport, hostTiming: board.scheduling)
-    }
-
-    /// The address a hosted adapter's scheme and serial make.
-    static func address(scheme: String, serial: String?) -> DeviceAddress {
-        (try? DeviceAddress(parsing: serial.map { "\(scheme):\($0)" } ?? scheme)) ?? .ftdi(serial: serial)
     }
 
     /// The bytes of a serial the protocol can carry (1...20 of the characters

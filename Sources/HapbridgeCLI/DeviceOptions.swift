@@ -73,6 +73,10 @@ public struct DeviceOptions: ParsableArguments {
         HostedAdapterSettings(i2cClockHz: Double(i2cKHz) * 1000, guardian: GuardFT232HCommand.command())
     }
 
+    static func simulatorOnly(_ address: DeviceAddress) -> CLIError {
+        CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(address)")
+    }
+
     /// Whether any option that only the simulated board takes was given.
     var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
 
@@ -91,10 +95,14 @@ public struct DeviceOptions: ParsableArguments {
         var setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         setup.accelerometer = accelerometer
+        // A device named outright is refused before it is opened (an adapter's chip is
+        // brought up as it opens); one the rule chose, once it is known.
+        if let address, address != .simulated, simulatorOptionsGiven { throw Self.simulatorOnly(address) }
         let opened: OpenedDevice
         do { opened = try catalog.open(address, simulated: setup) } catch { throw CLIError(TerminalText.safe(error.description)) }
         if opened.address != .simulated, simulatorOptionsGiven {
-            throw CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(opened.address)")
+            opened.transport.close()
+            throw Self.simulatorOnly(opened.address)
         }
         if let notice = opened.notice { try? Console.err("note: \(notice)") }
         return opened

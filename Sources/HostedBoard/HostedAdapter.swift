@@ -10,7 +10,7 @@ import DeviceInterface
 public protocol HostedAdapter: Sendable {
     /// The scheme its addresses take: `ftdi` for `ftdi`, `ftdi:SERIAL`.
     var scheme: String { get }
-    /// What it is called in messages and summaries ("FT232H").
+    /// What it is called in messages and summaries (its part name).
     var name: String { get }
     /// Opens the adapter `serial` names (nil: the first one plugged in) with the DRV2605's
     /// EN high, and starts its watchdog when `settings.guardian` asks for one. A failure
