@@ -124,19 +124,24 @@ let package = Package(
         // The FT232H's MPSSE facts both sides share: opcodes (FTDI AN_108), the clock
         // divisor, the I2C wiring (SCL, SDA, the DRV2605's EN) and the USB identity.
         .target(name: "MPSSE", swiftSettings: strict),
-        // The DRV2605 straight on an FT232H: an `I2CBus` over MPSSE through libftdi
-        // (START/STOP by GPIO, ACK bits checked, batched writes, waits timed by the FT232H).
-        .target(name: "FTDIBridge", dependencies: ["LibFTDI", "MPSSE", "DeviceInterface"], swiftSettings: strict),
-        // The firmware core hosted in this process for an adapter with no microcontroller (the
-        // FT232H): CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps
-        // then spins, its I2C on MPSSE; a FrameTransport, so BridgeLink and the engine take it.
+        // The FT232H adapter, everything about it in one module: an `I2CBus` over MPSSE
+        // through libftdi (START/STOP by GPIO, ACK bits checked, batched writes, waits timed
+        // by the FT232H); the hosted core's I2C port on it (`FT232HHostedI2C`, its answer
+        // reader), the guardian process and its takeover; and its `DeviceAdapter` (`ftdi:`),
+        // which the catalog registers.
         .target(
-            name: "HostedBoard", dependencies: ["FirmwareCore", "FTDIBridge", "MPSSE", "DeviceInterface", "RealTime", "CHostedBoard"],
+            name: "FTDIBridge",
+            dependencies: ["LibFTDI", "MPSSE", "DeviceInterface", "HostedBoard", "FirmwareCore", "RealTime", "CFTDIBridge"],
             swiftSettings: strict),
-        // What HostedBoard needs from C that Swift cannot call: the few usbfs ioctls the
-        // FT232H's guardian makes itself (macros), and posix_spawn's closefrom (a GNU
-        // extension) for starting it.
-        .target(name: "CHostedBoard"),
+        // The firmware core hosted in this process for an adapter with no microcontroller:
+        // CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps then
+        // spins, its I2C through an abstract `HostedI2CPort`; a FrameTransport, so BridgeLink
+        // and the engine take it. It names no adapter.
+        .target(name: "HostedBoard", dependencies: ["FirmwareCore", "DeviceInterface", "RealTime"], swiftSettings: strict),
+        // What the FT232H's guardian needs from C that Swift cannot call: the few usbfs
+        // ioctls it makes itself (macros), and posix_spawn's closefrom (a GNU extension)
+        // for starting it.
+        .target(name: "CFTDIBridge"),
         // The bridge board over USB: discovery by VID:PID, a FrameTransport on libusb's
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
@@ -200,7 +205,7 @@ let package = Package(
         .target(
             name: "Bench",
             dependencies: [
-                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON", "FTDIBridge",
+                "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -237,7 +242,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
-                "EmulationControl", "SensorModel", "AVRBootloaders",
+                "FTDIBridge", "EmulationControl", "SensorModel", "AVRBootloaders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -248,6 +253,10 @@ let package = Package(
         .executableTarget(
             name: "usb-engine-probe", dependencies: ["Devices", "DeviceInterface", "HapticEngine", "Haptics", "Actuators"],
             path: "Tests/USBEngineProbe", swiftSettings: strict),
+        // `HapticEngine.open(address:)` from the Hapbridge product as COMMAND under `hapbridge
+        // emulate` (or alone on `sim`): what OneDoorCalibrationTests compares with `play`.
+        .executableTarget(
+            name: "engine-open-probe", dependencies: ["Hapbridge"], path: "Tests/EngineOpenProbe", swiftSettings: strict),
         // A minimal libusb client of the bridge board: what USBEmulationTests runs as
         // COMMAND under `hapbridge emulate` (HELLO, unplug/replug, round-trip figures).
         .executableTarget(
@@ -275,7 +284,7 @@ let package = Package(
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [
                 "HapticEngine", "BridgeLink", "DeviceInterface", "SimulatedBridgeDevice", "SimavrBridgeDevice", "SimulatedBoard", "BridgeProtocol", "Haptics", "Actuators",
-                "Devices", "USBEmulation", "HapticCompilation", "RealTime", "HostedBoard",
+                "Devices", "USBEmulation", "HapticCompilation", "RealTime", "HostedBoard", "FTDIBridge",
             ],
             path: "Benchmarks/EngineBenchmarks",
             // Run by FT232HTiming under `hapbridge emulate ft232h` (pyftdi side by side).

@@ -1,5 +1,6 @@
 import Actuators
 import BridgeLink
+import FTDIBridge
 import Foundation
 import HapticEngine
 import Haptics
@@ -42,7 +43,7 @@ func hostedEvents(count: Int, periodMicroseconds: Int64, priority: Int32?, spinM
     // 1 ms grid alias).
     options.controlStepMicroseconds = 1000
     let engine = HapticEngine(
-        link: BridgeLink(transport: HostedBoardTransport(board: board, summary: "FT232H (benchmark)")), actuator: try ActuatorProfileLoader.resolve("pmd-c10-100"), options: options)
+        link: BridgeLink(transport: HostedBoardTransport(board: board, summary: "FT232H (benchmark)", adapterName: "FT232H")), actuator: try ActuatorProfileLoader.resolve("pmd-c10-100"), options: options)
     try await engine.start()
     let step = Double(periodMicroseconds) / 1e6
     // A drive is cut after 30 s (the board's safety limit, HB_MAX_DRIVE_LIMIT_MS), so a

@@ -22,6 +22,9 @@ public enum CalibrationKeeping {
         public var warnings: [String] = []
     }
 
+    /// Keeps `result` under the serial `board` stated in HELLO_REPLY: the one identity
+    /// every transport gives (a bridge board's, the simulated board's, a hosted adapter's
+    /// own through its hosted core), which `StoredDrive.lookUp` finds it by.
     public static func keep(_ result: AutoCalibrationResult, board: BoardIdentity, profile: ActuatorProfile, supplyVolts: Double?)
         -> Result<Kept, NotKept>
     {
@@ -29,14 +32,7 @@ public enum CalibrationKeeping {
         guard let serial = board.serialNumber else {
             return .failure(NotKept(description: "calibration results not stored: \(CalibrationStoreError.noSerial)"))
         }
-        return keep(result, serial: serial, chip: chip, firmwareVersion: board.firmwareVersion, profile: profile, supplyVolts: supplyVolts)
-    }
-
-    /// The same for a device that is not a bridge board: an FT232H, kept under the serial
-    /// its hosted core reports (`DeviceCatalog.boardSerial`), which `play` looks up.
-    public static func keep(
-        _ result: AutoCalibrationResult, serial: String, chip: DeviceVariant, firmwareVersion: String?, profile: ActuatorProfile, supplyVolts: Double?
-    ) -> Result<Kept, NotKept> {
+        let firmwareVersion = board.firmwareVersion
         let store: CalibrationStore
         do { store = try CalibrationStore.user() } catch { return .failure(NotKept(description: "calibration results not stored: \(error)")) }
         do throws(CalibrationStoreError) {

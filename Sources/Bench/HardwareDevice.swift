@@ -2,9 +2,9 @@ import DeviceInterface
 
 /// The device a bench procedure (calibration, diagnostics, a ROM effect) talks to: an
 /// I2C bus for the driver and, where the device has one, a source of acceleration.
-/// Every board reached through the device seam is a `BridgeBench`; the procedures are
-/// written against this protocol so a device with its own I2C master (an FT232H) can
-/// conform too.
+/// Every device the catalog opens — a bridge board, the simulated board, a hosted adapter
+/// — is a `BridgeBench` over its link; the procedures are written against this protocol
+/// so they need nothing else of it (Measurements' bench runs use it the same way).
 public protocol HardwareDevice: AnyObject {
     associatedtype Bus: I2CBus
     var bus: Bus { get }

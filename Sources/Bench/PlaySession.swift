@@ -61,15 +61,18 @@ public final class PlaySession: Sendable {
     /// What a user should know about the choice of device (none plugged in: simulating).
     public let notice: String?
     public let actuator: ActuatorProfile
-    /// The drive: closed loop with the stored calibration, or open loop and why.
-    public let drive: StoredDrive
+    /// The drive: closed loop with the calibration stored under the serial the board
+    /// stated when the engine started, or open loop and why (`StoredDrive.undecided`
+    /// before the engine started).
+    public var drive: StoredDrive { decided?.drive ?? StoredDrive(note: "drive: open loop (stored calibration not used)") }
+    private let decided: StoredDrive.Decided?
     /// The engine the pattern plays on (its statistics, capabilities, options).
     public let engine: HapticEngine
     /// The device runs on the wall clock (a bridge board, the simulated board with
     /// real timing); otherwise the session advances virtual time itself.
     public let isRealTime: Bool
     /// Whether the host's timer thread got real time, where the host times the writes
-    /// (an FT232H); nil where a board keeps its own time.
+    /// (a hosted adapter); nil where a board keeps its own time.
     public let hostTimerIsRealTime: Bool?
     public let options: Options
     private let outcome = PlayOutcome()
@@ -93,11 +96,11 @@ public final class PlaySession: Sendable {
         self.options = options
         isRealTime = opened.transport.isRealTime
         hostTimerIsRealTime = opened.hostTiming?.isRealTime
-        let serial = opened.usbBoard?.serialNumber ?? opened.hostedSerial ?? (opened.address == .simulated ? SimulatedBoardSetup.serialNumber.text : nil)
-        drive = options.usesStoredCalibration
-            ? StoredDrive.lookUp(serial: serial, profile: actuator) : StoredDrive(note: "drive: open loop (stored calibration not used)")
+        let decided = options.usesStoredCalibration ? StoredDrive.Decided() : nil
+        self.decided = decided
         var engineOptions = HapticEngine.Options(driving: isRealTime ? .automatic : .manual)
-        engineOptions.calibration = drive.calibration
+        // Found by the serial the board states in HELLO_REPLY, on every transport.
+        engineOptions.storedCalibration = decided.map { StoredDrive.source(profile: actuator, decided: $0) }
         engineOptions.logger = options.logger
         engineOptions.keepsSentCommandLog = options.keepsCommands
         engineOptions.sharpnessControl = options.sharpnessControl
@@ -225,7 +228,7 @@ public final class PlaySession: Sendable {
         if playedToTheEnd { await awaitSensor(throughBoardSeconds: recordingEnd) }
         let statistics = await engine.statistics
         // Whatever stopped the engine first (the link gone; a stop the board reported as it
-        // went, such as an FT232H's hosted core's host-silence stop after the player was
+        // went, such as a hosted core's host-silence stop after the player was
         // stopped), the transport's account of its loss goes with it.
         let lossReason = state.stopReason != nil ? await engine.withLink { $0.lossReason } : nil
         let ran = await engine.ranCommands
@@ -338,7 +341,7 @@ public struct PlayResult: Sendable {
     /// Why the engine stopped, when the client did not ask.
     public var engineStopReason: StoppedReason?
     /// Why the device went away, when the engine stopped by itself and the transport
-    /// could say (`FrameTransport.lossReason`: an FT232H's adapter error, or its
+    /// could say (`FrameTransport.lossReason`: a hosted adapter's error, or its
     /// guardian's word), whichever stop reason the engine heard first.
     public var lossReason: String?
     /// Why the caller stopped the play (a signal), if it did.

@@ -4,7 +4,7 @@
 ///
 /// A struct with an open set of kinds, not an enum, for the reason swift-system's
 /// `Errno` is one: a public enum's cases are a promise to every user who `switch`es
-/// over them exhaustively, so adding a case (the bootloader's, the FT232H's) or
+/// over them exhaustively, so adding a case (the bootloader's, a new adapter's) or
 /// removing one breaks their build. A new `Kind` breaks nobody: code that matches a
 /// kind has a `default` already.
 ///

@@ -1,6 +1,6 @@
 /// A link to a bridge board that carries protocol frames (Firmware/PROTOCOL.md),
 /// whatever carries the bytes: USB through libusb, the simulated board in process,
-/// the firmware ELF under simavr, the firmware core hosted beside an FT232H.
+/// the firmware ELF under simavr, the firmware core hosted beside an I2C adapter.
 ///
 /// It owns the host's clock, because only the link knows what "waiting" means for
 /// it: a USB transport sleeps while its event thread reads, a simulated board in
@@ -35,7 +35,7 @@ public protocol FrameTransport: AnyObject {
     /// The link's own diagnostics (bytes that were not frames), where it keeps them.
     var diagnostics: (any LinkDiagnostics)? { get }
     /// Why the link is gone, once `poll` has said it is (`.disconnected`), where the
-    /// transport knows more than that (an FT232H's hosted board: the adapter's error, or
+    /// transport knows more than that (a hosted board: the adapter's error, or
     /// its guardian's word); nil otherwise.
     var lossReason: String? { get }
 }

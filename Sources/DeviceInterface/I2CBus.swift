@@ -1,9 +1,9 @@
 /// A device's I2C master, as a driver (the DRV2605's, an accelerometer's) uses it:
 /// register reads and writes with the chip's auto-increment, and a clock to wait on.
 /// A capability of the device seam: the bridge board offers it through protocol 1.1's
-/// untimed register frames, the FT232H through MPSSE, the chip model directly.
+/// untimed register frames (a hosted adapter's core too), the chip model directly.
 ///
-/// The clock is part of the bus on purpose: on hardware (FT232H, bridge firmware)
+/// The clock is part of the bus on purpose: on hardware (a board, an adapter)
 /// `wait` sleeps; on the chip model it advances virtual time. So the driver polls
 /// GO and DEV_RESET the same way everywhere and tests never sleep.
 ///

@@ -1,6 +1,5 @@
 import CHapbridgeProtocol
 import DeviceInterface
-import FTDIBridge
 import HostedBoard
 import LibUSB
 import Logging
@@ -8,7 +7,13 @@ import SimulatedBridgeDevice
 import Synchronization
 import USBBridge
 
-/// Turns a device address into an opened device, and finds what is plugged in.
+/// Turns a device address into an opened device, and finds what is plugged in: the one
+/// door every command, `run`, HapbridgeTesting and `HapticEngine.open(address:)` open a
+/// device through. An address's scheme picks the way: `sim` the simulated board, `usb`
+/// a bridge board on USB, and any other scheme the hosted adapter registered for it
+/// (`hostedAdapters`: `ftdi` the FT232H), whose firmware core runs in this process. Every
+/// way gives the same thing: a `FrameTransport` to a board running the firmware core,
+/// which states its serial in HELLO_REPLY.
 ///
 /// The rule when no address is given: a bridge board on USB is used if exactly one
 /// is present; with none, the simulated board (with a one-line notice saying so);
@@ -23,17 +28,13 @@ public final class DeviceCatalog: Sendable {
         case unavailable(String)
     }
 
-    /// The guardian an FT232H opened by `open(_:simulated:)` gets (`openFT232H`); nil: none.
-    public let ft232hGuardian: FT232HGuardian.Command?
-    /// The I2C clock an FT232H's bus runs at (400 kHz or 100 kHz: `MPSSEClock`).
-    public let ft232hSCLHz: Double
+    /// How a hosted adapter opened here runs: its I2C clock, and the watchdog process it
+    /// starts (none by default: a library user opting in says which program).
+    public let adapterSettings: HostedAdapterSettings
 
-    public init(
-        logger: Logger = Logger(label: "hapbridge.devices"), ft232hGuardian: FT232HGuardian.Command? = nil, ft232hSCLHz: Double = 400_000
-    ) {
+    public init(logger: Logger = Logger(label: "hapbridge.devices"), adapterSettings: HostedAdapterSettings = HostedAdapterSettings()) {
         self.logger = logger
-        self.ft232hGuardian = ft232hGuardian
-        self.ft232hSCLHz = ft232hSCLHz
+        self.adapterSettings = adapterSettings
     }
 
     /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
@@ -82,16 +83,15 @@ public final class DeviceCatalog: Sendable {
     public enum Choice: Sendable, Equatable {
         case simulated(notice: String?)
         case usb(USBBridgeBoard)
-        /// A DRV2605 on an FT232H's MPSSE I2C (the first FT232H when `serial` is nil),
-        /// played through the firmware core hosted in this process.
-        case ft232h(serial: String?)
+        /// A DRV2605 on the hosted adapter registered for `scheme` (the first one plugged
+        /// in when `serial` is nil), played through the firmware core hosted in this process.
+        case hosted(scheme: String, serial: String?)
     }
 
     public func choose(_ address: DeviceAddress?) throws(DeviceSelectionError) -> Choice {
         switch address {
-        case .simulated?: return .simulated(notice: nil)
-        case .ftdi(let serial)?: return .ft232h(serial: serial)
         case nil, .usb?: return try Self.choose(address, among: usbBoards(), usbUnavailable: usbUnavailable)
+        default: return try Self.choose(address, among: [], usbUnavailable: usbUnavailable)
         }
     }
 
@@ -122,7 +122,7 @@ public final class DeviceCatalog: Sendable {
             if case .serial = selector, matching.count > 1 { throw .ambiguousAddress(DeviceAddress.usb(selector), matching) }
             return .usb(board)
         case .ftdi(let serial)?:
-            return .ft232h(serial: serial)
+            return .hosted(scheme: "ftdi", serial: serial)
         }
     }
 
@@ -135,67 +135,72 @@ public final class DeviceCatalog: Sendable {
             return OpenedDevice(address: .simulated, summary: simulated.summary, notice: notice, usbBoard: nil, transport: device)
         case .usb(let board):
             return try open(board)
-        case .ft232h(let serial):
-            return try openFT232H(serial: serial, guardian: ft232hGuardian)
+        case .hosted(let scheme, let serial):
+            // Only an address names one: no address never chooses a hosted adapter.
+            guard let address else { throw .unsupported("a hosted adapter is opened by its address (\(scheme), \(scheme):SERIAL)") }
+            return try openHosted(scheme: scheme, serial: serial, address: address)
         }
     }
 
-    /// Opens an FT232H with the firmware core hosted in this process (`HostedBoard`): the
-    /// link a bridge board would give, timed by the host. Its serial (the first FT232H's,
-    /// when none is named) is the board's serial in HELLO_REPLY, so calibrations are kept
-    /// per FT232H. The notice says once when real-time scheduling was refused.
-    ///
-    /// `guardian`, when given, starts a guardian process (`FT232HGuardian`, `hapbridge
-    /// guard-ft232h`) that stops the chip if this process dies, is stopped or hangs
-    /// while it has the FT232H. It is started once the FT232H is open (it takes the
-    /// adapter by the usbfs node libusb opened) and before the chip is brought up; one
-    /// that cannot be started, or ends before it is ready, is an error: nothing is driven
-    /// unguarded unless asked (nil).
-    public func openFT232H(
-        serial: String?, guardian: FT232HGuardian.Command? = nil, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
-    ) throws(DeviceSelectionError) -> OpenedDevice {
-        let named = ft232hSerial(serial)
-        let port: FT232HHostedI2C
-        do { port = try FT232HHostedI2C(serial: named, sclHz: ft232hSCLHz) } catch {
-            throw .device(DeviceError.notFound("\(DeviceAddress.ftdi(serial: serial)): \(error.description)"))
+    /// The serial of the hosted adapter `address` names, without opening it: the one it
+    /// gives, or the first plugged in's for a bare scheme (`ftdi`); nil when the address
+    /// is no hosted adapter's, or none is plugged in.
+    public func hostedSerial(_ address: DeviceAddress) -> String? {
+        guard case .hosted(let scheme, let serial)? = try? Self.choose(address, among: []) else { return nil }
+        return serial ?? Self.hostedAdapter(scheme: scheme)?.firstSerial()
+    }
+
+    /// The hosted adapter registered for `scheme` (`hostedAdapters`).
+    public static func hostedAdapter(scheme: String) -> (any HostedAdapter)? {
+        hostedAdapters.first { $0.scheme == scheme }
+    }
+
+    /// Opens the hosted adapter registered for `scheme` with the firmware core hosted in
+    /// this process (`HostedBoard`): the link a bridge board would give, timed by the
+    /// host. The adapter's serial (the first one's, when none is named) is the board's
+    /// serial in HELLO_REPLY, so calibrations are kept per adapter as per board. The
+    /// notice says once when real-time scheduling was refused. `configuration` adjusts
+    /// the hosted core (benchmarks compare its timer's scheduling).
+    public func openHosted(_ address: DeviceAddress, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil)
+        throws(DeviceSelectionError) -> OpenedDevice
+    {
+        guard case .hosted(let scheme, let serial) = try Self.choose(address, among: []) else {
+            throw .unsupported("\(address) is not the address of an adapter whose firmware core is hosted in this process")
         }
-        var watcher: FT232HGuardian?
-        if let guardian {
-            do throws(FT232HGuardianError) {
-                guard let node = port.usbDevicePath else { throw .spawn("libusb did not say which device node the FT232H is") }
-                watcher = try FT232HGuardian(command: guardian, usbfs: node, sclHz: ft232hSCLHz, serial: named)
-            } catch {
-                port.shutDown()
-                throw .unsupported(
-                    "\(DeviceAddress.ftdi(serial: serial)): could not start the FT232H's guardian (\(error)): without it nothing would stop "
-                        + "the chip if this player died, were stopped or hung, so it is not driven (HAPBRIDGE_FT232H_GUARDIAN=off plays without one)")
+        return try openHosted(scheme: scheme, serial: serial, address: address, configuration: configuration)
+    }
+
+    private func openHosted(
+        scheme: String, serial: String?, address: DeviceAddress, configuration: ((inout HostedBoard.Configuration) -> Void)? = nil
+    ) throws(DeviceSelectionError) -> OpenedDevice {
+        guard let adapter = Self.hostedAdapter(scheme: scheme) else {
+            throw .unsupported("\(address): no adapter is registered for addresses of the scheme \(scheme)")
+        }
+        let connection: HostedAdapterConnection
+        do { connection = try adapter.open(serial: serial, settings: adapterSettings) } catch {
+            switch error {
+            case .open(let e): throw .device(e)
+            case .refused(let why): throw .unsupported(why)
             }
         }
-        var config = HostedBoard.Configuration(serial: Self.boardSerial(named))
+        var config = HostedBoard.Configuration(serial: Self.boardSerial(connection.serial, adapter: adapter.name))
         configuration?(&config)
-        let board = HostedBoard(port: port, configuration: config, guardian: watcher)
-        let summary = "FT232H\(named.map { " \($0)" } ?? "") (firmware core hosted in process, \(port.summary), host-timed: \(board.scheduling.isRealTime ? "real-time" : "normal priority"))"
-        let transport = HostedBoardTransport(board: board, summary: summary, guardian: watcher)
+        let board = HostedBoard(port: connection.port, configuration: config, guardian: connection.guardian)
+        let summary =
+            "\(adapter.name)\(connection.serial.map { " \($0)" } ?? "") (firmware core hosted in process, \(connection.port.summary), "
+            + "host-timed: \(board.scheduling.isRealTime ? "real-time" : "normal priority"))"
+        let transport = HostedBoardTransport(
+            board: board, summary: summary, adapterName: adapter.name, guardian: connection.guardian, reportsTiming: connection.reportsTiming)
         return OpenedDevice(
-            address: .ftdi(serial: serial), summary: summary, notice: board.scheduling.notice, usbBoard: nil, transport: transport,
-            hostTiming: board.scheduling, hostedSerial: String(decoding: config.serial, as: UTF8.self))
-    }
-
-    /// The FT232H `ftdi:SERIAL` names, or the first one plugged in for plain `ftdi`.
-    public func ft232hSerial(_ serial: String?) -> String? {
-        serial ?? usbDevices(kinds: [.ft232h]).first?.serialNumber
-    }
-
-    /// The serial an FT232H's hosted core reports (and its calibrations are kept under).
-    public func hostedSerial(ofFT232H serial: String?) -> String {
-        String(decoding: Self.boardSerial(ft232hSerial(serial)), as: UTF8.self)
+            address: address, summary: summary, notice: board.scheduling.notice(adapter: adapter.name, address: address.description),
+            usbBoard: nil, transport: transport, hostTiming: board.scheduling)
     }
 
     /// The bytes of a serial the protocol can carry (1...20 of the characters
-    /// `hb_serial_char_ok` takes); "FT232H" for one it cannot.
-    static func boardSerial(_ serial: String?) -> [UInt8] {
+    /// `hb_serial_char_ok` takes); the adapter's name for one it cannot (none, too long).
+    static func boardSerial(_ serial: String?, adapter: String) -> [UInt8] {
         let bytes = Array((serial ?? "").utf8)
-        guard (1...Int(HB_SERIAL_MAX_LEN)).contains(bytes.count), bytes.allSatisfy(hb_serial_char_ok) else { return Array("FT232H".utf8) }
+        guard (1...Int(HB_SERIAL_MAX_LEN)).contains(bytes.count), bytes.allSatisfy(hb_serial_char_ok) else { return Array(adapter.utf8) }
         return bytes
     }
 

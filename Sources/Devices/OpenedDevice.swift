@@ -19,12 +19,9 @@ public struct OpenedDevice: ~Copyable {
     /// The USB board, when it is one (discovery's view: port, serial, bcdDevice).
     public let usbBoard: USBBridgeBoard?
     public let transport: any FrameTransport
-    /// How the host times the writes, where the host does (an FT232H: the hosted core's
-    /// timer thread); nil where a board keeps its own time.
+    /// How the host times the writes, where the host does (a hosted adapter: the hosted
+    /// core's timer thread); nil where a board keeps its own time.
     public let hostTiming: HostedScheduling?
-    /// The serial a hosted core reports for an adapter (an FT232H's own), under which
-    /// its calibrations are kept; nil for every other device.
-    public let hostedSerial: String?
     /// Which of a bench accelerometer's axes the links read (`--axis`, a bench file's
     /// `accelerometer: {axis:}`): the one the actuator moves along. X by default, a
     /// sled's rails; a coin LRA moves along Z (Hardware/boards/accelerometer.md).
@@ -32,7 +29,7 @@ public struct OpenedDevice: ~Copyable {
 
     init(
         address: DeviceAddress, summary: String, notice: String?, usbBoard: USBBridgeBoard?, transport: any FrameTransport,
-        hostTiming: HostedScheduling? = nil, hostedSerial: String? = nil
+        hostTiming: HostedScheduling? = nil
     ) {
         self.address = address
         self.summary = summary
@@ -40,7 +37,6 @@ public struct OpenedDevice: ~Copyable {
         self.usbBoard = usbBoard
         self.transport = transport
         self.hostTiming = hostTiming
-        self.hostedSerial = hostedSerial
     }
 
     /// The board's link, for its one owner from now on (`HapticEngine(link:)` takes it).

@@ -57,7 +57,7 @@ public final class BoardLock: Sendable {
             case .simulated:
                 return [Key(name: "sim", device: label)]
             case .ftdi(let serial):
-                return [Key(name: catalog.ft232hSerial(serial).map { "ftdi-\($0)" } ?? "ftdi", device: label)]
+                return [Key(name: catalog.hostedSerial(.ftdi(serial: serial)).map { "ftdi-\($0)" } ?? "ftdi", device: label)]
             case .usb(let selector):
                 if case .usb(let board)? = try? catalog.choose(device.address) {
                     return [Key(name: "usb-\(board.portPath)", device: label)] + (board.serialNumber.map { [Key(name: "usb-serial-\($0)", device: label)] } ?? [])

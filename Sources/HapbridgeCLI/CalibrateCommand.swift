@@ -17,7 +17,8 @@ public struct CalibrateCommand: AsyncParsableCommand {
             On PASS the results are stored per board serial number and actuator under \
             $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
             board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
-            bridge board's register frames exactly as on the simulated board. Exits 1 on FAIL, and when the results \
+            board's register frames exactly as on the simulated board, an FT232H's through the firmware core hosted \
+            in this process. Exits 1 on FAIL, and when the results \
             cannot be stored (printed first, then the file and the cause; --no-save does not store them).
             """)
 
@@ -37,28 +38,13 @@ public struct CalibrateCommand: AsyncParsableCommand {
         Interruption.install()
         let plot = try device.plotFile()
         guard let profile = try actuator.load() else { return }
-        if let ft232h = try await device.openFT232H() {
-            var report = await Self.calibrate(on: ft232h, profile: profile)
-            await ft232h.close()
-            report.noteInterruption()
-            // Kept under the serial the FT232H's hosted core reports, which `play` looks up.
-            var notStored: CLIError?
-            if report.passed, let result = report.calibration, let chip = report.chip, !noSave {
-                let serial = DeviceCatalog().hostedSerial(ofFT232H: ft232h.serial)
-                switch Self.store(result, serial: serial, chip: chip, profile: profile, supplyVolts: report.supplyVolts) {
-                case .success(let line): report.add(line)
-                case .failure(let error): notStored = error
-                }
-            }
-            try report.finish(plot: plot, title: "Auto-calibration: \(profile.displayName)", subtitle: ft232h.summary)
-            if let notStored { throw notStored }
-            return
-        }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench.open(opened)
         var report = await Self.calibrate(on: bench, profile: profile)
         await bench.close()
         report.noteInterruption()
+        // Kept under the serial the board stated in HELLO_REPLY (a hosted adapter's own,
+        // through its hosted core), which `play` and `HapticEngine.open` look up.
         var notStored: CLIError?
         if report.passed, let result = report.calibration, !noSave {
             switch Self.store(result, board: bench.identity, profile: profile, supplyVolts: report.supplyVolts) {
@@ -79,13 +65,6 @@ public struct CalibrateCommand: AsyncParsableCommand {
         -> Result<String, CLIError>
     {
         said(CalibrationKeeping.keep(result, board: board, profile: profile, supplyVolts: supplyVolts))
-    }
-
-    /// The same for an FT232H, under the serial its hosted core reports.
-    static func store(_ result: AutoCalibrationResult, serial: String, chip: DeviceVariant, profile: ActuatorProfile, supplyVolts: Double?)
-        -> Result<String, CLIError>
-    {
-        said(CalibrationKeeping.keep(result, serial: serial, chip: chip, firmwareVersion: nil, profile: profile, supplyVolts: supplyVolts))
     }
 
     private static func said(_ kept: Result<CalibrationKeeping.Kept, CalibrationKeeping.NotKept>) -> Result<String, CLIError> {

@@ -4,6 +4,7 @@ import DRV2605
 import DeviceInterface
 import Devices
 import Foundation
+import HostedBoard
 import SimulatedBridgeDevice
 
 /// Options every hardware command shares: which device, how to simulate it, where to plot.
@@ -66,6 +67,16 @@ public struct DeviceOptions: ParsableArguments {
         return false
     }
 
+    /// How a hosted adapter (`--device ftdi`) runs: the I2C clock `--i2c-khz` says, and a
+    /// guardian that stops the chip if this process dies (SIGKILL, a crash).
+    var adapterSettings: HostedAdapterSettings {
+        HostedAdapterSettings(i2cClockHz: Double(i2cKHz) * 1000, guardian: GuardFT232HCommand.command())
+    }
+
+    static func simulatorOnly(_ address: DeviceAddress) -> CLIError {
+        CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(address)")
+    }
+
     /// Whether any option that only the simulated board takes was given.
     var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
 
@@ -80,16 +91,18 @@ public struct DeviceOptions: ParsableArguments {
     func open(actuator: ActuatorProfile?, timing: SimulatedTiming = .virtual, link: SimulatedBridgeDevice.Link = .init())
         throws(CLIError) -> OpenedDevice
     {
-        // An FT232H gets a guardian that stops the chip if this process dies (SIGKILL, a crash).
-        let catalog = DeviceCatalog(
-            logger: logging.logger("hapbridge.devices"), ft232hGuardian: GuardFT232HCommand.command(), ft232hSCLHz: Double(i2cKHz) * 1000)
+        let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), adapterSettings: adapterSettings)
         var setup = SimulatedBoardSetup(
             actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         setup.accelerometer = accelerometer
+        // A device named outright is refused before it is opened (an adapter's chip is
+        // brought up as it opens); one the rule chose, once it is known.
+        if let address, address != .simulated, simulatorOptionsGiven { throw Self.simulatorOnly(address) }
         let opened: OpenedDevice
         do { opened = try catalog.open(address, simulated: setup) } catch { throw CLIError(TerminalText.safe(error.description)) }
         if opened.address != .simulated, simulatorOptionsGiven {
-            throw CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(opened.address)")
+            opened.transport.close()
+            throw Self.simulatorOnly(opened.address)
         }
         if let notice = opened.notice { try? Console.err("note: \(notice)") }
         return opened

@@ -23,12 +23,6 @@ public struct DiagnoseCommand: AsyncParsableCommand {
         Interruption.install()
         let plot = try device.plotFile()
         let profile = try actuator.load()
-        if let ft232h = try await device.openFT232H() {
-            var report = await Self.diagnose(on: ft232h, profile: profile)
-            await ft232h.close()
-            report.noteInterruption()
-            return try report.finish(plot: plot, title: "Diagnostics", subtitle: ft232h.summary)
-        }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench.open(opened)
         var report = await Self.diagnose(on: bench, profile: profile)

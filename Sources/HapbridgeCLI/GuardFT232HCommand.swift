@@ -1,4 +1,5 @@
 import ArgumentParser
+import FTDIBridge
 import Foundation
 import HostedBoard
 import RealTime

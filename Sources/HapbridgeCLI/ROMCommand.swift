@@ -53,12 +53,6 @@ public struct ROMCommand: AsyncParsableCommand {
         let plot = try device.plotFile()
         let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
-        if let ft232h = try await device.openFT232H() {
-            var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: ft232h, profile: profile)
-            await ft232h.close()
-            report.noteInterruption()
-            return try report.finish(plot: plot, title: "ROM effect \(rom.id.rawValue): \(rom.name)", subtitle: "\(profile.displayName), \(ft232h.summary)")
-        }
         let opened = try device.open(actuator: profile)
         let bench = try await BridgeBench.open(opened)
         var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)

@@ -3,6 +3,7 @@ import ArgumentParser
 import Devices
 import Foundation
 import HIL
+import HostedBoard
 import Plot
 
 /// `hapbridge run BENCH TEST…`: scripted hardware-in-the-loop tests (HIL library) with
@@ -141,7 +142,8 @@ public struct RunCommand: AsyncParsableCommand {
             try Console.err("Error: \(TerminalText.safe(e.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
-        let catalog = DeviceCatalog()
+        // The same door the other commands open devices through: an FT232H gets its guardian.
+        let catalog = DeviceCatalog(adapterSettings: HostedAdapterSettings(guardian: GuardFT232HCommand.command()))
         let lock = try await takeLocks(benchFile, catalog: catalog)
         defer { lock.release() }
         let interruption = RunInterruption()

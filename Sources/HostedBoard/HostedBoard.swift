@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The firmware's portable core hosted in this process, for an adapter with no
-/// microcontroller of its own (the FT232H): the same C sources the bridge board and
+/// microcontroller of its own (an I2C adapter on USB): the same C sources the bridge board and
 /// `SimulatedBoard` run, with hooks (hooks.h) on the host.
 ///
 /// - **Clock**: `now_us` is CLOCK_MONOTONIC (`HostedClock`), so board time is host time.
@@ -18,10 +18,10 @@ import Glibc
 /// - **Main context**: a service thread feeds the host's bytes to `hb_core_receive`
 ///   and calls `hb_core_poll` every millisecond; `lock`/`unlock` are a mutex it
 ///   shares with the timer thread.
-/// - **I2C**: a `HostedI2CPort` (the FT232H's MPSSE: `FT232HHostedI2C`), blocking.
+/// - **I2C**: a `HostedI2CPort`, blocking; the adapter's module provides it.
 /// - **Frames** the core sends are kept for the transport with their host time.
 ///
-/// An adapter failure (the FT232H unplugged) ends the board: `failure` says why and the
+/// An adapter failure (the adapter unplugged) ends the board: `failure` says why and the
 /// transport reports the link gone. `stop()` ends both threads and shuts the chip down
 /// through the port (standby, EN low).
 public final class HostedBoard: @unchecked Sendable {
@@ -33,10 +33,10 @@ public final class HostedBoard: @unchecked Sendable {
         /// SCHED_FIFO priority asked for the timer thread (above the engine's service
         /// thread); nil keeps it in the normal class (the benchmark's comparison).
         public var priority: Int32? = 30
-        /// SCHED_FIFO priority asked for the port's own thread (the FT232H's answer
-        /// reader), when the timer asks for one: below the timer's, so it never delays a
-        /// write; below `emulate ft232h`'s device threads (25), so an emulated FT232H
-        /// serves the timer's submissions first; above the engine's service thread (20).
+        /// SCHED_FIFO priority asked for the port's own thread (an answer reader), when
+        /// the timer asks for one: below the timer's, so it never delays a write; below
+        /// the emulations' device threads (25), so an emulated adapter serves the timer's
+        /// submissions first; above the engine's service thread (20).
         public var portPriority: Int32 = 24
         /// How long before a stamp the timer thread wakes and then spins (µs). Covers the
         /// wake-up's lateness: tens of µs under SCHED_FIFO, more without.
@@ -184,7 +184,7 @@ public final class HostedBoard: @unchecked Sendable {
     // MARK: threads
 
     private func start() {
-        // The port's own thread (the FT232H's answer reader): real time when the timer is.
+        // The port's own thread (an answer reader): real time when the timer is.
         port.start(priority: configuration.priority.map { min($0 - 1, configuration.portPriority) })
         let started = MonotonicCondition()
         var schedulingResult: HostedScheduling?
@@ -207,7 +207,9 @@ public final class HostedBoard: @unchecked Sendable {
         if let t = Self.spawn(service) { threads.append(t) }
     }
 
-    static func spawn(_ body: Unmanaged<ThreadBody>) -> pthread_t? {
+    /// Starts a thread running `body` (an adapter's port may run one of its own: an
+    /// answer reader).
+    public static func spawn(_ body: Unmanaged<ThreadBody>) -> pthread_t? {
         var thread = pthread_t()
         let r = pthread_create(&thread, nil, { raw in
             guard let raw else { return nil }
@@ -290,7 +292,7 @@ public final class HostedBoard: @unchecked Sendable {
 
     /// Stops the chip at once as STOP_ALL does (the queue flushed, the chip in standby,
     /// from the core's main context), then ends the board with `why` as its failure: it
-    /// replaces an adapter failure it explains (the FT232H taken by the guardian refuses
+    /// replaces an adapter failure it explains (an adapter taken by its guardian refuses
     /// every transfer), and the core's frames from then on are dropped (its watchdog's
     /// STOPPED, its I2C faults: the board is gone, and `why` is why). EN goes low when
     /// the board is stopped (`stop()`, at close).
@@ -319,7 +321,7 @@ public final class HostedBoard: @unchecked Sendable {
 }
 
 /// A thread's body, handed through pthread_create's context pointer.
-final class ThreadBody {
+public final class ThreadBody {
     let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
+    public init(_ run: @escaping () -> Void) { self.run = run }
 }

@@ -8,23 +8,32 @@ import Glibc
 /// core runs in this process (`HostedBoard`). Board time is host time truncated to 32
 /// bits, so clock sync finds no drift and an offset that is a whole number of 2^32 µs.
 ///
-/// The link is gone when the adapter fails (the FT232H unplugged) or the board halts (its
-/// guardian gone or taking over): `poll` reports `.disconnected` once, with `lossReason`
+/// The link is gone when the adapter fails (unplugged) or the board halts (its guardian
+/// gone or taking over): `poll` reports `.disconnected` once, with `lossReason`
 /// (`board.failure`) saying why, and sends fail. `close` stops the core and shuts the chip
 /// down (standby, EN low), the guardian told first that the player is closing and then
 /// disarmed; so does dropping the transport.
 public final class HostedBoardTransport: FrameTransport {
     public let board: HostedBoard
     public let summary: String
-    /// Stops the chip if this process dies, stops or hangs (`FT232HGuardian`).
-    public let guardian: FT232HGuardian?
+    /// Stops the chip if this process dies, stops or hangs (the adapter's own watchdog).
+    public let guardian: (any HostedBoardGuard)?
+    /// What the adapter is called in the words of a loss ("the <adapter> went away").
+    public let adapterName: String
+    /// Print the stamped writes' timing on standard error at close (the adapter's
+    /// environment switch decides).
+    public let reportsTiming: Bool
     private var reportedGone = false
     private var closed = false
 
-    public init(board: HostedBoard, summary: String, guardian: FT232HGuardian? = nil) {
+    public init(
+        board: HostedBoard, summary: String, adapterName: String, guardian: (any HostedBoardGuard)? = nil, reportsTiming: Bool = false
+    ) {
         self.board = board
         self.summary = summary
+        self.adapterName = adapterName
         self.guardian = guardian
+        self.reportsTiming = reportsTiming
     }
 
     deinit { close() }
@@ -34,7 +43,7 @@ public final class HostedBoardTransport: FrameTransport {
 
     public func send(_ bytes: [UInt8]) throws(DeviceError) {
         guard !closed else { throw .disconnected }
-        if let why = board.failure { throw .io("the FT232H went away: \(why)") }
+        if let why = board.failure { throw .io("the \(adapterName) went away: \(why)") }
         board.receive(bytes)
     }
 
@@ -66,13 +75,13 @@ public final class HostedBoardTransport: FrameTransport {
         guardian?.closing()
         board.stop()
         guardian?.disarm()
-        if let line = Self.timingLine(times), getenv("HAPBRIDGE_FT232H_TIMING") != nil {
+        if reportsTiming, let line = Self.timingLine(times) {
             _ = ("hapbridge: " + line + "\n").withCString { write(STDERR_FILENO, $0, strlen($0)) }
         }
     }
 
     /// "N stamped writes, actual − stamp p50 … max … µs": the hosted timer's precision
-    /// over `times` (printed at close with HAPBRIDGE_FT232H_TIMING set).
+    /// over `times` (printed at close when `reportsTiming`).
     public static func timingLine(_ times: [HostedWriteTime]) -> String? {
         let late = times.compactMap(\.lateNanoseconds).sorted()
         guard !late.isEmpty else { return nil }

@@ -30,10 +30,12 @@ public struct HostedScheduling: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The one warning when real time was refused; nil when granted.
-    public var notice: String? {
+    /// What a user should know once when the timer thread did not get real time:
+    /// `adapter` names the adapter, `address` the address `info` takes for it.
+    public func notice(adapter: String, address: String) -> String? {
         guard case .normal(let reason) = thread else { return nil }
-        return "the FT232H's timer thread runs at normal priority (\(reason)): \(precision). "
-            + "`hapbridge info --device ftdi` says how to allow real-time scheduling"
+        return "the \(adapter)'s timer thread runs at normal priority (\(reason)): \(precision). "
+            + "`hapbridge info --device \(address)` says how to allow real-time scheduling"
     }
 
     /// How to allow SCHED_FIFO and locked memory (Hardware/boards/ft232h.md, "Real-time permission").

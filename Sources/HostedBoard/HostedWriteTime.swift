@@ -3,10 +3,10 @@
 public struct HostedWriteTime: Sendable, Equatable {
     /// The bytes after the address (register first).
     public var bytes: [UInt8]
-    /// CLOCK_MONOTONIC ns just before the transfer was handed to libftdi.
+    /// CLOCK_MONOTONIC ns just before the transfer was handed to the adapter's library.
     public var sentNanoseconds: UInt64
     /// CLOCK_MONOTONIC ns when the port's write call returned: its transfer taken (an
-    /// FT232H once its answer reader runs: the ACK bits come later), or its answer back.
+    /// port with an answer reader: the ACK bits come later), or its answer back.
     public var answeredNanoseconds: UInt64
     /// The stamp of the command it carries (CLOCK_MONOTONIC ns), for a write the timer
     /// made; nil for the main context's (bring-up, untimed access, stops).

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// What the kernel says a process is doing: the state letter of `/proc/PID/stat`
-/// (proc(5)). The FT232H's player and its guardian read each other's, to tell a process
+/// (proc(5)). A hosted player and its guardian read each other's, to tell a process
 /// that is stopped (SIGSTOP, SIGTSTP, SIGTTIN/SIGTTOU, a debugger) from one that is
 /// only slow.
 public enum ProcessState: Sendable, Equatable {

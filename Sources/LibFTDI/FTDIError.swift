@@ -25,6 +25,7 @@ public enum FTDIError: Error, Sendable, Equatable, CustomStringConvertible {
         guard case .call(let function, let code, _) = self else { return nil }
         // ftdi_usb_open_*: -3 "device not found", -8 "inappropriate permissions".
         switch (function.hasPrefix("ftdi_usb_open"), code) {
+        case (true, -3) where function == "ftdi_usb_open": return "no FT232H (0403:6014) is plugged in; `hapbridge list` shows what is"
         case (true, -3): return "no FT232H (0403:6014) with that serial is plugged in; `hapbridge list` shows what is"
         case (true, -8): return "no permission on the USB device node: install Hardware/udev/60-hapbridge.rules and re-plug"
         default: return nil

@@ -37,8 +37,8 @@ struct DeviceCatalogTests {
     @Test("ftdi chooses the FT232H path (the firmware core hosted in process); with none plugged in, opening it says no FT232H was found")
     func ftdiWithoutAnFT232H() throws {
         let catalog = DeviceCatalog()
-        #expect(try catalog.choose(.ftdi(serial: nil)) == .ft232h(serial: nil))
-        #expect(try catalog.choose(.ftdi(serial: "FT9")) == .ft232h(serial: "FT9"))
+        #expect(try catalog.choose(.ftdi(serial: nil)) == .hosted(scheme: "ftdi", serial: nil))
+        #expect(try catalog.choose(.ftdi(serial: "FT9")) == .hosted(scheme: "ftdi", serial: "FT9"))
         do {
             _ = try catalog.open(.ftdi(serial: nil), simulated: .init(actuator: try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile, directories: [actuatorDirectory])))
             Issue.record("an FT232H opened on a machine without one")

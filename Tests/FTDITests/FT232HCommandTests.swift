@@ -7,11 +7,11 @@ import Testing
 struct FT232HCommandTests {
     static let hapbridge = EmulatedFT232H.hapbridge
 
-    @Test("diagnose --device ftdi runs the chip's diagnostic over MPSSE I2C and passes with an LRA")
+    @Test("diagnose --device ftdi runs the chip's diagnostic through the firmware core hosted for the FT232H (MPSSE I2C) and passes with an LRA")
     func diagnose() throws {
         let run = try EmulatedFT232H.run([], [Self.hapbridge, "diagnose", "--device", "ftdi", "--actuator", "pmd-c10-100"])
         #expect(run.status == 0, "\(run)")
-        #expect(run.output.contains("device: FT232H (MPSSE I2C at 400 kHz"), "\(run)")
+        #expect(run.output.contains("device: FT232H FT0001 (firmware core hosted in process, MPSSE I2C at 400 kHz"), "\(run)")
         #expect(run.output.contains("chip: DRV2605L (STATUS 0xE0, DEVICE_ID 7)"), "\(run)")
         #expect(run.output.contains("diagnostic: PASS"), "\(run)")
     }

@@ -1,3 +1,4 @@
+import FTDIBridge
 import Foundation
 import HostedBoard
 import Testing

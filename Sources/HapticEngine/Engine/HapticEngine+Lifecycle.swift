@@ -46,7 +46,8 @@ extension HapticEngine {
         let boardSpacing = Int64(reply.writeSpacingMicroseconds ?? BoardFrame.HelloReply.unstatedWriteSpacingMicroseconds)
         let spacing = options.writeSpacingMicroseconds ?? boardSpacing
         do {
-            let t = try DriveTarget(profile: profile, variant: v, calibration: options.calibration)
+            let calibration = options.calibration ?? options.storedCalibration?(link.identity?.serialNumber)
+            let t = try DriveTarget(profile: profile, variant: v, calibration: calibration)
             target = t
             var c = DriveCompiler(target: t)
             c.writeSpacingMicroseconds = spacing

@@ -82,6 +82,11 @@ public actor HapticEngine {
         /// calibrate`): an LRA then plays in closed loop, the chip tracking its
         /// resonance (see `DriveTarget`); nil plays open loop.
         public var calibration: AutoCalibrationResult?
+        /// Where the calibration comes from when `calibration` is nil: asked at each
+        /// `start()` with the serial the board stated in HELLO_REPLY (nil: it stated
+        /// none), so a calibration is found by the identity the board gives through its
+        /// link, whatever the transport (`StoredDrive.lookUp` in Bench is the one lookup).
+        public var storedCalibration: (@Sendable (_ boardSerial: String?) -> AutoCalibrationResult?)?
         /// Where the engine says what it does (start, stops and why, the device going and
         /// coming back, changes taken back from the board); quiet unless its level says.
         public var logger = Logger(label: "hapbridge.engine")

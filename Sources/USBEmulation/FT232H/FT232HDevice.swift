@@ -2,6 +2,7 @@ import Actuators
 import DRV2605Model
 import Dispatch
 import MPSSE
+import RealTime
 import Synchronization
 
 /// An FT232H (0403:6014, bcdDevice 0x0900) as a `USBDeviceModel`, as libftdi and pyftdi
@@ -50,7 +51,30 @@ final class FT232HDevice: USBDeviceModel {
         var running = true
         var counters = Counters()
         var log: [I2CTargetTransaction] = []
+        /// Host time and chip time at the last bulk OUT (`catchUpChip`).
+        var lastTransfer: (hostMicroseconds: UInt64, chipMicroseconds: UInt64)?
+
+        /// A DRV2605 runs on its own oscillator whether or not its bus is clocked (an
+        /// auto-calibration's AUTO_CAL_TIME, a waveform, an actuator spinning down all go
+        /// on while the host sleeps): so the chip's time is the MPSSE clock's while a
+        /// command runs, and the host's between them. What the host clocked since the last
+        /// transfer already moved the chip; the rest of the host time that passed moves it
+        /// now, at most `idleCatchUpMicroseconds` at once (an idle adapter for an hour costs
+        /// one second of physics, and a chip idle that long has long settled).
+        mutating func catchUpChip(nowMicroseconds now: UInt64) {
+            let chip = engine.target.chip
+            if let last = lastTransfer {
+                let passed = now &- last.hostMicroseconds, clocked = chip.nowMicroseconds &- last.chipMicroseconds
+                if now > last.hostMicroseconds, passed > clocked {
+                    chip.advance(microseconds: min(passed - clocked, FT232HDevice.idleCatchUpMicroseconds))
+                }
+            }
+            lastTransfer = (now, chip.nowMicroseconds)
+        }
     }
+
+    /// The most host time one transfer gives an idle chip (`State.catchUpChip`).
+    static let idleCatchUpMicroseconds: UInt64 = 1_000_000
 
     struct Counters: Sendable {
         var vendorRequests = 0
@@ -247,6 +271,7 @@ final class FT232HDevice: USBDeviceModel {
             guard endpoint == FT232HIdentity.bulkOut, s.usb.isConfigured else { return .stall }
             s.counters.bytesOut += data.count
             guard s.mpsse else { return .done([]) }
+            s.catchUpChip(nowMicroseconds: RealTimeExecutor.monotonicMicroseconds())
             s.outbound += s.engine.execute(data)
             if s.engine.flushRequested || s.outbound.count >= FT232HIdentity.packetSize - Self.modemStatus.count {
                 s.immediate = true

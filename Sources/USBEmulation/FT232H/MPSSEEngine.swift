@@ -9,7 +9,9 @@ import MPSSE
 /// Time is the MPSSE clock's: every clock cycle a command runs (data bits, the idle
 /// clocks of 0x8E/0x8F) moves the chip's virtual time by one period of the clock as
 /// the divisor, divide-by-5 and three-phase set it; GPIO writes take no time. So the
-/// chip's actuator physics runs on the same clock the host paces its I2C with.
+/// chip's actuator physics runs on the same clock the host paces its I2C with. Between
+/// transfers the chip's own oscillator runs on: `FT232HDevice` gives it the host time
+/// that passed beyond what was clocked.
 ///
 /// Answers wait in the chip until a send-immediate (0x87), a full packet's worth, or the
 /// latency timer (`FT232HDevice`). A command split across bulk transfers waits for its

@@ -1,4 +1,5 @@
-import CHostedBoard
+import HostedBoard
+import CFTDIBridge
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -40,16 +41,9 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
     // @unchecked: `socket` is written once (closed by `disarm`, after the board's service
     // thread ended); everything else that changes is behind `state`.
 
-    /// What starts a guardian: the program, the arguments before the ones `init` adds
-    /// (`--player`, `--usbfs`, `--scl-hz`, the serial), and the name it runs under.
-    public struct Command: Sendable, Equatable {
-        public var executable: String
-        public var arguments: [String]
-        public init(executable: String, arguments: [String]) {
-            self.executable = executable
-            self.arguments = arguments
-        }
-    }
+    /// What starts a guardian: the program and the arguments before the ones `init` adds
+    /// (`--player`, `--usbfs`, `--scl-hz`, the serial); it runs under `processName`.
+    public typealias Command = GuardianCommand
 
     /// argv[0] and the comm the guardian gives itself: no "hapbridge" in it, so a `pkill`
     /// or `killall` by that name (comm or, with -f, the command line) spares it. 15

@@ -1,3 +1,4 @@
+import HostedBoard
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import FTDIBridge
+import HostedBoard
 import FirmwareCore
 import MPSSE
 

@@ -1,5 +1,6 @@
-import CHostedBoard
-import FTDIBridge
+import HostedBoard
+import CFTDIBridge
+
 import FirmwareCore
 import MPSSE
 #if canImport(Glibc)

@@ -1,0 +1,77 @@
+import DeviceInterface
+
+/// An I2C adapter with no microcontroller of its own (a USB-to-I2C bridge), which the
+/// device catalog opens by its address scheme and plays through the firmware core hosted
+/// in this process. The adapter's module says only what is its own: how to open it and
+/// reach the DRV2605 (`HostedI2CPort`), its serial, and the watchdog that stops the chip
+/// when the player cannot (`HostedBoardGuard`); the catalog hosts the core on the port
+/// (`HostedBoard`), states the serial in HELLO_REPLY and hands the link on
+/// (`HostedBoardTransport`) like any other board's.
+public protocol HostedAdapter: Sendable {
+    /// The scheme its addresses take: `ftdi` for `ftdi`, `ftdi:SERIAL`.
+    var scheme: String { get }
+    /// What it is called in messages and summaries (its part name).
+    var name: String { get }
+    /// Opens the adapter `serial` names (nil: the first one plugged in) with the DRV2605's
+    /// EN high, and starts its watchdog when `settings.guardian` asks for one. A failure
+    /// says why in the adapter's words, and leaves nothing open.
+    func open(serial: String?, settings: HostedAdapterSettings) throws(HostedAdapterError) -> HostedAdapterConnection
+    /// The serial of the first one plugged in, read without opening it (nil: none is, or
+    /// it has none): what a bare scheme opens, for a caller that must name it first (a
+    /// run's per-board lock).
+    func firstSerial() -> String?
+}
+
+/// How the catalog asks a hosted adapter to run.
+public struct HostedAdapterSettings: Sendable, Equatable {
+    /// The I2C clock (Hz) the host drives the bus at: 400 kHz (the DRV2605's fast mode)
+    /// or 100 kHz (long wires, weak pull-ups).
+    public var i2cClockHz: Double
+    /// What starts the adapter's watchdog process (nil: none; the caller chose to drive
+    /// unguarded).
+    public var guardian: GuardianCommand?
+
+    public init(i2cClockHz: Double = 400_000, guardian: GuardianCommand? = nil) {
+        self.i2cClockHz = i2cClockHz
+        self.guardian = guardian
+    }
+}
+
+/// What starts a watchdog process: the program and the arguments before the ones the
+/// adapter adds.
+public struct GuardianCommand: Sendable, Equatable {
+    public var executable: String
+    public var arguments: [String]
+    public init(executable: String, arguments: [String]) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+}
+
+/// An opened hosted adapter, for the catalog to host the core on.
+public struct HostedAdapterConnection: Sendable {
+    /// The bus to the DRV2605.
+    public var port: any HostedI2CPort
+    /// The adapter's own serial (its USB serial string), which the hosted core states in
+    /// HELLO_REPLY and calibrations are kept under; nil when it has none.
+    public var serial: String?
+    /// Its watchdog outside this process, when one was asked for.
+    public var guardian: (any HostedBoardGuard)?
+    /// Print the stamped writes' timing at close (the adapter's own switch).
+    public var reportsTiming: Bool
+
+    public init(port: any HostedI2CPort, serial: String?, guardian: (any HostedBoardGuard)?, reportsTiming: Bool = false) {
+        self.port = port
+        self.serial = serial
+        self.guardian = guardian
+        self.reportsTiming = reportsTiming
+    }
+}
+
+/// Why a hosted adapter did not open.
+public enum HostedAdapterError: Error, Sendable, Equatable {
+    /// It could not be opened: not plugged in, in use, its library failed.
+    case open(DeviceError)
+    /// It opened, but will not be driven (its watchdog could not start), and was let go.
+    case refused(String)
+}
