@@ -16,7 +16,7 @@ extension DRV2605Chip {
     /// lacks as it reads one as 0x00 (`i2cRead`); the 8-bit pointer wraps from 0xFF to
     /// 0x00. Every emulation writes through this, and the ELF's bit-level chip
     /// (`Firmware/sim/drv_model.c`) acknowledges such a byte too, so the core, the ELF
-    /// and the FT232H answer a stray write alike.
+    /// and a bit-level bus answer a stray write alike.
     public func i2cWrite(address: UInt8, register: UInt8, bytes: [UInt8]) throws(I2CError) {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
         guard enablePin else { return }
@@ -36,9 +36,9 @@ extension DRV2605Chip {
     /// (UM10204 §3.1.6), so the target has no way to refuse one. What it sends there is
     /// 0x00, as for a register its variant lacks (`hostRead`). The sub-address pointer
     /// is 8 bits wide and wraps from 0xFF to 0x00, as it does on every path that models
-    /// the chip bit by bit (the FT232H's `I2CTarget`, simavr's `drv_model.c`). The one
+    /// the chip bit by bit (`USBEmulation`'s `I2CTarget`, simavr's `drv_model.c`). The one
     /// rule every emulation reads through: the firmware core's hook, the ELF's
-    /// (`HarnessChip`) and the FT232H's all call this.
+    /// (`HarnessChip`) and the emulated adapters' all call this.
     public func i2cRead(address: UInt8, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
         guard address == self.address, acknowledges else { throw .addressNotAcknowledged(address: address) }
         guard count > 0 else { return [] }

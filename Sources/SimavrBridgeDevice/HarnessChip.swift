@@ -67,9 +67,9 @@ public final class HarnessChip {
     /// to answer with ("" for a write, which takes none).
     ///
     /// The harness acknowledges every byte at 0x5A itself (its bus timing and log stay
-    /// its own), so a written byte the model refuses (a register past the map) is
-    /// dropped; a read past the map is the model's own answer (`DRV2605Chip.i2cRead`:
-    /// 00, the pointer wrapping at 0xFF), the same the core's hook and the FT232H get.
+    /// its own), as the model does (`DRV2605Chip.i2cWrite` drops a byte past the map);
+    /// a read past the map is the model's own answer (`DRV2605Chip.i2cRead`: 00, the
+    /// pointer wrapping at 0xFF), the same the core's hook and every emulated adapter get.
     public func answer(_ line: String) -> String? {
         let words = line.split(separator: " ")
         if words.count == 3, words[0] == "chip", words[1] == "t", let at = Double(words[2]) {

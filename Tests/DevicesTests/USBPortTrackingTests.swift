@@ -16,7 +16,7 @@ struct USBPortTrackingTests {
         return USBDiscoveredDevice(port: port, deviceAddress: address, identity: identity, bcdDevice: 0x0100, serialNumber: serial, openError: nil)
     }
 
-    @Test("each known VID:PID has its kind: the bridge firmware from usb_identity.h, Caterina, Atmel DFU, FT232H; others are not listed")
+    @Test("each known VID:PID has its kind: the bridge firmware from usb_identity.h, Caterina, Atmel DFU, a board's Arduino sketch, FT232H; others are not listed")
     func kindsByIdentity() {
         #expect(USBKnownIdentity.lookup(vendorID: USBIdentity.vendorID, productID: USBIdentity.productID)?.kind == .bridgeFirmware)
         #expect(USBKnownIdentity.lookup(vendorID: 0x2341, productID: 0x0036)?.kind == .caterinaBootloader)
@@ -24,8 +24,11 @@ struct USBPortTrackingTests {
         #expect(USBKnownIdentity.lookup(vendorID: 0x1B4F, productID: 0x9205)?.kind == .caterinaBootloader)
         #expect(USBKnownIdentity.lookup(vendorID: 0x03EB, productID: 0x2FF4)?.kind == .atmelDFUBootloader)
         #expect(USBKnownIdentity.lookup(vendorID: 0x0403, productID: 0x6014)?.kind == .ft232h)
-        // A Leonardo running a sketch (2341:8036) is not something hapbridge drives.
-        #expect(USBKnownIdentity.lookup(vendorID: 0x2341, productID: 0x8036) == nil)
+        // A Leonardo or Pro Micro running a sketch: listed, so plain `flash` can touch
+        // it into its Caterina (1200 baud); another Arduino's VID:PID is not listed.
+        #expect(USBKnownIdentity.lookup(vendorID: 0x2341, productID: 0x8036)?.kind == .arduinoSketch)
+        #expect(USBKnownIdentity.lookup(vendorID: 0x1B4F, productID: 0x9206)?.kind == .arduinoSketch)
+        #expect(USBKnownIdentity.lookup(vendorID: 0x2341, productID: 0x0043) == nil)
         #expect(Set(USBKnownIdentity.all.map(\.kind)) == Set(USBDeviceKind.allCases))
         #expect(USBKnownIdentity.lookup(vendorID: 0x03EB, productID: 0x2FF4)?.usbID == "03eb:2ff4")
         // One table: no VID:PID twice.
