@@ -316,7 +316,7 @@ public final class BridgeLink {
             out.append(.queueStatus(q, lag: lag))
         } else if let r = f.i2cResult {
             let result: Result<[UInt8], BridgeLinkError> =
-                r.acknowledged ? .success(r.data) : .failure(.i2c(.addressNotAcknowledged(address: r.address)))
+                r.acknowledged ? .success(r.data) : .failure(.i2c(.addressNotAcknowledged(address: r.address, advice: transport.i2cNoAcknowledgeAdvice)))
             if untimed.answered(sequence: r.requestSequence, result) { statistics.untimedAnswered += 1 }
         } else if let n = f.nak {
             status.refused(n.reason)

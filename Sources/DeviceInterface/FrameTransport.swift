@@ -38,6 +38,10 @@ public protocol FrameTransport: AnyObject {
     /// transport knows more than that (a hosted board: the adapter's error, or
     /// its guardian's word); nil otherwise.
     var lossReason: String? { get }
+    /// What to check when nothing acknowledges an address on the board's I2C bus, where
+    /// the adapter has wiring mistakes of its own to name (an FT232H's SDA on two pins);
+    /// nil for the general checks `I2CError.addressNotAcknowledged` gives.
+    var i2cNoAcknowledgeAdvice: String? { get }
 }
 
 extension FrameTransport {
@@ -47,6 +51,8 @@ extension FrameTransport {
     public var diagnostics: (any LinkDiagnostics)? { nil }
     /// Most links can say no more than that they are gone.
     public var lossReason: String? { nil }
+    /// Most links' wiring is checked as any I2C bus's is.
+    public var i2cNoAcknowledgeAdvice: String? { nil }
 }
 
 /// What a transport reports besides sending.

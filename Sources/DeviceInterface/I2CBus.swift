@@ -24,8 +24,10 @@ public protocol I2CBus {
 /// A failed bus transaction.
 public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nobody acknowledged the address byte: chip absent, unpowered, wrong address (a
-    /// DRV2605 with EN low still acknowledges).
-    case addressNotAcknowledged(address: UInt8)
+    /// DRV2605 with EN low still acknowledges). `advice`: what to check on the adapter
+    /// that saw it, where its wiring has mistakes of its own (the FT232H's SDA on two
+    /// pins); nil for the general checks.
+    case addressNotAcknowledged(address: UInt8, advice: String? = nil)
     /// The chip acknowledged its address but not a data byte.
     case dataNotAcknowledged(address: UInt8, register: UInt8)
     /// The adapter itself failed (USB gone, arbitration lost, ...).
@@ -35,8 +37,8 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .addressNotAcknowledged(let a):
-            return "no ACK from I2C address 0x\(hex(a)) (chip absent, unpowered, or SDA/SCL miswired?)"
+        case .addressNotAcknowledged(let a, let advice):
+            return "no ACK from I2C address 0x\(hex(a)) (\(advice ?? "chip absent, unpowered, or SDA/SCL miswired?"))"
         case .dataNotAcknowledged(let a, let r):
             return "I2C device 0x\(hex(a)) did not acknowledge data for register 0x\(hex(r))"
         case .adapterFailure(let why): return "I2C adapter failure: \(why)"

@@ -108,6 +108,9 @@ public final class FT232HHostedI2C: HostedI2CPort, @unchecked Sendable {
     /// The answers still outstanding taken, then RTP amplitude 0 and STANDBY in one
     /// transfer, EN low, and closed with EN left driven low. Each step is tried even
     /// when one before it failed.
+    /// The FT232H's wiring checks (`MPSSEI2CProgram.noAcknowledgeAdvice`).
+    public var noAcknowledgeAdvice: String? { MPSSEI2CProgram.noAcknowledgeAdvice }
+
     public func shutDown() {
         answers.finish()
         var p = port.program()

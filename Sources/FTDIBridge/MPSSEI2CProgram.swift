@@ -141,6 +141,13 @@ public struct MPSSEI2CProgram: Sendable {
     /// Bytes the FT232H answers for the stream (the trailer's two not counted).
     public var answerCount: Int { answers.count }
 
+    /// What an address NACK on an FT232H asks the user to check, most likely first: the
+    /// two wiring mistakes it cannot tell from an absent chip (Hardware/boards/ft232h.md,
+    /// "When diagnose fails"). With D2 not on SDA every ACK bit reads 1, so a chip that
+    /// answered is a NACK here.
+    public static let noAcknowledgeAdvice =
+        "is SDA on both D1 and D2, bridged or by the FT232H's I2C switch? is the chip powered, VIN and GND? SCL on D0? pull-ups on SDA and SCL?"
+
     /// The data bytes read, in order; the first NACK as the driver's typed error.
     public func interpret(_ answer: [UInt8]) throws(I2CError) -> [UInt8] {
         var data: [UInt8] = []
@@ -150,7 +157,7 @@ public struct MPSSEI2CProgram: Sendable {
             case .acknowledge(let address, let register):
                 guard byte & 0x01 == 0 else {
                     if let register { throw .dataNotAcknowledged(address: address, register: register) }
-                    throw .addressNotAcknowledged(address: address)
+                    throw .addressNotAcknowledged(address: address, advice: Self.noAcknowledgeAdvice)
                 }
             }
         }

@@ -14,7 +14,9 @@ extension EmulateCommand {
                 timer, bit mode, ...), bulk IN with the two modem-status bytes, and an MPSSE engine executing the \
                 command stream (GPIO, clock divisor, three-phase, drive-zero, clocking bits and bytes, the \
                 bad-command echo 0xFA). Its pins are wired as for I2C: SCL on AD0, SDA on AD1 and AD2, the \
-                DRV2605L's EN on AD4 (pulled down: the chip is in shutdown until a host drives AD4 high). The \
+                DRV2605L's EN on AD4 (pulled down: the chip is in shutdown until a host drives AD4 high); --wiring \
+                sda-not-bridged or no-pullups wires SDA and SCL with one of the mistakes Hardware/boards/ft232h.md \
+                names ("When diagnose fails"). The \
                 chip model sees every transaction bit by bit; its time (and its actuator's) follows the MPSSE \
                 clock. SIGUSR1 / SIGUSR2 to this process unplug / replug the FT232H (a replug is a freshly \
                 powered FT232H and chip, at the next device address). At the end one line on standard error counts requests, bytes, MPSSE commands and I2C \
@@ -33,6 +35,13 @@ extension EmulateCommand {
 
         @Flag(help: "No chip on the I2C pins: every address is NACKed (a miswired or missing DRV2605).")
         var noChip = false
+
+        @Option(
+            help: ArgumentHelp(
+                "How SDA and SCL reach the chip: ok (as Hardware/boards/ft232h.md wires them), sda-not-bridged (SDA on D1 only: "
+                    + "D2, where the ACK bits are read, unconnected), no-pullups (no pull-up on SDA or SCL).",
+                valueName: "WIRING"))
+        var wiring: FT232HBusWiring = .ok
 
         @Option(help: ArgumentHelp("When COMMAND has ended, write every I2C transaction the chip saw to FILE as JSON lines (checked before COMMAND starts).", valueName: "FILE"))
         var log: String?
@@ -55,7 +64,7 @@ extension EmulateCommand {
                 do { profile = try ActuatorProfileLoader.resolve(actuator) } catch {
                     throw Bridge.SetUpError(description: "--actuator: \(error)")
                 }
-                status = try FT232HEmulation.run(.init(command: command, serial: serial, actuator: profile, chipPresent: !noChip, logPath: log))
+                status = try FT232HEmulation.run(.init(command: command, serial: serial, actuator: profile, chipPresent: !noChip, busWiring: wiring, logPath: log))
             } catch {
                 try? Console.err("Error: " + HapbridgeCommand.oneLine(String(describing: error)))
                 throw ExitCode((error as? EmulationError)?.exitStatus ?? EmulationSession.setUpFailedStatus)
@@ -64,3 +73,5 @@ extension EmulateCommand {
         }
     }
 }
+
+extension FT232HBusWiring: ExpressibleByArgument {}

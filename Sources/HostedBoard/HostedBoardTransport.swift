@@ -57,6 +57,7 @@ public final class HostedBoardTransport: FrameTransport {
     }
 
     public var lossReason: String? { board.failure }
+    public var i2cNoAcknowledgeAdvice: String? { board.port.noAcknowledgeAdvice }
 
     public func wait(untilHostMicroseconds target: UInt64, isolation: isolated (any Actor)?) async throws(DeviceError) {
         let now = hostMicroseconds

@@ -21,6 +21,9 @@ public protocol HostedI2CPort: AnyObject, Sendable {
     /// `maxAgeMicroseconds`, with every fault bit seen since the last call ORed in
     /// (hooks.h, `recent_status`): the core's fault poll then needs no transaction.
     func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8?
+    /// What to check when nothing acknowledges, where the adapter's wiring has mistakes
+    /// of its own to name; nil for the general checks.
+    var noAcknowledgeAdvice: String? { get }
 }
 
 extension HostedI2CPort {
@@ -29,6 +32,10 @@ extension HostedI2CPort {
 
     /// A port that takes no readings of its own: the core reads STATUS itself.
     public func recentStatus(maxAgeMicroseconds: UInt32) -> UInt8? { nil }
+
+    /// What to check when nothing acknowledges (`FrameTransport.i2cNoAcknowledgeAdvice`):
+    /// most ports have no wiring mistakes of their own to name.
+    public var noAcknowledgeAdvice: String? { nil }
 }
 
 public enum HostedI2CResult: Sendable, Equatable {

@@ -42,7 +42,7 @@ struct MPSSEI2CProgramTests {
     func nackIsTypedError() {
         var p = MPSSEI2CProgram()
         p.write(address: 0x5A, register: 0x16, bytes: [0x3E, 0x8C])
-        #expect(throws: I2CError.addressNotAcknowledged(address: 0x5A)) { try p.interpret([0x01, 0x00, 0x00, 0x00]) }
+        #expect(throws: I2CError.addressNotAcknowledged(address: 0x5A, advice: MPSSEI2CProgram.noAcknowledgeAdvice)) { try p.interpret([0x01, 0x00, 0x00, 0x00]) }
         #expect(throws: I2CError.dataNotAcknowledged(address: 0x5A, register: 0x17)) { try p.interpret([0x00, 0x00, 0x00, 0x01]) }
         #expect(throws: Never.self) { try p.interpret([0x00, 0x00, 0x00, 0x00]) }
     }

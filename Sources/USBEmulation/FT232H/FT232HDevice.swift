@@ -118,10 +118,12 @@ final class FT232HDevice: USBDeviceModel {
     }
 
     /// What is on the FT232H's I2C pins: a DRV2605L with `actuator` on its outputs, or
-    /// nothing (`chipPresent` false: every address byte is NACKed).
+    /// nothing (`chipPresent` false: every address byte is NACKed), and how SDA and SCL
+    /// reach it (`bus`).
     struct Wiring: Sendable {
         var actuator: ActuatorProfile?
         var chipPresent = true
+        var bus = FT232HBusWiring.ok
     }
 
     init(serial: String, wiring: Wiring) throws(EmulationError) {
@@ -136,7 +138,7 @@ final class FT232HDevice: USBDeviceModel {
         chip.isPresent = wiring.chipPresent
         // Hours of real time: the chip keeps no acceleration trace.
         chip.isRecording = false
-        state = Mutex(State(usb: usb, engine: MPSSEEngine(target: I2CTarget(chip: chip))))
+        state = Mutex(State(usb: usb, engine: MPSSEEngine(target: I2CTarget(chip: chip), wiring: wiring.bus)))
     }
 
     var counters: Counters { state.withLock { $0.counters } }

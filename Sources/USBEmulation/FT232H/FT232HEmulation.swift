@@ -27,14 +27,20 @@ public enum FT232HEmulation {
         public var actuator: ActuatorProfile?
         /// False: nothing on the I2C pins answers (every address NACKed).
         public var chipPresent: Bool
+        /// How SDA and SCL are wired to the chip: as documented, or a mistake.
+        public var busWiring: FT232HBusWiring
         /// Where to write the chip's I2C transactions as JSON lines (nil: nowhere).
         public var logPath: String?
 
-        public init(command: [String], serial: String = defaultSerial, actuator: ActuatorProfile? = nil, chipPresent: Bool = true, logPath: String? = nil) {
+        public init(
+            command: [String], serial: String = defaultSerial, actuator: ActuatorProfile? = nil, chipPresent: Bool = true,
+            busWiring: FT232HBusWiring = .ok, logPath: String? = nil
+        ) {
             self.command = command
             self.serial = serial
             self.actuator = actuator
             self.chipPresent = chipPresent
+            self.busWiring = busWiring
             self.logPath = logPath
         }
     }
@@ -59,7 +65,7 @@ public enum FT232HEmulation {
         let testbed = try Testbed()
         defer { testbed.close() }
         try testbed.add(record: USBRootHubRecord(bus: bus).text)
-        let socket = Socket(testbed: testbed, serial: options.serial, wiring: .init(actuator: options.actuator, chipPresent: options.chipPresent))
+        let socket = Socket(testbed: testbed, serial: options.serial, wiring: .init(actuator: options.actuator, chipPresent: options.chipPresent, bus: options.busWiring))
         try socket.plug()
 
         let signals = CommandSignals(hotplug: { socket.signal($0) })

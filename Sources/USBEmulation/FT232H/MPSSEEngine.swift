@@ -20,6 +20,8 @@ import MPSSE
 /// is answered 0xFA + opcode, as the chip answers it.
 struct MPSSEEngine {
     let target: I2CTarget
+    /// How SDA and SCL reach the chip (`FT232HBusWiring`: as documented, or a mistake).
+    let wiring: FT232HBusWiring
     private(set) var clock = MPSSEClock()
     private(set) var lowValue: UInt8 = 0
     private(set) var lowDirection: UInt8 = 0
@@ -40,8 +42,9 @@ struct MPSSEEngine {
     /// the host at its next IN token instead of when the latency timer runs out.
     var flushRequested = false
 
-    init(target: I2CTarget) {
+    init(target: I2CTarget, wiring: FT232HBusWiring = .ok) {
         self.target = target
+        self.wiring = wiring
         applyPins()
     }
 
@@ -164,9 +167,21 @@ struct MPSSEEngine {
         return high
     }
 
-    /// The lines as the pins and the pull-ups (SCL, SDA up; EN down) make them.
-    private var masterSCL: Bool { driven(FT232HI2CWiring.scl) ?? true }
-    private var masterSDA: Bool { (driven(FT232HI2CWiring.sdaOut) ?? true) && (driven(FT232HI2CWiring.sdaIn) ?? true) }
+    /// The lines as the pins and the pull-ups (SCL, SDA up; EN down) make them; a line
+    /// let go is high only where it has a pull-up (`FT232HBusWiring.noPullUps`: none).
+    /// AD2 is on SDA only where it is bridged to AD1.
+    private var masterSCL: Bool { driven(FT232HI2CWiring.scl) ?? wiring.releasedLevel }
+    private var masterSDA: Bool {
+        let out = driven(FT232HI2CWiring.sdaOut) ?? wiring.releasedLevel
+        guard wiring != .sdaNotBridged else { return out }
+        return out && (driven(FT232HI2CWiring.sdaIn) ?? wiring.releasedLevel)
+    }
+
+    /// AD2 (TDO) as read: the SDA line, or, with nothing on it (not bridged), its own
+    /// level: 1 as an input, as every unconnected input here reads.
+    private var sdaInPin: Bool {
+        wiring == .sdaNotBridged ? (driven(FT232HI2CWiring.sdaIn) ?? true) : target.sdaLine(masterSDA: masterSDA)
+    }
 
     private func applyPins() {
         let en = driven(FT232HI2CWiring.enable) ?? false
@@ -183,7 +198,8 @@ struct MPSSEEngine {
             let level: Bool
             switch b {
             case FT232HI2CWiring.scl: level = masterSCL
-            case FT232HI2CWiring.sdaOut, FT232HI2CWiring.sdaIn: level = target.sdaLine(masterSDA: masterSDA)
+            case FT232HI2CWiring.sdaOut: level = target.sdaLine(masterSDA: masterSDA)
+            case FT232HI2CWiring.sdaIn: level = sdaInPin
             case FT232HI2CWiring.enable: level = driven(b) ?? false
             default: level = driven(b) ?? true
             }
@@ -241,9 +257,9 @@ struct MPSSEEngine {
         return sample
     }
 
-    /// TDO (AD2): the SDA line, or TDI itself in loopback.
+    /// TDO (AD2): the SDA line (where AD2 is on it), or TDI itself in loopback.
     private var tdo: Bool {
-        loopback ? lowValue & FT232HI2CWiring.sdaOut != 0 : target.sdaLine(masterSDA: masterSDA)
+        loopback ? lowValue & FT232HI2CWiring.sdaOut != 0 : sdaInPin
     }
 
     private mutating func runShift(_ s: Shift, _ c: [UInt8], _ answer: inout [UInt8]) {
