@@ -29,7 +29,7 @@ struct DebianPackageTests {
         #expect(unpack.status == 0, "\(unpack.output)")
         let info = try ExamplePackageTests.run(["dpkg-deb", "-f", deb, "Depends"], bound: 30, in: scratch)
         #expect(
-            info.status == 0 && info.output.contains("libusb-1.0-0") && info.output.contains("libsimavr2") && !info.output.lowercased().contains("swift"),
+            info.status == 0 && info.output.contains("libusb-1.0-0") && info.output.contains("libsimavr2") && info.output.contains("libyaml-0-2") && !info.output.lowercased().contains("swift"),
             "\(info.output)")
 
         let exe = root + "/usr/bin/hapbridge"
