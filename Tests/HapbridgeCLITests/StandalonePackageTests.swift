@@ -128,11 +128,13 @@ struct StandalonePackageTests {
         let unpack = try ExamplePackageTests.run(["dpkg-deb", "-x", deb, root], bound: 120, in: scratch)
         try #require(unpack.status == 0, "\(unpack.output)")
         // Debian's parser (python3-debian, scripts/apt-packages.txt), strict: each Files
-        // paragraph as "files|copyright|licence synopsis|licence text", then each licence.
+        // paragraph as "files|copyright|licence synopsis|licence text|comment", then each
+        // licence; the header's comment too. (`from`, not `import`, at a line's start:
+        // scripts/check-target-dependencies reads such lines as Swift imports.)
         let dump = """
-            import sys
+            from sys import argv
             from debian.copyright import Copyright
-            c = Copyright(open(sys.argv[1], encoding="utf-8"), strict=True)
+            c = Copyright(open(argv[1], encoding="utf-8"), strict=True)
             print("FORMAT", c.header.format)
             print("HEADER", " ".join((c.header.comment or "").split()))
             for p in c.all_files_paragraphs():
