@@ -169,7 +169,7 @@ let package = Package(
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(
-            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "DRV2605Model", "SensorModel"],
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "DRV2605Model", "SensorModel", "FileAccess"],
             swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.

@@ -39,21 +39,8 @@ public enum CarriedFirmware {
         return path
     }
 
-    /// `Firmware/` (holding its Makefile and protocol headers) in a parent of the
-    /// executable's directory: the checkout it was built in.
+    /// `Firmware/` in the checkout the executable was built in (`InstalledData.checkout`).
     static func checkoutFirmwareDirectory(executable: URL?) -> URL? {
-        guard var dir = executable?.resolvingSymlinksInPath().deletingLastPathComponent() else { return nil }
-        for _ in 0..<8 {
-            let candidate = dir.appendingPathComponent("Firmware")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Makefile").path),
-                FileManager.default.fileExists(atPath: candidate.appendingPathComponent("protocol/include/hapbridge/protocol.h").path)
-            {
-                return candidate
-            }
-            let parent = dir.deletingLastPathComponent()
-            if parent.path == dir.path { break }
-            dir = parent
-        }
-        return nil
+        InstalledData.checkout(executable: executable)?.appendingPathComponent("Firmware")
     }
 }

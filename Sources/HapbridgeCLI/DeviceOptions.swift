@@ -34,7 +34,7 @@ public struct DeviceOptions: ParsableArguments {
     public var simulateFault: SimulatedBoardSetup.Fault = .none
 
     @Flag(
-        help: "Simulated board only: a LIS3DH accelerometer fitted on its I2C bus at 0x18, on the actuator's sled (Hardware/boards/accelerometer.md); acceleration figures then come from the sensor (labelled sensor), not the model.")
+        help: "Simulated board only: a LIS3DH accelerometer fitted on its I2C bus at 0x18, on the actuator's sled (\(ShippedFiles.document("Hardware/boards/accelerometer.md"))); acceleration figures then come from the sensor (labelled sensor), not the model.")
     public var accelerometer = false
 
     @Option(name: .customLong("i2c-khz"), help: "FT232H only (--device ftdi): the I2C clock, 400 (the DRV2605's fast mode) or 100 kHz (long wires, weak pull-ups).")

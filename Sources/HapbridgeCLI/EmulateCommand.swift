@@ -82,7 +82,7 @@ struct EmulateCommand: ParsableCommand {
         @Flag(
             help: """
                 --firmware core or elf: a LIS3DH accelerometer on the board's I2C bus at 0x18, on the actuator's sled (X along \
-                its motion, Z up; Hardware/boards/accelerometer.md). The firmware finds it and streams it while the engine \
+                its motion, Z up; \(ShippedFiles.document("Hardware/boards/accelerometer.md"))). The firmware finds it and streams it while the engine \
                 plays; every acceleration figure (measure, sweep, play --plot and --record, run) then comes from it, labelled \
                 sensor; without it, from the actuator's model, labelled model.
                 """)
@@ -95,10 +95,16 @@ struct EmulateCommand: ParsableCommand {
                 valueName: "x|y|z"))
         var accelerometerAxis: AccelerationAxis?
 
-        @Option(help: ArgumentHelp("--firmware elf: the firmware ELF (default Firmware/build/hapbridge-32u4.elf).", valueName: "PATH"))
+        @Option(
+            help: ArgumentHelp(
+                "--firmware elf: the firmware ELF (default: the one installed with hapbridge, PREFIX/share/hapbridge/firmware/hapbridge-32u4.elf, else its build's Firmware/build/hapbridge-32u4.elf).",
+                valueName: "PATH"))
         var elf: String?
 
-        @Option(help: ArgumentHelp("--firmware elf: the simavr harness (default Firmware/build/host/sim-harness).", valueName: "PATH"))
+        @Option(
+            help: ArgumentHelp(
+                "--firmware elf: the simavr harness (default: the one installed with hapbridge, PREFIX/lib/hapbridge/sim-harness, else its build's Firmware/build/host/sim-harness).",
+                valueName: "PATH"))
         var harness: String?
 
         @Option(
@@ -164,19 +170,23 @@ struct EmulateCommand: ParsableCommand {
                 configuration.accelerometer = mounting
                 return .core(configuration, protocol: protocolVersion)
             case .elf:
-                let root = SimavrBridgeDevice.packageRoot() ?? "."
-                let built = SimavrBridgeDevice.locate(packageRoot: root)
-                let artifacts = SimavrBridgeDevice.Artifacts(
-                    harness: harness ?? built?.harness ?? root + "/Firmware/build/host/sim-harness",
-                    firmware: elf ?? built?.firmware ?? root + "/Firmware/build/hapbridge-32u4.elf")
+                // The pair installed with this hapbridge, or its build's (never a path compiled in).
+                let looked = SimavrBridgeDevice.candidates()
+                let carried = looked.map(\.artifacts).first { $0.exist }
+                guard let harness = harness ?? carried?.harness, let elf = elf ?? carried?.firmware else {
+                    let places = looked.map { "\($0.artifacts.harness) with \($0.artifacts.firmware), \($0.hint)" }
+                    throw SetUpError(
+                        description: "--firmware elf: no simavr harness and firmware ELF found"
+                            + (places.isEmpty ? "" : ": looked for " + places.joined(separator: "; and for "))
+                            + "; or give --harness and --elf")
+                }
+                let artifacts = SimavrBridgeDevice.Artifacts(harness: harness, firmware: elf)
                 let fm = FileManager.default
-                // Named as the user gave them (or as the build leaves them, with how to build).
-                let hint = harness == nil || elf == nil ? ": \(SimavrBridgeDevice.buildHint)" : ""
                 guard fm.isExecutableFile(atPath: artifacts.harness) else {
-                    throw SetUpError(description: "--firmware elf: the simavr harness \(artifacts.harness) is not an executable file\(hint)")
+                    throw SetUpError(description: "--firmware elf: the simavr harness \(artifacts.harness) is not an executable file")
                 }
                 guard fm.fileExists(atPath: artifacts.firmware) else {
-                    throw SetUpError(description: "--firmware elf: the firmware ELF \(artifacts.firmware) does not exist\(hint)")
+                    throw SetUpError(description: "--firmware elf: the firmware ELF \(artifacts.firmware) does not exist")
                 }
                 return .elf(artifacts, load: .actuator(Actuator(profile: try profile())), accelerometer: mounting)
             case .noise:

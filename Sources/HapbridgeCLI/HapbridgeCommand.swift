@@ -7,7 +7,8 @@ public struct HapbridgeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hapbridge",
         abstract: "Core Haptics for bench hardware: play, render and inspect haptic patterns on a DRV2605.",
-        discussion: ExitStatus.summary,
+        discussion: "Documents (wiring, udev, benches, the firmware, what has run on real hardware): \(ShippedFiles.documents). "
+            + ExitStatus.summary,
         version: HapbridgeVersion.text,
         subcommands: [
             ListCommand.self,

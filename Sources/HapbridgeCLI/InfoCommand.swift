@@ -141,7 +141,7 @@ public struct InfoCommand: AsyncParsableCommand {
             // No board clock: the firmware core runs in this process and the host times each write.
             lines.append("host timing: \(timing); \(timing.precision)")
             if !timing.isRealTime {
-                lines.append("to allow real-time scheduling (Hardware/boards/ft232h.md, \"Real-time permission\"):")
+                lines.append("to allow real-time scheduling (\(ShippedFiles.document("Hardware/boards/ft232h.md")), \"Real-time permission\"):")
                 lines += HostedScheduling.howToGrant.map { "  " + $0 }
             }
         }

@@ -15,7 +15,7 @@ public struct RunCommand: AsyncParsableCommand {
         discussion: """
             BENCH names the devices by address (sim, usb:SERIAL, usb:BUS-PORT), the actuator on each, the fixture \
             and feature tags; each TEST is a suite of tests, each a list of steps (calibrate, diagnose, play, measure, \
-            sweep, wait, flash, unplug, replug) with limits on what they measure. Formats: Examples/hil/*.schema.json. \
+            sweep, wait, flash, unplug, replug) with limits on what they measure. Formats: \(ShippedFiles.hilExamples)/*.schema.json, with examples and their README.md beside them. \
             Every device gets a health check first (HELLO: serial and firmware; the chip's ID; VBAT). A test needing a \
             feature the bench lacks is skipped with the reason. A step runs under the tightest of its own `timeout`, \
             its test's and --timeout; `retries` tries a test again after an ERROR, `repeats` after a FAIL, and every \

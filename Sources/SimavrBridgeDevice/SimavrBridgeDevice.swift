@@ -52,48 +52,6 @@ public struct SimavrTransfer: Sendable, Equatable {
 ///
 /// The child never outlives the device: `close()`, also called on deinit, ends it.
 public final class SimavrBridgeDevice: FrameTransport {
-    /// Where the harness and the ELF are.
-    public struct Artifacts: Sendable, Equatable {
-        public var harness: String
-        public var firmware: String
-        public init(harness: String, firmware: String) {
-            self.harness = harness
-            self.firmware = firmware
-        }
-    }
-
-    /// What to do when they are missing.
-    public static let buildHint = "run make -C Firmware firmware sim"
-
-    /// The harness and ELF built under a package root, or nil when either is missing.
-    public static func locate(packageRoot: String) -> Artifacts? {
-        let a = Artifacts(
-            harness: packageRoot + "/Firmware/build/host/sim-harness", firmware: packageRoot + "/Firmware/build/hapbridge-32u4.elf")
-        let fm = FileManager.default
-        return fm.isExecutableFile(atPath: a.harness) && fm.fileExists(atPath: a.firmware) ? a : nil
-    }
-
-    /// The package root (the directory with Package.swift and Firmware/) at or above
-    /// `path` (pass `#filePath`), else at or above the working directory.
-    public static func packageRoot(above path: String = #filePath) -> String? {
-        func search(from start: URL) -> String? {
-            var dir = start
-            while true {
-                let fm = FileManager.default
-                if fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path),
-                    fm.fileExists(atPath: dir.appendingPathComponent("Firmware/Makefile").path)
-                {
-                    return dir.path
-                }
-                let up = dir.deletingLastPathComponent()
-                if up.path == dir.path { return nil }
-                dir = up
-            }
-        }
-        return search(from: URL(fileURLWithPath: path).standardizedFileURL)
-            ?? search(from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-    }
-
     public let artifacts: Artifacts
     public let pollMicroseconds: UInt32
     private let harness: HarnessProcess

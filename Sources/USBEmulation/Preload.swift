@@ -20,10 +20,10 @@ public enum Preload {
     /// Where ours is: beside the executable (a build: `.build/release`), else
     /// `PREFIX/lib/hapbridge` beside `PREFIX/bin/hapbridge` (the Debian package).
     public static func ownLibraryPath(executable: String = "/proc/self/exe") -> String? {
-        let directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        return [directory, directory.deletingLastPathComponent().appendingPathComponent("lib/hapbridge")]
-            .map { $0.appendingPathComponent(ownLibrary).path }
-            .first { FileManager.default.fileExists(atPath: $0) }
+        let exe = URL(fileURLWithPath: executable)
+        let beside = exe.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(ownLibrary).path
+        if FileManager.default.fileExists(atPath: beside) { return beside }
+        return InstalledData.libraryFile(ownLibrary, executable: exe)?.path
     }
 
     /// Returns when both libraries are loaded in this process; otherwise re-executes

@@ -14,7 +14,7 @@ struct DebianPackageTests {
 
     static var required: Bool { ProcessInfo.processInfo.environment["HAPBRIDGE_REQUIRE_PACKAGE"] == "1" }
 
-    @Test("the package unpacked outside any checkout: no Swift runtime linked, info, play of a built-in, its profiles, firmware, udev rules, completions and man pages")
+    @Test("the package unpacked outside any checkout: no Swift runtime linked by any of its binaries, info, play of a built-in, its profiles, firmware, simavr harness, HIL examples, documents, udev rules, completions and man pages")
     func unpackedPackageRunsOutsideACheckout() throws {
         guard let deb = Self.package else {
             // scripts/test keeps scripts/package-deb's log: its end says why there is no package.
@@ -28,20 +28,38 @@ struct DebianPackageTests {
         let unpack = try ExamplePackageTests.run(["dpkg-deb", "-x", deb, root], bound: 120, in: scratch)
         #expect(unpack.status == 0, "\(unpack.output)")
         let info = try ExamplePackageTests.run(["dpkg-deb", "-f", deb, "Depends"], bound: 30, in: scratch)
-        #expect(info.status == 0 && info.output.contains("libusb-1.0-0") && !info.output.lowercased().contains("swift"), "\(info.output)")
+        #expect(
+            info.status == 0 && info.output.contains("libusb-1.0-0") && info.output.contains("libsimavr2") && info.output.contains("libyaml-0-2") && !info.output.lowercased().contains("swift"),
+            "\(info.output)")
 
         let exe = root + "/usr/bin/hapbridge"
-        let linked = try ExamplePackageTests.run(["ldd", exe], bound: 30, in: scratch)
-        #expect(linked.status == 0 && !linked.output.contains("libswift") && !linked.output.contains("libFoundation"), "\(linked.output)")
+        // The executable, the harness and the library preloaded into every process
+        // `emulate` runs: none may need the Swift toolchain.
+        for binary in [exe, root + "/usr/lib/hapbridge/sim-harness", root + "/usr/lib/hapbridge/libHapbridgeEmulationPreload.so"] {
+            let linked = try ExamplePackageTests.run(["ldd", binary], bound: 30, in: scratch)
+            #expect(
+                linked.status == 0 && !linked.output.contains("libswift") && !linked.output.contains("libFoundation") && !linked.output.contains("not found"),
+                "\(binary): \(linked.output)")
+        }
         for file in [
             "usr/share/hapbridge/actuators/pmd-c10-100.json", "usr/share/hapbridge/actuators/actuator-profile.schema.json",
             "usr/share/hapbridge/firmware/hapbridge-32u4.hex", "usr/lib/hapbridge/libHapbridgeEmulationPreload.so", "usr/lib/udev/rules.d/60-hapbridge.rules", "usr/lib/sysusers.d/hapbridge.conf",
             "usr/share/bash-completion/completions/hapbridge", "usr/share/zsh/vendor-completions/_hapbridge",
             "usr/share/fish/vendor_completions.d/hapbridge.fish", "usr/share/man/man1/hapbridge.1.gz", "usr/share/man/man1/hapbridge-play.1.gz",
-            "usr/share/doc/hapbridge/copyright",
+            "usr/share/doc/hapbridge/copyright", "usr/lib/hapbridge/sim-harness", "usr/share/hapbridge/firmware/hapbridge-32u4.elf",
+            "usr/share/hapbridge/hil/README.md", "usr/share/hapbridge/hil/bench.schema.json", "usr/share/hapbridge/hil/test.schema.json",
+            "usr/share/hapbridge/hil/bench-sim.yaml", "usr/share/hapbridge/hil/suite.yaml", "usr/share/doc/hapbridge/README.md",
+            "usr/share/doc/hapbridge/docs/HARDWARE-STATUS.md", "usr/share/doc/hapbridge/Hardware/udev/README.md",
         ] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file) missing from the package")
         }
+
+        // The man pages say what the installed executable's help says: the installed
+        // files, not the directory the package was staged in.
+        let manual = try ExamplePackageTests.run(["zcat", root + "/usr/share/man/man1/hapbridge-run.1.gz"], bound: 30, in: scratch)
+        #expect(manual.status == 0 && manual.output.contains("Formats: /usr/share/hapbridge/hil/*.schema.json"), "\(manual.output)")
+        let rootManual = try ExamplePackageTests.run(["zcat", root + "/usr/share/man/man1/hapbridge.1.gz"], bound: 30, in: scratch)
+        #expect(rootManual.status == 0 && rootManual.output.contains("/usr/share/doc/hapbridge.") && !rootManual.output.contains("/tmp/"), "\(rootManual.output)")
 
         // Run from a directory with no checkout above it.
         let elsewhere = scratch.appendingPathComponent("elsewhere").path
