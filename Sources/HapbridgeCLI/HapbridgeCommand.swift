@@ -82,7 +82,9 @@ extension HapbridgeCommand {
     static func reportParseError(_ error: any Error) -> ExitStatus {
         let message = fullMessage(for: error).trimmingCharacters(in: .newlines)
         if exitCode(for: error) == .success {
-            do { try Console.lines(message.components(separatedBy: "\n"), to: .output) } catch {
+            // The program's own text (help, --version, --experimental-dump-help's JSON),
+            // written as it is: capping a long line would cut a JSON string in two.
+            do { try Console.write(message + "\n", to: .output) } catch {
                 try? Console.err("Error: \(error)")
                 return .failure
             }
