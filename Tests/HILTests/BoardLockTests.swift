@@ -167,7 +167,10 @@ struct BoardLockTests {
         let pid = run.output.split(separator: "\n").first { $0.hasPrefix("a-pid=") }?.dropFirst("a-pid=".count) ?? "?"
         #expect(!run.hung && run.output.contains("b=10") && run.output.contains("a=137"), "\(run.output)\n\(run.errors)")
         #expect(second.hasPrefix("Error: dut (usb:0001) is locked by ") && second.contains("(pid \(pid) on ") && second.contains("port.yaml"), "\(second)")
-        #expect(run.output.contains("c=0"), "\(run.output)\n\(third)")
+        // The third took the board: it ran its test (0, or 9 when a busy machine's wall
+        // clock made the play late, the late rule; timing is not this test's subject).
+        #expect(run.output.contains("c=0") || run.output.contains("c=9"), "\(run.output)\n\(third)")
+        #expect(third.contains("health dut (usb): OK") && !third.contains("is locked by"), "\(third)")
     }
 
     @Test("A 2 GB lock file costs its first 4 KiB: held, the refusal says its record cannot be read; free, it is taken and cut to the new record")
