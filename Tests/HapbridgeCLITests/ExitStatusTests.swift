@@ -55,6 +55,17 @@ import Testing
         #expect(root.status == 0 && words.contains(ExitStatus.summary))
     }
 
+    @Test("--experimental-dump-help is whole JSON however long a command's help grows (package-deb's man pages come from it): help is not cut at the line cap")
+    func dumpedHelpIsWholeJSON() throws {
+        let run = try Hapbridge.run(["--experimental-dump-help"])
+        #expect(run.status == 0 && run.err.isEmpty, "\(run.err)")
+        let longest = run.out.split(separator: "\n").map(\.count).max() ?? 0
+        #expect(longest > 0, "no help dumped")
+        let json = try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any]
+        let command = json?["command"] as? [String: Any]
+        #expect(command?["commandName"] as? String == "hapbridge" && (command?["subcommands"] as? [Any])?.isEmpty == false, "longest line \(longest)")
+    }
+
     @Test("calibrate checks the plot's location before calibrating")
     func calibrateChecksThePlotFirst() throws {
         let run = try Hapbridge.run(["calibrate", "--actuator", "pmd-c10-100", "--plot", "/no/such/directory/cal.svg"])
