@@ -10,7 +10,7 @@ import Testing
 ///
 /// Examples/HILPackage (ExampleHILPackageTests.swift) builds into the same scratch
 /// directory, one test after the other: its build reuses this one's modules and adds
-/// only HIL, Measurements, Yams and HapbridgeTesting (about 25 s on a 2-core machine)
+/// only HIL, Measurements, CLibYAML and HapbridgeTesting (about 25 s on a 2-core machine)
 /// rather than a second cold build of the graph. Whichever runs first builds the graph.
 @Suite(.serialized)
 struct ExamplePackageTests {
