@@ -147,6 +147,9 @@ public final class BoardLock: Sendable {
     /// Opens (creating if need be) a lock file: a regular file, not a link (a link in a
     /// shared directory could point a root run's record write anywhere), writable by
     /// whoever may take it next: its group in a setgid directory, anyone otherwise.
+    /// Opened here rather than through FileAccess's writer, which replaces a regular
+    /// file atomically: the lock is flock(2) on this inode, so the holder's record is
+    /// written in place, and a replaced file would leave the lock on an unlinked inode.
     static func open(_ path: String, setgid: Bool, directory: BoardLockDirectory) throws(BoardLockError) -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         while true {
