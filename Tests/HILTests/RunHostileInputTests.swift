@@ -117,6 +117,16 @@ struct RunHostileInputTests {
         #expect(r.maxResidentKilobytes < Self.memoryBoundKilobytes, "held \(r.maxResidentKilobytes) KiB")
     }
 
+    @Test("The memory bound is the child's own peak: a child started while the test runner holds 256 MB more reports its own few megabytes")
+    func boundIsTheChildsOwn() throws {
+        let size = 256 << 20
+        let held = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
+        defer { held.deallocate() }
+        memset(held, 1, size)
+        let r = try MeasuredProcess.run("/bin/true", [])
+        #expect(r.status == 0 && r.maxResidentKilobytes < 64 * 1024, "held \(r.maxResidentKilobytes) KiB")
+    }
+
     @Test("A script that is not UTF-8 is refused naming the line of the first bad byte")
     func notUTF8() throws {
         let dir = try temporaryDirectory()

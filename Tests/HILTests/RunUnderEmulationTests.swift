@@ -72,12 +72,18 @@ struct RunUnderEmulationTests {
         .enabled(if: ready, "make -C Firmware firmware"), arguments: backings)
     func flashUnplugReplug(_ backing: Backing) throws {
         let o = try runSuite(backing)
+        // On a machine too busy to keep the board's time (the ELF under simavr beside a
+        // whole test run), the last play is an ERROR that says it played late: late is
+        // never success. What this test pins is the replug before it.
+        let back = o.steps("back after replug")
+        let playedLate = back.last?["verdict"] as? String == "ERROR" && (back.last?["message"] as? String)?.hasPrefix("played late: ") == true
         #expect(o.run.status == 9, "an ERROR outranks the rest: \(o.run.errors)")
         #expect(o.tests["flash and bring-up"]?["verdict"] as? String == "PASS", "\(o.run.errors)")
         #expect(o.tests["unplugged mid-test"]?["verdict"] as? String == "ERROR", "\(o.run.errors)")
-        #expect(o.tests["back after replug"]?["verdict"] as? String == "PASS", "\(o.run.errors)")
+        #expect(o.tests["back after replug"]?["verdict"] as? String == (playedLate ? "ERROR" : "PASS"), "\(o.run.errors)")
         #expect(o.tests["a refused image"]?["verdict"] as? String == "ERROR", "\(o.run.errors)")
-        #expect(o.run.errors.contains("4 tests: 2 passed, 0 marginal, 0 failed, 2 errors, 0 skipped"), "\(o.run.errors)")
+        let summary = playedLate ? "4 tests: 1 passed, 0 marginal, 0 failed, 3 errors, 0 skipped" : "4 tests: 2 passed, 0 marginal, 0 failed, 2 errors, 0 skipped"
+        #expect(o.run.errors.contains(summary), "\(o.run.errors)")
 
         // The flash: what hapbridge flash --device does, its byte counts as figures.
         let flash = try #require(o.steps("flash and bring-up").first)
@@ -105,8 +111,7 @@ struct RunUnderEmulationTests {
         // The next test starts on the bench as set up: the runner plugs the board back
         // in first; then it is unplugged, replugged and awaited, and plays.
         #expect(o.run.errors.contains("back after replug #1: dut (usb:1-1) plugged back in"), "\(o.run.errors)")
-        let back = o.steps("back after replug")
-        #expect(back.map { $0["step"] as? String } == ["unplug", "wait", "replug", "play"] && back.allSatisfy { $0["verdict"] as? String == "PASS" }, "\(back)")
+        #expect(back.map { $0["step"] as? String } == ["unplug", "wait", "replug", "play"] && back.dropLast(playedLate ? 1 : 0).allSatisfy { $0["verdict"] as? String == "PASS" }, "\(back)")
         #expect((back[2]["message"] as? String)?.contains("back on USB after") == true, "\(back)")
 
         // A refused image: ERROR naming the file and the rule, before any board is touched.
@@ -121,7 +126,7 @@ struct RunUnderEmulationTests {
         let cases = suites.flatMap { $0.elements(forName: "testcase") }
         #expect(cases.count == 4)
         let errored = cases.filter { !$0.elements(forName: "error").isEmpty }.compactMap { $0.attribute(forName: "name")?.stringValue }
-        #expect(Set(errored) == ["unplugged mid-test", "a refused image"], "\(errored)")
+        #expect(Set(errored) == Set(["unplugged mid-test", "a refused image"] + (playedLate ? ["back after replug"] : [])), "\(errored)")
     }
 
     @Test(
