@@ -5,7 +5,7 @@ import Bench
 import DRV2605
 import Devices
 
-/// `hapbridge calibrate --actuator PROFILE`
+/// `hapbridge calibrate [--actuator PROFILE]`
 public struct CalibrateCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "calibrate",
@@ -18,11 +18,13 @@ public struct CalibrateCommand: AsyncParsableCommand {
             $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
             board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
             board's register frames exactly as on the simulated board, an FT232H's through the firmware core hosted \
-            in this process. Exits 1 on FAIL, and when the results \
+            in this process. Without --actuator: the simulated board's own actuator; on a board, the one stored for it \
+            (calibrated again); with neither, nothing is driven (exit 2). Exits 1 on FAIL, and when the results \
             cannot be stored (printed first, then the file and the cause; --no-save does not store them).
             """)
 
-    @OptionGroup public var actuator: ActuatorOption
+    @Option(help: ArgumentHelp(ActuatorChoice.help, valueName: "PROFILE"))
+    public var actuator: String?
     @OptionGroup public var device: DeviceOptions
 
     @Flag(help: "Do not store the results (they are kept per board serial and actuator for `play`, which then drives an LRA in closed loop).")
@@ -30,15 +32,14 @@ public struct CalibrateCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func validate() throws {
-        if actuator.actuator == nil { throw ValidationError("calibrate needs --actuator PROFILE (a name from Hardware/actuators or a .json path)") }
-    }
-
     public func run() async throws {
         Interruption.install()
         let plot = try device.plotFile()
-        guard let profile = try actuator.load() else { return }
-        let opened = try device.open(actuator: profile)
+        let given = try actuator.map(locateActuatorProfile)
+        let opened = try device.open(actuator: try ActuatorChoice.forOpening(given))
+        let chosen = try await ActuatorChoice.decide(command: "calibrate", given: given, opened: opened)
+        chosen.noteIfStored()
+        let profile = chosen.profile
         let bench = try await BridgeBench.open(opened)
         var report = await Self.calibrate(on: bench, profile: profile)
         await bench.close()

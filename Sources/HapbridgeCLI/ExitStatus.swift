@@ -10,7 +10,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// ran to its end but lost commands, or whose delivery the board did not confirm.
     case failure = 1
     /// The command line is wrong (unknown option, missing or malformed value, a value
-    /// out of its range): nothing was run.
+    /// out of its range, or `--actuator` missing for a board with no stored calibration:
+    /// `ActuatorChoice`): nothing was run.
     case usage = 2
     /// `play` or `measure` started the pattern and it stopped before its end (the
     /// board's drive time limit, a chip fault, the board falling behind, the device

@@ -38,8 +38,8 @@ public struct MeasureCommand: AsyncParsableCommand {
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
     public var pattern: String
 
-    @Option(help: ArgumentHelp("Actuator profile: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
-    public var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
+    @Option(help: ArgumentHelp(ActuatorChoice.help, valueName: "PROFILE"))
+    public var actuator: String?
 
     @OptionGroup public var device: DeviceOptions
 
@@ -57,10 +57,11 @@ public struct MeasureCommand: AsyncParsableCommand {
         let plotFile = try device.plotFile()
         let source = try PatternSource.resolve(pattern, curveTimes: reading.controlPointTimes)
         try source.printWarnings()
-        let located = try locateActuatorProfile(actuator)
-        let profile = located.profile
-        var opened = try device.open(actuator: profile)
+        let given = try actuator.map(locateActuatorProfile)
+        var opened = try device.open(actuator: try ActuatorChoice.forOpening(given))
         opened.accelerometerAxis = accelerometer.axis
+        let chosen = try await ActuatorChoice.decide(command: "measure", given: given, opened: opened)
+        let profile = chosen.profile
         var options = PlaySession.Options(keepsCommands: true)
         options.sharpnessControl = reading.sharpnessControlScope
         options.logger = device.logging.logger("hapbridge.engine")
@@ -95,7 +96,7 @@ public struct MeasureCommand: AsyncParsableCommand {
             try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
         } else {
             var lines = [
-                "device: \(session.summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))",
+                "device: \(session.summary)", "actuator: \(chosen.line)",
                 "pattern: \(source.label), \(session.drive.note)",
                 "acceleration: \(provenance?.text ?? "none"); drive steps: \(measured.driveSteps)\(measured.driveSteps > 1 ? " (timings are the first's)" : "")",
             ]

@@ -22,6 +22,9 @@ public struct PlayCommand: AsyncParsableCommand {
             plugged in, else the simulated bridge board (the firmware core, the DRV2605 model and the actuator \
             physics). The simulated board runs in virtual time, as fast as it can; with --realtime its clock is the \
             host's and the engine runs on its own service thread, as it does on a bridge board. \
+            The actuator is --actuator's profile; without it, the simulated board's own, or on a board the one \
+            `hapbridge calibrate` stored for its serial; a board with neither is not driven (exit 2: a profile's voltages \
+            set how hard the chip drives, and a guess could overdrive what is wired). \
             If `hapbridge calibrate` stored results for this board and actuator, an LRA plays in closed loop (the chip \
             tracks its resonance); otherwise in open loop. \
             Progress goes to standard error: one line redrawn in place when standard error is a terminal, otherwise a \
@@ -43,8 +46,8 @@ public struct PlayCommand: AsyncParsableCommand {
     @Argument(help: "An .ahap or .haptic file, - for standard input, or a built-in haptic name (see `hapbridge library`).")
     public var pattern: String
 
-    @Option(help: ArgumentHelp("Actuator profile: a name from Hardware/actuators or a .json path.", valueName: "PROFILE"))
-    public var actuator: String = SimulatedBoardSetup.defaultActuatorProfile
+    @Option(help: ArgumentHelp(ActuatorChoice.help, valueName: "PROFILE"))
+    public var actuator: String?
 
     @OptionGroup public var device: DeviceOptions
 
@@ -97,13 +100,15 @@ public struct PlayCommand: AsyncParsableCommand {
         let source = try PatternSource.resolve(pattern, curveTimes: reading.controlPointTimes)
         try source.printWarnings()
         try source.printAudioNotice("played")
-        let located = try locateActuatorProfile(actuator)
-        let profile = located.profile
-        var opened = try device.open(actuator: profile, timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
+        let given = try actuator.map(locateActuatorProfile)
+        var opened = try device.open(
+            actuator: try ActuatorChoice.forOpening(given), timing: realtime ? .realTime : .virtual, link: .init(latencyMicroseconds: linkLatency))
         opened.accelerometerAxis = accelerometer.axis
         if opened.address != .simulated, realtime || linkLatency != 500 {
             throw CLIError("--realtime and --link-latency apply to the simulated board, not \(opened.address)")
         }
+        let chosen = try await ActuatorChoice.decide(command: "play", given: given, opened: opened)
+        let profile = chosen.profile
         var options = PlaySession.Options(playbackRate: playbackRate, keepsCommands: plotFile != nil || recordFile != nil)
         options.sharpnessControl = reading.sharpnessControlScope
         options.logger = device.logging.logger("hapbridge.engine")
@@ -112,7 +117,7 @@ public struct PlayCommand: AsyncParsableCommand {
         // the chip in standby), from the signal thread: the play loop may be waiting.
         Interruption.shared.onInterrupt { _ in session.stop(reason: Interruption.shared.reason ?? "interrupted") }
 
-        try Console.lines(["device: \(session.summary)", "actuator: \(profile.displayName), profile \(TerminalText.safe(located.file))"], to: .output)
+        try Console.lines(["device: \(session.summary)", "actuator: \(chosen.line)"], to: .output)
         // One notice per cause: where the device already said its host timer was refused
         // real time (an FT232H), the service thread's refusal has the same cause and remedy.
         if session.isRealTime, session.hostTimerIsRealTime != false, let notice = session.engine.serviceThreadScheduling.notice {

@@ -11,7 +11,7 @@ public struct ROMCommand: AsyncParsableCommand {
         abstract: "Play one of the DRV2605's 123 ROM library effects and report how it came out.",
         discussion: """
             EFFECT is a number (1-123) or a name ("strong click 100%", "buzz 1"); --list prints them all. \
-            The chip is brought up and auto-calibrated for the actuator (default pmd-c10-100) first. On the simulated device the \
+            The chip is brought up and auto-calibrated for the actuator (--actuator; without it as for `play`: the simulated board's own, a board's stored calibration's, else nothing is driven) first. On the simulated device the \
             effect's waveform is synthesised from its name (TI publishes names, not waveforms).
             """)
 
@@ -27,7 +27,8 @@ public struct ROMCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Auto-calibrate before playing (closed loop needs it to hit the rated level).")
     public var calibrate = true
 
-    @OptionGroup public var actuator: ActuatorOption
+    @Option(help: ArgumentHelp(ActuatorChoice.help, valueName: "PROFILE"))
+    public var actuator: String?
     @OptionGroup public var device: DeviceOptions
 
     public init() {}
@@ -51,9 +52,12 @@ public struct ROMCommand: AsyncParsableCommand {
         guard let effectText = effect, let rom = ROMEffect.lookup(effectText) else { return }
         Interruption.install()
         let plot = try device.plotFile()
-        let profile = try actuator.load() ?? loadActuatorProfile(SimulatedBoardSetup.defaultActuatorProfile)
+        let given = try actuator.map(locateActuatorProfile)
         let lib = library == "auto" ? nil : Self.libraries[library.lowercased()]
-        let opened = try device.open(actuator: profile)
+        let opened = try device.open(actuator: try ActuatorChoice.forOpening(given))
+        let chosen = try await ActuatorChoice.decide(command: "rom \(rom.id.rawValue)", given: given, opened: opened)
+        chosen.noteIfStored()
+        let profile = chosen.profile
         let bench = try await BridgeBench.open(opened)
         var report = await Self.play(rom, library: lib, calibrateFirst: calibrate, on: bench, profile: profile)
         await bench.close()

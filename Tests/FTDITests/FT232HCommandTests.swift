@@ -48,7 +48,7 @@ struct FT232HCommandTests {
 
     @Test("rom 1 --device ftdi plays a ROM effect: GO clears by itself")
     func romEffect() throws {
-        let run = try EmulatedFT232H.run([], [Self.hapbridge, "rom", "1", "--device", "ftdi"])
+        let run = try EmulatedFT232H.run([], [Self.hapbridge, "rom", "1", "--device", "ftdi", "--actuator", "pmd-c10-100"])
         #expect(run.status == 0, "\(run)")
         #expect(run.output.contains("GO (0x0C) cleared by the chip after"), "\(run)")
     }

@@ -34,7 +34,7 @@ struct HostedPlayTests {
         let text = """
             #!/bin/sh
             fifo=$(mktemp -u); mkfifo "$fifo"
-            "\(EmulatedFT232H.hapbridge)" play "\(pattern)" --device ftdi \(quoted) >"$fifo" 2>&1 &
+            "\(EmulatedFT232H.hapbridge)" play "\(pattern)" --device ftdi --actuator pmd-c10-100 \(quoted) >"$fifo" 2>&1 &
             PLAYER=$!
             acted=0
             while IFS= read -r line; do
@@ -67,7 +67,7 @@ struct HostedPlayTests {
     // every command was sent on time and none refused.
     @Test("a pattern plays to its end on the FT232H: every command sent on time (0 late), none refused, exit 0, the device named as an FT232H with the core hosted")
     func playsToTheEnd() throws {
-        let run = try EmulatedFT232H.run([], [EmulatedFT232H.hapbridge, "play", "ios.notification.error", "--device", "ftdi"])
+        let run = try EmulatedFT232H.run([], [EmulatedFT232H.hapbridge, "play", "ios.notification.error", "--device", "ftdi", "--actuator", "pmd-c10-100"])
         #expect(run.playedToTheEnd, "\(run)")
         #expect(run.output.contains("device: FT232H FT0001 (firmware core hosted in process, MPSSE I2C at 400 kHz"), "\(run)")
         #expect(run.output.contains("engine: started on DRV2605L"), "\(run)")
@@ -83,7 +83,7 @@ struct HostedPlayTests {
     @Test("without real-time permission it still plays to the end and says once what precision to expect (one note: the engine's service thread, refused for the same cause, adds none); info says how to allow it")
     func withoutRealTimePermission() throws {
         let hapbridge = EmulatedFT232H.hapbridge
-        let play = try EmulatedFT232H.run([], Self.withoutRealTime([hapbridge, "play", "ios.notification.error", "--device", "ftdi"]))
+        let play = try EmulatedFT232H.run([], Self.withoutRealTime([hapbridge, "play", "ios.notification.error", "--device", "ftdi", "--actuator", "pmd-c10-100"]))
         #expect(play.playedToTheEnd, "\(play)")
         let notes = play.errors.split(separator: "\n").filter { $0.hasPrefix("note: ") }
         #expect(notes.count == 1, "\(play)")
@@ -105,7 +105,7 @@ struct HostedPlayTests {
             try? FileManager.default.removeItem(atPath: record)
         }
         let run = try EmulatedFT232H.run(
-            ["--log", log], [EmulatedFT232H.hapbridge, "play", "ios.notification.error", "--device", "ftdi", "--record", record])
+            ["--log", log], [EmulatedFT232H.hapbridge, "play", "ios.notification.error", "--device", "ftdi", "--actuator", "pmd-c10-100", "--record", record])
         #expect(run.playedToTheEnd, "\(run)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
         let commands = try #require(object["commands"] as? [[String: Any]])

@@ -57,7 +57,7 @@ import Testing
         func measure(_ axis: String) throws -> [String: Any] {
             let run = try Hapbridge.run([
                 "emulate", "bridge", "--firmware", "core", "--accelerometer", "--accelerometer-axis", "z", "--",
-                Hapbridge.executable, "measure", buzz, "--device", "usb", "--axis", axis, "--json",
+                Hapbridge.executable, "measure", buzz, "--device", "usb", "--actuator", "pmd-c10-100", "--axis", axis, "--json",
             ])
             // 4: played late, which a loaded host may cause; the figures are still there.
             #expect(run.status == 0 || run.status == 4, "\(run.err)")

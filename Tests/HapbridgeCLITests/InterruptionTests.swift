@@ -51,7 +51,7 @@ import Testing
         let record = directory.appendingPathComponent("record.json").path
         // The emulation passes SIGTERM on to COMMAND, as `timeout` or a CI runner sends it.
         let run = try SignalledRun(
-            ["emulate", "bridge", "--log", log, "--", Hapbridge.executable, "play", Self.long, "--device", "usb", "--record", record])
+            ["emulate", "bridge", "--log", log, "--", Hapbridge.executable, "play", Self.long, "--device", "usb", "--actuator", "pmd-c10-100", "--record", record])
         // Into the pattern: its progress (a line a tenth, on standard error) has passed the first tenth.
         #expect(run.waitForError("ms [##"), "\(run.err)")
         let signalledAt = SignalledRun.monotonicMicroseconds()
@@ -131,7 +131,7 @@ import Testing
         let directory = try Hapbridge.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("emulation.jsonl").path
-        let run = try SignalledRun(["emulate", "bridge", "--log", log, "--", Hapbridge.executable, "play", Self.long, "--device", "usb"])
+        let run = try SignalledRun(["emulate", "bridge", "--log", log, "--", Hapbridge.executable, "play", Self.long, "--device", "usb", "--actuator", "pmd-c10-100"])
         #expect(run.waitForError("ms [##"), "\(run.err)")
         let player = try #require(run.children.first, "play is the emulation's child")
         // What a terminal does: the signal to the whole foreground group.

@@ -33,12 +33,17 @@ extension EmulatedBoards {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let buzz = try Self.buzz(in: dir)
-            let run = try Emulate.bridge(backing, ["--accelerometer"], [Self.hapbridge, "measure", buzz, "--device", "usb", "--json"])
+            let run = try Emulate.bridge(backing, ["--accelerometer"], [Self.hapbridge, "measure", buzz, "--device", "usb", "--actuator", "pmd-c10-100", "--json"])
             #expect(run.ranToTheEnd, "\(run)")
             let usb = try Self.object(run.output)
             #expect(usb["source"] as? String == "sensor" && usb["sourceDevice"] as? String == "LIS3DH", "\(run)")
             #expect(abs((usb["sampleRateHz"] as? Double ?? 0) - 1344) < 2 && (usb["samples"] as? Double ?? 0) > 500, "\(run)")
-            #expect((usb["unmeasured"] as? [Any])?.isEmpty == true, "\(run)")
+            // Every figure, unless the sensor lost samples where one is read (a FIFO overrun
+            // when the loaded host reads the board late): then that figure says so, with
+            // the loss in the record, and is never read across the hole.
+            let unmeasured = (usb["unmeasured"] as? [String]) ?? []
+            let lost = (usb["lostSamples"] as? Double ?? 0) > 0
+            #expect(unmeasured.isEmpty || (lost && unmeasured.allSatisfy { $0.contains(": the sensor lost ") }), "\(run)")
             let sim = try Emulate.run([Self.hapbridge, "measure", buzz, "--device", "sim", "--json"])
             let model = try Self.object(sim.output)
             #expect(model["source"] as? String == "model")

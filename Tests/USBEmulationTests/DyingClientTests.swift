@@ -18,7 +18,7 @@ extension EmulatedBoards {
             let script = """
                 h=\(Emulate.hapbridge)
                 for i in 1 2 3; do
-                  $h play \(try Self.longPattern()) --device usb >/dev/null 2>&1 & c=$!
+                  $h play \(try Self.longPattern()) --device usb --actuator pmd-c10-100 >/dev/null 2>&1 & c=$!
                   sleep 0.4
                   kill -9 $c; wait $c
                   timeout -s KILL \(Self.clientBoundSeconds) $h info --device usb >/dev/null || exit 10
@@ -79,7 +79,7 @@ extension EmulatedBoards {
 
             static func random(number: Int, using rng: inout SeededGenerator) -> Round {
                 let operations: [String?] = [nil, nil, "unplug", "detach", "replug", "replug"]
-                let victims: [String?] = [nil, "play \"$pattern\" --device usb", "play \"$pattern\" --device usb", "info --device usb", "list"]
+                let victims: [String?] = [nil, "play \"$pattern\" --device usb --actuator pmd-c10-100", "play \"$pattern\" --device usb --actuator pmd-c10-100", "info --device usb", "list"]
                 return Round(
                     number: number, victim: victims.randomElement(using: &rng) ?? nil,
                     operation: operations.randomElement(using: &rng) ?? nil,

@@ -47,7 +47,7 @@ extension EmulatedBoards {
             // polled, bounded), so it lands inside the play whatever the machine's pace.
             let h = Emulate.hapbridge
             let script = """
-                \(h) play '\(pattern)' --device usb --playback-rate 2 --record '\(record)' & play=$!
+                \(h) play '\(pattern)' --device usb --actuator pmd-c10-100 --playback-rate 2 --record '\(record)' & play=$!
                 n=0
                 while [ "$(grep -c '"bytes":"02' '\(log)' 2>/dev/null)" -lt 300 ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
                 \(h) emulate control stall \(stallMilliseconds)

@@ -108,7 +108,7 @@ extension EmulatedBoards {
             defer { try? FileManager.default.removeItem(at: dir) }
             let log = dir.appendingPathComponent("log.jsonl").path, record = dir.appendingPathComponent("record.json").path
             let run = try Emulate.bridge(
-                .elf, ["--log", log], [Self.hapbridge, "play", Emulate.packageRoot + "/Examples/Beethoven5.ahap", "--device", "usb", "--record", record])
+                .elf, ["--log", log], [Self.hapbridge, "play", Emulate.packageRoot + "/Examples/Beethoven5.ahap", "--device", "usb", "--actuator", "pmd-c10-100", "--record", record])
             #expect(run.status == 0, "\(run)")
             let sent = try #require(try Self.json(String(contentsOfFile: record, encoding: .utf8))["commands"] as? [[String: Any]])
             // An RTP that is the first command of its stamp is an event and latches on it;
@@ -150,7 +150,7 @@ extension EmulatedBoards {
             #expect(calibrate.output.contains("stored for `play` (closed loop): \(dir.path)/hapbridge/calibration/0001@pmd-c10-100.json"))
             let diagnose = try Emulate.bridge(.core, [], [Self.hapbridge, "diagnose", "--device", "usb", "--actuator", "pmd-c10-100"])
             #expect(diagnose.status == 0 && diagnose.output.contains("diagnostic: PASS"), "\(diagnose)")
-            let play = try Emulate.bridge(.core, [], env + [Self.hapbridge, "play", "impact.heavy", "--device", "usb"])
+            let play = try Emulate.bridge(.core, [], env + [Self.hapbridge, "play", "impact.heavy", "--device", "usb", "--actuator", "pmd-c10-100"])
             #expect(play.ranToTheEnd && play.output.contains("drive: closed loop") && play.output.contains("closed loop,"), "\(play)")
         }
 
@@ -170,7 +170,7 @@ extension EmulatedBoards {
             try #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20}}]}"#.write(
                 toFile: buzz, atomically: true, encoding: .utf8)
             let script = """
-                "$0" play "\(buzz)" --device usb >"\(out)" 2>&1 & p=$!
+                "$0" play "\(buzz)" --device usb --actuator pmd-c10-100 >"\(out)" 2>&1 & p=$!
                 until grep -q '^playing' "\(out)"; do sleep 0.02; done
                 "$0" emulate control unplug >/dev/null; wait $p; echo "status=$?"; cat "\(out)"
                 """
@@ -194,7 +194,7 @@ extension EmulatedBoards {
             let driving = #"grep -Eq '"bytes":"02(0[1-9a-f]|[1-9a-f][0-9a-f])"'"#
             let standbys = #"grep -c '"bytes":"0140"'"#
             let script = """
-                "$0" play "\(buzz)" --device usb >"\(out)" 2>&1 & p=$!
+                "$0" play "\(buzz)" --device usb --actuator pmd-c10-100 >"\(out)" 2>&1 & p=$!
                 until \(driving) "\(log)"; do sleep 0.02; done
                 before=$(\(standbys) "\(log)"); "$0" emulate control detach >/dev/null
                 wait $p; echo "status=$?"; cat "\(out)"
