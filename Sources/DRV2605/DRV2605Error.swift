@@ -37,8 +37,7 @@ public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownDevice(let id, let s) where s == 0x00:
             // No DRV260x reads STATUS 0x00 (DEVICE_ID is never 0): a bus that reads every
             // bit low, as one with SDA held low does (its ACK bits read as ACKs too).
-            return "unknown device: DEVICE_ID \(id) (STATUS 0x00): every bit read 0, as when SDA is held low: "
-                + "are there pull-ups on SDA and SCL? is SDA shorted to GND? expected DEVICE_ID 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
+            return "unknown device: DEVICE_ID \(id) (STATUS 0x00): \(ChipProbe.everyBitLow) \(ChipProbe.expected)"
         case .unknownDevice(let id, let s):
             return "unknown device: DEVICE_ID \(id) (STATUS 0x\(hex(s))); expected 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
         case .shutDown:

@@ -107,9 +107,10 @@ public struct InfoCommand: AsyncParsableCommand {
         let port: String = opened.usbBoard.map { ", USB port \($0.portPath), bcdDevice \(String(format: "0x%04x", $0.bcdDevice))" } ?? ""
         let chip: String
         if let id = identity.chipDeviceID {
-            chip = identity.chip.map { "\($0) (DEVICE_ID \(id))" } ?? "DEVICE_ID \(id)"
+            chip = identity.chip.map { "\($0) (DEVICE_ID \(id))" } ?? "DEVICE_ID \(id) (\(id == 0 ? ChipProbe.everyBitLow + " " : "")\(ChipProbe.expected))"
         } else {
-            chip = "none answered at 0x5A"
+            // What to check, in the adapter's words where its wiring has mistakes of its own.
+            chip = "none answered at 0x5A (\(opened.transport.i2cNoAcknowledgeAdvice ?? ChipProbe.noAcknowledgeAdvice))"
         }
         let bootloader: String = identity.bootloader.map { "\($0)" } ?? "not reported (protocol 1.0)"
         var lines: [String] = []

@@ -34,6 +34,20 @@ struct FT232HWiringMistakeTests {
         #expect(run.errors.contains(", 0 I2C transaction(s)"), "the chip never saw SCL rise: \(run)")
     }
 
+    @Test("info and play, through the hosted firmware core, give each mistake's advice too: SDA on both D1 and D2 for a NACK, pull-ups for a bus that reads 0")
+    func infoAndPlayGiveTheAdvice() throws {
+        let bridged = "is SDA on both D1 and D2, bridged or by the FT232H's I2C switch?"
+        let info = try EmulatedFT232H.run(["--wiring", "sda-not-bridged"], [Self.hapbridge, "info", "--device", "ftdi"])
+        #expect(info.status == 0 && info.output.contains("chip: none answered at 0x5A (\(bridged)"), "\(info)")
+        let play = try EmulatedFT232H.run(["--wiring", "sda-not-bridged"], [Self.hapbridge, "play", "impact.heavy", "--device", "ftdi", "--actuator", "pmd-c10-100"])
+        #expect(play.status == 1 && play.errors.contains("no DRV2605 answered at 0x5A on the board's I2C bus (\(bridged)"), "\(play)")
+        let low = "every bit read 0, as when SDA is held low: are there pull-ups on SDA and SCL?"
+        let lowInfo = try EmulatedFT232H.run(["--wiring", "no-pullups"], [Self.hapbridge, "info", "--device", "ftdi"])
+        #expect(lowInfo.status == 0 && lowInfo.output.contains("chip: DEVICE_ID 0 (\(low)"), "\(lowInfo)")
+        let lowPlay = try EmulatedFT232H.run(["--wiring", "no-pullups"], [Self.hapbridge, "play", "impact.heavy", "--device", "ftdi", "--actuator", "pmd-c10-100"])
+        #expect(lowPlay.status == 1 && lowPlay.errors.contains("unknown chip DEVICE_ID 0: \(low)"), "\(lowPlay)")
+    }
+
     @Test("--wiring ok is the documented wiring: diagnose passes")
     func documentedWiring() throws {
         let run = try EmulatedFT232H.run(["--wiring", "ok"], [Self.hapbridge, "diagnose", "--device", "ftdi", "--actuator", "pmd-c10-100"])

@@ -36,7 +36,7 @@ extension HapticEngine {
         try linkSend { try link.completeOpen() }
         guard let reply = link.helloReply else { throw .startTimeout }
         guard reply.deviceID != 0xFF, let v = DeviceVariant(deviceID: reply.deviceID) else {
-            throw .protocolError(reply.deviceID == 0xFF ? "no DRV2605 answered on the board's I2C bus" : "unknown chip DEVICE_ID \(reply.deviceID)")
+            throw .protocolError(ChipProbe.notFound(deviceID: reply.deviceID, advice: link.transport.i2cNoAcknowledgeAdvice))
         }
         variant = v
         scheduler.canReplace = link.canReplace
