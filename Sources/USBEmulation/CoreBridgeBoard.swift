@@ -189,19 +189,25 @@ final class CoreBridgeBoard: USBDeviceModel {
                 continue
             }
             let now = RealTimeExecutor.monotonicMicroseconds()
-            do {
-                try board.advance(to: max(board.time, now - origin))
-            } catch {
-                events(.failed("the firmware core stopped: \(error)"))
-                return
+            // The board runs to each transfer's arrival before taking it, then to now: a
+            // board's USB interrupt takes bytes as they come, so a thread of this process
+            // held off the CPU for a while (a loaded host) must not have the board's
+            // watchdog see host silence where frames were waiting (the keep-alive's STOP).
+            func advance(toHost host: UInt64) -> Bool {
+                do { try board.advance(to: max(board.time, host > origin ? host - origin : 0)) } catch {
+                    events(.failed("the firmware core stopped: \(error)"))
+                    return false
+                }
+                report(board, origin: origin, filter: &filter)  // what the timer sent meanwhile
+                return true
             }
-            report(board, origin: origin, filter: &filter)  // what the timer sent meanwhile
             var held: [Inbound] = []
             for var t in taken {
                 if !held.isEmpty {
                     held.append(t)
                     continue
                 }
+                guard advance(toHost: min(t.submittedHostMicroseconds, now)) else { return }
                 let halted = state.withLock { $0.usb.halted.contains(USBIdentity.bulkOut) }
                 if halted { t.completion(.stall); continue }
                 // Packet by packet, as the port's main loop takes them: each packet's
@@ -236,7 +242,7 @@ final class CoreBridgeBoard: USBDeviceModel {
             }
             // What the board held back goes first next time, in order.
             if !held.isEmpty { state.withLock { s in s.inbox = held + s.inbox } }
-            report(board, origin: origin, filter: &filter)
+            guard advance(toHost: now) else { return }
             if board.bootloaderEntries > 0 {
                 // The jump: the board leaves the bus and its bootloader takes the port
                 // (`BridgeEmulation` plugs the emulated Caterina there and powers this
