@@ -97,7 +97,9 @@ struct HardwareCommandTests {
     }
 
     @Test func validationRejectsBadArguments() {
-        #expect(throws: (any Error).self) { try CalibrateCommand.parse([]) }
+        // No --actuator parses: which actuator is decided once the device is open (`ActuatorChoice`).
+        #expect(throws: Never.self) { try CalibrateCommand.parse([]) }
+        #expect(throws: (any Error).self) { try CalibrateCommand.parse(["--supply", "9"]) }
         #expect(throws: (any Error).self) { try ROMCommand.parse(["999"]) }
         #expect(throws: (any Error).self) { try ROMCommand.parse(["1", "--library", "z"]) }
         #expect(throws: (any Error).self) { try DiagnoseCommand.parse(["--supply", "9"]) }

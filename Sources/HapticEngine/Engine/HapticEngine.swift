@@ -53,6 +53,11 @@ public actor HapticEngine {
         public var syncIntervalMicroseconds: Int64
         public var syncExchangesPerRound: Int
         public var queueStatusIntervalMicroseconds: Int64
+        /// How long `start()` waits for HELLO_REPLY, and then for the first clock-sync
+        /// round: 2 s. A board answers within milliseconds; a loaded host (a CI runner
+        /// beside a test suite, an emulated board in another process) can take a few
+        /// hundred, and a start that gives up then is a false failure. It also bounds the
+        /// link latency the engine accepts (`maximumLinkLatencyMicroseconds`).
         public var startTimeoutMicroseconds: Int64
         /// Added to the link delay and clock error when stamping "now": room for the
         /// host's own work between computing a stamp and the frame leaving (the same
@@ -112,7 +117,7 @@ public actor HapticEngine {
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
-            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 250_000,
+            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 2_000_000,
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
         ) {
             self.leadMarginMicroseconds = leadMarginMicroseconds
