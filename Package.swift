@@ -46,12 +46,17 @@ let package = Package(
         .target(name: "Plot", swiftSettings: strict),
         // Actuator profiles (Hardware/actuators/*.json, read with JSON) and LRA/ERM physics.
         .target(name: "Actuators", dependencies: ["JSON", "FileAccess"], swiftSettings: strict),
+        // The plain values an acceleration recording is made of: samples on board time,
+        // sensor or model, the sensor's axis, the holes a sensor left. No device, no I/O:
+        // below the device seam (which re-exports it) and Measurements alike.
+        .target(name: "AccelerationData", swiftSettings: strict),
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
         // telemetry, device addresses. Depends only on the protocol header (a bridge board's
-        // serial-number rule, for `usb:SERIAL`): the engine, each transport, and the flash
-        // and HIL code import it, never each other.
-        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
+        // serial-number rule, for `usb:SERIAL`) and the acceleration values its telemetry
+        // hands out: the engine, each transport, and the flash and HIL code import it,
+        // never each other.
+        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol", "AccelerationData"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
         .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
