@@ -46,12 +46,17 @@ let package = Package(
         .target(name: "Plot", swiftSettings: strict),
         // Actuator profiles (Hardware/actuators/*.json, read with JSON) and LRA/ERM physics.
         .target(name: "Actuators", dependencies: ["JSON", "FileAccess"], swiftSettings: strict),
+        // The plain values an acceleration recording is made of: samples on board time,
+        // sensor or model, the sensor's axis, the holes a sensor left. No device, no I/O:
+        // below the device seam (which re-exports it) and Measurements alike.
+        .target(name: "AccelerationData", swiftSettings: strict),
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
         // telemetry, device addresses. Depends only on the protocol header (a bridge board's
-        // serial-number rule, for `usb:SERIAL`): the engine, each transport, and the flash
-        // and HIL code import it, never each other.
-        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
+        // serial-number rule, for `usb:SERIAL`) and the acceleration values its telemetry
+        // hands out: the engine, each transport, and the flash and HIL code import it,
+        // never each other.
+        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol", "AccelerationData"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
         .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
@@ -200,18 +205,22 @@ let package = Package(
         // What a bench does with a device, as a library: one pattern played start to end
         // (`PlaySession`: device, actuator and stored calibration, progress, stop reason,
         // record, acceleration), and the procedures on a board's I2C bus (`BridgeBench`,
-        // calibration, diagnostics, a ROM effect). `play`, `calibrate`, `diagnose`, `rom`
-        // and the HIL code are these plus their own arguments and printing.
+        // calibration, diagnostics, a ROM effect; the measuring runs: resonance,
+        // calibration runs, the open-loop sweep, whose figures Measurements computes).
+        // `play`, `calibrate`, `diagnose`, `rom`, `measure`, `sweep` and the HIL code are
+        // these plus their own arguments and printing.
         .target(
             name: "Bench",
             dependencies: [
                 "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
-                .product(name: "Logging", package: "swift-log"),
+                "Measurements", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // Bench measurements as pure functions over an acceleration trace and the stamped drive
-        // (peak, RMS, rise, stop, lag, f0, calibration spread), each a named value with its unit.
-        .target(name: "Measurements", dependencies: ["Bench", "DeviceInterface", "DRV2605", "Actuators", "HapticCompilation"], swiftSettings: strict),
+        // Bench measurements as pure analysis over samples and numbers: an acceleration
+        // recording and the stamped drive (peak, RMS, rise, stop, lag), a sweep's response
+        // (f0, Q, the −3 dB points), each a named value with its unit. Nothing that opens
+        // or drives a device: the procedures that measure with one are Bench's.
+        .target(name: "Measurements", dependencies: ["AccelerationData"], swiftSettings: strict),
         // libyaml from Debian's libyaml-dev: the event parser under HIL's bounded YAML
         // composer (depth, aliases' written-out size, one document, no tags).
         .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -234,7 +243,7 @@ let package = Package(
             swiftSettings: strict),
         // A bench fixture for Swift Testing (a trait, a scoped helper) and the HIL steps as
         // async functions, on the HIL runner's own step code and records.
-        .target(name: "HapbridgeTesting", dependencies: ["HIL", "Measurements", "FileAccess"], swiftSettings: strict),
+        .target(name: "HapbridgeTesting", dependencies: ["HIL", "Measurements", "Bench", "FileAccess"], swiftSettings: strict),
         // The CLI's commands, as a library so tests can drive them.
         .target(
             name: "HapbridgeCLI",
@@ -325,7 +334,8 @@ let package = Package(
                 "HapticEngine", "Haptics", "SensorModel",
             ],
             swiftSettings: strict),
-        // Each measurement on synthetic traces and on the simulated actuator against its model.
+        // Each measurement on synthetic traces and on the simulated actuator against its model
+        // (Bench's measuring runs among them: resonance, calibration runs, the sweep).
         .testTarget(
             name: "MeasurementsTests",
             dependencies: [
@@ -336,7 +346,7 @@ let package = Package(
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
         // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
         // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "Measurements", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HILTests", dependencies: ["HIL", "Measurements", "Bench", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HapbridgeCLITests",
             dependencies: [

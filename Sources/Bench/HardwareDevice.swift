@@ -4,7 +4,8 @@ import DeviceInterface
 /// I2C bus for the driver and, where the device has one, a source of acceleration.
 /// Every device the catalog opens — a bridge board, the simulated board, a hosted adapter
 /// — is a `BridgeBench` over its link; the procedures are written against this protocol
-/// so they need nothing else of it (Measurements' bench runs use it the same way).
+/// so they need nothing else of it (the measuring runs here, `Resonance.measure`,
+/// `CalibrationRuns` and `FrequencySweep`, use it the same way).
 public protocol HardwareDevice: AnyObject {
     associatedtype Bus: I2CBus
     var bus: Bus { get }

@@ -1,8 +1,8 @@
 import Actuators
+import Bench
 import DRV2605
 import FileAccess
 import FirmwareImage
-import Measurements
 
 extension TestScript {
     /// What the script asks of its bench, checked before anything runs, so that a slip

@@ -1,3 +1,4 @@
+import Bench
 import Measurements
 
 /// What one step of a test does.

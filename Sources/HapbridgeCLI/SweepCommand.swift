@@ -7,8 +7,8 @@ import Measurements
 import Plot
 
 /// `hapbridge sweep --actuator PROFILE`: an LRA's open-loop frequency response
-/// (`Measurements.FrequencySweep`): f0, the −3 dB points and Q, a magnitude plot,
-/// CSV and JSON with units.
+/// (`Bench.FrequencySweep` drives it, `Measurements.FrequencyResponse` fits it): f0,
+/// the −3 dB points and Q, a magnitude plot, CSV and JSON with units.
 public struct SweepCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sweep",

@@ -1,3 +1,4 @@
+import Bench
 import FileAccess
 import Foundation
 import HIL

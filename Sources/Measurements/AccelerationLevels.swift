@@ -1,4 +1,4 @@
-import DeviceInterface
+import AccelerationData
 
 /// Peak and RMS acceleration of a recorded trace, in g.
 public enum AccelerationLevels {

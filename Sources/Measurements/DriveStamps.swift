@@ -1,8 +1,8 @@
-import HapticCompilation
-
 /// One RTP amplitude the board applied at a board time: the stamped drive, as the
 /// engine's sent-command log (`HapticEngine.Options.keepsSentCommandLog`) or a play's
-/// trace (`PlayTrace.drive`) holds it.
+/// trace (`PlayTrace.drive`) holds it: a trace's tuples are read here, a sent-command
+/// log in Bench (`DriveStamp.from(_:)` over `TimedCommand`s, which this module does
+/// not know).
 public struct DriveStamp: Sendable, Equatable {
     public var boardMicroseconds: UInt64
     /// Signed RTP_INPUT, -127...127 of full scale.
@@ -11,15 +11,6 @@ public struct DriveStamp: Sendable, Equatable {
     public init(boardMicroseconds: UInt64, amplitude: Int8) {
         self.boardMicroseconds = boardMicroseconds
         self.amplitude = amplitude
-    }
-
-    /// The RTP commands of a sent-command log, in stamp order (other commands do not
-    /// change the drive's level; stamps before 0 are dropped).
-    public static func from(_ commands: [TimedCommand]) -> [DriveStamp] {
-        commands.compactMap { c in
-            guard case .rtp(let a) = c.command, c.time >= 0 else { return nil }
-            return DriveStamp(boardMicroseconds: UInt64(c.time), amplitude: a)
-        }
     }
 
     /// `PlayTrace.drive`'s tuples.

@@ -1,4 +1,4 @@
-import DeviceInterface
+import AccelerationData
 import Foundation
 
 /// The amplitude envelope of a vibration: one point per half cycle (a lobe, between

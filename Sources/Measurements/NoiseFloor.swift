@@ -1,4 +1,4 @@
-import DeviceInterface
+import AccelerationData
 
 /// How much of a recording is the sensor's own noise: the RMS about the mean over the
 /// quietest `windowMicroseconds` stretch of it (the sled at rest, before the drive or

@@ -1,10 +1,10 @@
-import Bench
-import DeviceInterface
+import AccelerationData
 
-/// Point 4's measurements for one play (`PlayResult.trace`): peak and RMS acceleration
-/// over the whole recording, and rise time, lag and stop time of the drive's first
-/// step. What cannot be measured (no accelerometer, no drive step, a level never
-/// reached) is kept as the error that says why, beside the figures that could.
+/// Point 4's measurements for one play: peak and RMS acceleration over the whole
+/// recording, and rise time, lag and stop time of the drive's first step. What cannot
+/// be measured (no accelerometer, no drive step, a level never reached) is kept as the
+/// error that says why, beside the figures that could. Over the recording's plain
+/// values; Bench reads them out of a play's trace (`PlayMeasurements(trace:)`).
 public struct PlayMeasurements: Sendable {
     public var measurements: [BenchMeasurement]
     public var unmeasured: [MeasurementError]
@@ -19,15 +19,16 @@ public struct PlayMeasurements: Sendable {
     /// it, a figure over what is left says too little about the whole.
     public static let maxLostFraction = 0.1
 
-    public init(trace: PlayTrace) {
+    /// `samples` on board time (none: a device without acceleration), where they came
+    /// from (nil is taken as a model), the holes the sensor left in them (`losses`,
+    /// oldest first), and the stamped drive.
+    public init(samples: [AccelerationSample], origin: AccelerationOrigin?, losses holes: [AccelerationLoss], drive: [DriveStamp]) {
         var measurements: [BenchMeasurement] = []
         var unmeasured: [MeasurementError] = []
         func keep(_ body: () throws(MeasurementError) -> BenchMeasurement) {
             do { measurements.append(try body()) } catch { unmeasured.append(error) }
         }
-        let samples = trace.samples ?? []
-        source = samples.isEmpty ? nil : (trace.origin ?? .model)
-        let holes = trace.losses
+        source = samples.isEmpty ? nil : (origin ?? .model)
         let lost = holes.reduce(0) { $0 + $1.count }
         let lostTooMany = !samples.isEmpty && Double(lost) > Self.maxLostFraction * Double(samples.count + lost)
         // A figure read where the sensor lost samples is not given as if the trace were
@@ -53,7 +54,7 @@ public struct PlayMeasurements: Sendable {
         if let e = lossError("RMS acceleration", in: nil, whole: true) { unmeasured.append(e) } else {
             keep { () throws(MeasurementError) in try AccelerationLevels.rmsG(samples, holes: holes) }
         }
-        let steps = DriveStep.steps(in: DriveStamp.from(trace.drive))
+        let steps = DriveStep.steps(in: drive)
         driveSteps = steps.count
         if let step = steps.first {
             let recordingEnd = Double(samples.last?.boardMicroseconds ?? step.startMicroseconds)

@@ -1,4 +1,4 @@
-import DeviceInterface
+import AccelerationData
 
 /// How fast the actuator follows its drive, from the acceleration envelope (`Envelope`)
 /// and the stamped drive (`DriveStep`): rise time, stop time, lag. Times are board µs in,

@@ -1,4 +1,5 @@
 import Actuators
+import Bench
 import DRV2605
 import DRV2605Model
 import Foundation

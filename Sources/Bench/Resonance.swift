@@ -1,6 +1,6 @@
 import Actuators
-import Bench
 import DRV2605
+import Measurements
 
 /// The LRA's resonance as the DRV2605 tracks it: LRA_PERIOD (0x22) counts the drive's
 /// period in steps of 98.46 µs (datasheet), so f0 = 1 / (code × 98.46 µs), quantised

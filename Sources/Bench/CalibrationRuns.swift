@@ -1,6 +1,6 @@
 import Actuators
-import Bench
 import DRV2605
+import Measurements
 
 /// Auto-calibration run N times on one device (`BenchProcedures.calibrate`, the same
 /// procedure `hapbridge calibrate` runs): how often it passes, and how far apart the
