@@ -35,6 +35,10 @@ let package = Package(
         // The strict JSON reader and writer every input file goes through (patterns and
         // actuator profiles): limits, line and column in errors, warned leniencies.
         .target(name: "JSON", swiftSettings: strict),
+        // Hexadecimal text, the one way every module writes it (a byte, a word, an address,
+        // a byte list, at a width and in a case) and reads it (bytes, a number). Depends on
+        // nothing, so the lowest modules use it too.
+        .target(name: "Hex", swiftSettings: strict),
         // The one bounded reader and the one safe writer every file goes through
         // (patterns, profiles, the calibration store, outputs, plots, logs), and paths
         // as bytes: an argument that is not UTF-8 names the file it names.
@@ -299,6 +303,7 @@ let package = Package(
             // Run by FT232HTiming under `hapbridge emulate ft232h` (pyftdi side by side).
             exclude: ["pyftdi_events.py"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+        .testTarget(name: "HexTests", dependencies: ["Hex"], swiftSettings: strict),
         .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"], swiftSettings: strict),
         // Helpers several test targets share (a seeded generator); no product code.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
