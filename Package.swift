@@ -57,10 +57,10 @@ let package = Package(
         // The device seam, below the engine and above every transport: a frame transport
         // (frames in/out, the host clock, disconnect/reappear), an I2C bus, acceleration
         // telemetry, device addresses. Depends only on the protocol header (a bridge board's
-        // serial-number rule, for `usb:SERIAL`) and the acceleration values its telemetry
-        // hands out: the engine, each transport, and the flash and HIL code import it,
-        // never each other.
-        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol", "AccelerationData"], swiftSettings: strict),
+        // serial-number rule, for `usb:SERIAL`), the acceleration values its telemetry hands
+        // out, and Hex (its errors' addresses): the engine, each transport, and the flash
+        // and HIL code import it, never each other.
+        .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol", "AccelerationData", "Hex"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
         .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),

@@ -1,3 +1,5 @@
+import Hex
+
 /// A device's I2C master, as a driver (the DRV2605's, an accelerometer's) uses it:
 /// register reads and writes with the chip's auto-increment, and a clock to wait on.
 /// A capability of the device seam: the bridge board offers it through protocol 1.1's
@@ -21,35 +23,110 @@ public protocol I2CBus {
     func wait(microseconds: UInt64) async throws(I2CError)
 }
 
-/// A failed bus transaction.
-public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Nobody acknowledged the address byte: chip absent, unpowered, wrong address (a
-    /// DRV2605 with EN low still acknowledges). `advice`: what to check on the adapter
-    /// that saw it, where its wiring has mistakes of its own (the FT232H's SDA on two
-    /// pins); nil for the general checks.
-    case addressNotAcknowledged(address: UInt8, advice: String? = nil)
-    /// The chip acknowledged its address but not a data byte.
-    case dataNotAcknowledged(address: UInt8, register: UInt8)
-    /// The adapter itself failed (USB gone, arbitration lost, ...).
-    case adapterFailure(String)
-    /// A wait was cancelled (the task was cancelled while sleeping).
-    case cancelled
+/// A failed bus transaction: its `kind`, what a program can act on, and the context a
+/// user needs (the address, the register, the adapter's advice or words), which
+/// `description` turns into one line.
+///
+/// A struct with an open set of kinds, not an enum, for `DeviceError`'s reason (and
+/// swift-system's `Errno`'s): a new adapter's failure (a CP2112's, a bus's arbitration)
+/// is a new `Kind`, not a source break for every `switch` a user wrote over the cases.
+/// Constructing one reads as a case did (`throw .addressNotAcknowledged(address: 0x5A)`);
+/// matching takes the kind and reads the context from the value:
+///
+/// ```swift
+/// do { try await bus.write(address: 0x5A, register: 0x01, bytes: [0x00]) } catch {
+///     switch error {                       // error: I2CError
+///     case .addressNotAcknowledged: checkTheWiring(error.advice)
+///     case .adapterFailure: reconnect(because: error.detail)
+///     case .cancelled: return
+///     default: throw error
+///     }
+/// }
+/// catch I2CError.Kind.dataNotAcknowledged { … }   // from an untyped `throws`
+/// if error.kind == .adapterFailure { … }
+/// ```
+public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a program tells failures apart. `name` is stable: tools that
+    /// print a kind and tests match it. Another module adds a kind of its own as
+    /// `DeviceError.Kind`'s users do, with a name no other kind has:
+    ///
+    /// ```swift
+    /// extension I2CError.Kind {
+    ///     public static let arbitrationLost = I2CError.Kind("arbitrationLost")
+    /// }
+    /// ```
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// Nobody acknowledged the address byte: chip absent, unpowered, wrong address
+        /// (a DRV2605 with EN low still acknowledges).
+        public static let addressNotAcknowledged = Kind("addressNotAcknowledged")
+        /// The chip acknowledged its address but not a data byte.
+        public static let dataNotAcknowledged = Kind("dataNotAcknowledged")
+        /// The adapter itself failed (USB gone, arbitration lost, ...).
+        public static let adapterFailure = Kind("adapterFailure")
+        /// A wait was cancelled (the task was cancelled while sleeping).
+        public static let cancelled = Kind("cancelled")
+
+        /// `case .adapterFailure:` in a `switch` over an `I2CError`.
+        public static func ~= (kind: Kind, error: I2CError) -> Bool { error.kind == kind }
+
+        /// `catch I2CError.Kind.cancelled` where the error is untyped, as `DeviceError.Kind`'s.
+        public static func ~= (kind: Kind, error: any Error) -> Bool { (error as? I2CError)?.kind == kind }
+    }
+
+    public let kind: Kind
+    /// The 7-bit address the transaction was for, when the kind names one.
+    public let address: UInt8?
+    /// The register whose data byte was refused (`dataNotAcknowledged`).
+    public let register: UInt8?
+    /// What to check on the adapter that saw an unacknowledged address, where its wiring
+    /// has mistakes of its own (the FT232H's SDA on two pins); nil for the general checks.
+    public let advice: String?
+    /// The rest of what a user needs: the adapter's own words for `adapterFailure`.
+    public let detail: String
+
+    /// An error of any kind, a module's own included; `description` names the kind, the
+    /// address and register, then the detail and the advice.
+    public init(_ kind: Kind, address: UInt8? = nil, register: UInt8? = nil, advice: String? = nil, detail: String = "") {
+        self.kind = kind
+        self.address = address
+        self.register = register
+        self.advice = advice
+        self.detail = detail
+    }
+
+    /// Nobody acknowledged `address`; `advice` is the adapter's own checks, nil for the
+    /// general ones.
+    public static func addressNotAcknowledged(address: UInt8, advice: String? = nil) -> I2CError {
+        I2CError(.addressNotAcknowledged, address: address, advice: advice)
+    }
+
+    /// The chip at `address` acknowledged its address but not the data for `register`.
+    public static func dataNotAcknowledged(address: UInt8, register: UInt8) -> I2CError {
+        I2CError(.dataNotAcknowledged, address: address, register: register)
+    }
+
+    /// The adapter itself failed, in its own words.
+    public static func adapterFailure(_ why: String) -> I2CError { I2CError(.adapterFailure, detail: why) }
+
+    /// A wait was cancelled.
+    public static var cancelled: I2CError { I2CError(.cancelled) }
 
     public var description: String {
-        switch self {
-        case .addressNotAcknowledged(let a, let advice):
-            return "no ACK from I2C address 0x\(hex(a)) (\(advice ?? "chip absent, unpowered, or SDA/SCL miswired?"))"
-        case .dataNotAcknowledged(let a, let r):
-            return "I2C device 0x\(hex(a)) did not acknowledge data for register 0x\(hex(r))"
-        case .adapterFailure(let why): return "I2C adapter failure: \(why)"
-        case .cancelled: return "wait cancelled"
+        let at = address.map { Hex.literal($0, width: 2) } ?? "(unknown)"
+        return switch kind {
+        case .addressNotAcknowledged: "no ACK from I2C address \(at) (\(advice ?? "chip absent, unpowered, or SDA/SCL miswired?"))"
+        case .dataNotAcknowledged: "I2C device \(at) did not acknowledge data for register \(register.map { Hex.literal($0, width: 2) } ?? "(unknown)")"
+        case .adapterFailure: "I2C adapter failure: \(detail)"
+        case .cancelled: "wait cancelled"
+        default:
+            "I2C \(kind)" + (address.map { " at \(Hex.literal($0, width: 2))" } ?? "") + (register.map { " register \(Hex.literal($0, width: 2))" } ?? "")
+                + (detail.isEmpty ? "" : ": \(detail)") + (advice.map { " (\($0))" } ?? "")
         }
     }
-}
-
-private func hex(_ v: UInt8) -> String {
-    let s = String(v, radix: 16, uppercase: true)
-    return s.count == 1 ? "0" + s : s
 }
 
 public extension I2CBus {
