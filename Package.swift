@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "DeviceInterface", dependencies: ["CHapbridgeProtocol", "AccelerationData", "Hex"], swiftSettings: strict),
         // DRV2605/DRV2605L driver: typed register map, datasheet formulas, procedures,
         // over a small I2C bus protocol. No I/O of its own.
-        .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators"], swiftSettings: strict),
+        .target(name: "DRV2605", dependencies: ["DeviceInterface", "Actuators", "Hex"], swiftSettings: strict),
         // Register-accurate simulated DRV2605(L) with virtual time, driving the physics.
         .target(name: "DRV2605Model", dependencies: ["DRV2605", "DeviceInterface", "Actuators"], swiftSettings: strict),
         // The bench accelerometer on the bridge board's bus (an ST LIS3DH), in virtual time.
@@ -78,12 +78,12 @@ let package = Package(
         .target(name: "CHapbridgeProtocol", path: "Firmware/protocol", publicHeadersPath: "include"),
         // Swift names over the protocol header: frame types, reasons, host frame
         // encoding and board frame decoding. Shared by every transport to a bridge board.
-        .target(name: "BridgeProtocol", dependencies: ["CHapbridgeProtocol"], swiftSettings: strict),
+        .target(name: "BridgeProtocol", dependencies: ["CHapbridgeProtocol", "Hex"], swiftSettings: strict),
         // The one owner of a board's link: HELLO and identity once, sequence numbers,
         // keep-alive, clock sync, queue status and NAKs (refused commands sent again),
         // serving an engine's stamped stream, untimed register access in the stream's
         // gaps, the bootloader jump and the transport's capabilities.
-        .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol"], swiftSettings: strict),
+        .target(name: "BridgeLink", dependencies: ["DeviceInterface", "BridgeProtocol", "CHapbridgeProtocol", "Hex"], swiftSettings: strict),
         // The facts of the bootloaders a bridge board is flashed through, and nothing else:
         // their USB identities, AVR109's command letters (Caterina), DFU 1.0's requests and
         // FLIP's command bytes (Atmel DFU). `hapbridge flash` (Flashing) and the emulated
@@ -107,7 +107,7 @@ let package = Package(
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
         // the actuator physics and a virtual microsecond clock. No threads, no wall clock.
         .target(
-            name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators", "SensorModel"],
+            name: "SimulatedBoard", dependencies: ["FirmwareCore", "BridgeProtocol", "DRV2605", "DRV2605Model", "Actuators", "SensorModel", "Hex"],
             exclude: ["README.md"], swiftSettings: strict),
         // Addresses to opened devices: discovery (bridge boards on USB), the rule for
         // choosing one, the simulated board as the fallback, bench sessions over a board.
@@ -140,7 +140,7 @@ let package = Package(
         // which the catalog registers.
         .target(
             name: "FTDIBridge",
-            dependencies: ["LibFTDI", "MPSSE", "DeviceInterface", "HostedBoard", "FirmwareCore", "RealTime", "CFTDIBridge"],
+            dependencies: ["LibFTDI", "MPSSE", "DeviceInterface", "HostedBoard", "FirmwareCore", "RealTime", "CFTDIBridge", "Hex"],
             swiftSettings: strict),
         // The firmware core hosted in this process for an adapter with no microcontroller:
         // CLOCK_MONOTONIC as its clock, its timer on a real-time thread that sleeps then
@@ -163,7 +163,7 @@ let package = Package(
         // prctl(PR_SET_TIMERSLACK) for RealTime: variadic in C, so not callable from Swift.
         .target(name: "CRealTime"),
         // Rendered timeline -> timestamped chip commands for one actuator profile (pure).
-        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators", "CHapbridgeProtocol"], swiftSettings: strict),
+        .target(name: "HapticCompilation", dependencies: ["Haptics", "DRV2605", "Actuators", "CHapbridgeProtocol", "Hex"], swiftSettings: strict),
         // HapticEngine: Core Haptics' engine and players over a bridge board, the clock
         // sync and the look-ahead scheduler. Talks to any `FrameTransport` (DeviceInterface).
         .target(

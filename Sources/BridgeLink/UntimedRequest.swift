@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CHapbridgeProtocol
+import Hex
 
 /// One untimed I2C transaction through the board (protocol 1.1's I2C_READ and
 /// I2C_WRITE), at any 7-bit address: a register read or write of the DRV2605, an
@@ -41,8 +42,8 @@ public enum UntimedRequest: Sendable, Equatable {
     /// "I2C read of 0x18 register 0x28" for errors.
     public var description: String {
         switch self {
-        case .read(let a, let r, let n): "I2C read of \(n) byte\(n == 1 ? "" : "s") at 0x\(hex(a)) register 0x\(hex(r))"
-        case .write(let a, let r, let b): "I2C write of \(b.count) byte\(b.count == 1 ? "" : "s") at 0x\(hex(a)) register 0x\(hex(r))"
+        case .read(let a, let r, let n): "I2C read of \(n) byte\(n == 1 ? "" : "s") at \(Hex.literal(a, width: 2)) register \(Hex.literal(r, width: 2))"
+        case .write(let a, let r, let b): "I2C write of \(b.count) byte\(b.count == 1 ? "" : "s") at \(Hex.literal(a, width: 2)) register \(Hex.literal(r, width: 2))"
         }
     }
 
@@ -52,9 +53,4 @@ public enum UntimedRequest: Sendable, Equatable {
         case .write(let a, let r, let b): try encoder.i2cWrite(address: a, register: r, data: b)
         }
     }
-}
-
-func hex(_ v: UInt8) -> String {
-    let s = String(v, radix: 16, uppercase: true)
-    return s.count == 1 ? "0" + s : s
 }

@@ -1,4 +1,5 @@
 import CHapbridgeProtocol
+import Hex
 
 /// One frame from the board, checked (magic, length, CRC, payload length for its
 /// type, all with the header's own helpers) and split into its fields.
@@ -14,7 +15,7 @@ public struct BoardFrame: Sendable, Equatable, CustomStringConvertible {
         try Self.checkFields(type: type, payload: payload, bytes: bytes)
     }
 
-    public var description: String { "\(type) #\(sequence) \(payload.map { String($0, radix: 16) })" }
+    public var description: String { "\(type) #\(sequence) [\(Hex.bytes(payload, separator: " "))]" }
 
     // MARK: typed views (nil when the frame is of another type)
 

@@ -1,4 +1,5 @@
 import CHapbridgeProtocol
+import Hex
 
 /// A frame's type byte, with Swift names for the values `protocol.h` defines.
 ///
@@ -53,7 +54,7 @@ public struct FrameType: RawRepresentable, Hashable, Sendable, CustomStringConve
         .accelStream: "ACCEL_STREAM", .accelSamples: "ACCEL_SAMPLES",
     ]
 
-    public var description: String { Self.names[self] ?? "type 0x\(String(rawValue, radix: 16))" }
+    public var description: String { Self.names[self] ?? "type \(Hex.literal(rawValue, width: 2))" }
 }
 
 /// Why the board refused a frame (NAK payload byte 1).

@@ -1,4 +1,5 @@
 import CHapbridgeProtocol
+import Hex
 
 /// One frame from the host, checked like `BoardFrame`. The firmware decodes these
 /// in C; Swift needs them to see what a transport carried (traces, benchmarks that
@@ -20,7 +21,7 @@ public struct HostFrame: Sendable, Equatable, CustomStringConvertible {
         return frames
     }
 
-    public var description: String { "\(type) #\(sequence) \(payload.map { String($0, radix: 16) })" }
+    public var description: String { "\(type) #\(sequence) [\(Hex.bytes(payload, separator: " "))]" }
 
     /// The board time a timed command (RTP, register write, ROM sequence, stop) is
     /// stamped for; nil for untimed frames.

@@ -1,4 +1,5 @@
 import CHapbridgeProtocol
+import Hex
 
 /// Builds host -> board frames with `hb_frame_encode` from `protocol.h` (the same
 /// encoder the firmware uses for its replies), numbering them as the protocol asks:
@@ -170,7 +171,7 @@ public enum BridgeProtocolError: Error, Equatable, Sendable, CustomStringConvert
         switch self {
         case .payloadTooLong(let t, let n): "\(t) payload of \(n) bytes exceeds \(HB_FRAME_MAX_PAYLOAD)"
         case .sequenceLength(let n): "a ROM sequence holds 1...\(HB_CMD_ROM_MAX_ENTRIES) entries, not \(n)"
-        case .i2cAddress(let a): "I2C address 0x\(String(a, radix: 16)) is not a 7-bit address (at most 0x7f)"
+        case .i2cAddress(let a): "I2C address \(Hex.literal(a, width: 2)) is not a 7-bit address (at most 0x7F)"
         case .i2cByteCount(let n): "one I2C transaction moves 1...\(HB_I2C_MAX_DATA) bytes, not \(n)"
         }
     }

@@ -1,4 +1,5 @@
 import DeviceInterface
+import Hex
 
 /// Everything the driver can report, each with what a bench engineer needs to act.
 public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
@@ -39,15 +40,15 @@ public enum DRV2605Error: Error, Equatable, Sendable, CustomStringConvertible {
             // bit low, as one with SDA held low does (its ACK bits read as ACKs too).
             return "unknown device: DEVICE_ID \(id) (STATUS 0x00): \(ChipProbe.everyBitLow) \(ChipProbe.expected)"
         case .unknownDevice(let id, let s):
-            return "unknown device: DEVICE_ID \(id) (STATUS 0x\(hex(s))); expected 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
+            return "unknown device: DEVICE_ID \(id) (STATUS \(Hex.literal(s, width: 2))); expected 3 (DRV2605), 4, 6 or 7 (DRV2605L)"
         case .shutDown:
             return "the DRV2605 at 0x5A acknowledges but its registers read 0xFF: EN is low (shutdown: registers cannot be read or written, datasheet §8.4.1.3); tie EN to VDD"
         case .noROMLibraries(let v): return "\(v) has no ROM effect libraries"
         case .resetTimedOut(let us): return "DEV_RESET still set after \(us / 1000) ms"
         case .goTimedOut(let m, let us): return "GO still set after \(us / 1000) ms in \(m) mode"
-        case .overTemperature(let s): return "over-temperature: the DRV2605 stopped driving (STATUS 0x\(hex(s)))"
+        case .overTemperature(let s): return "over-temperature: the DRV2605 stopped driving (STATUS \(Hex.literal(s, width: 2)))"
         case .overCurrent(let s):
-            return "over-current: the load draws too much current — check for a shorted actuator or wiring (STATUS 0x\(hex(s)))"
+            return "over-current: the load draws too much current — check for a shorted actuator or wiring (STATUS \(Hex.literal(s, width: 2)))"
         case .autoCalibrationFailed(let r):
             return "auto-calibration failed (DIAG_RESULT = 1): actuator open, shorted, of the wrong type or wrong rated voltage; \(r)"
         case .invalidSequence(let why): return "invalid sequence: \(why)"

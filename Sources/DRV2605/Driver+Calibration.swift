@@ -1,3 +1,5 @@
+import Hex
+
 /// What auto-calibration left in the chip, decoded.
 public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertible {
     public var passed: Bool
@@ -24,8 +26,8 @@ public struct AutoCalibrationResult: Sendable, Equatable, CustomStringConvertibl
     public var storedBlock: [UInt8] { [ratedVoltageCode, overdriveClampCode, compensationCode, backEMFCode, feedbackControl] }
 
     public var description: String {
-        var s = "\(passed ? "PASS" : "FAIL") A_CAL_COMP=0x\(hex(compensationCode)) (x\(fmt(compensationCoefficient, 4)))"
-        s += " A_CAL_BEMF=0x\(hex(backEMFCode)) BEMF_GAIN=\(backEMFGainCode) (\(fmt(backEMFGain, 4))x) back-EMF=\(fmt(backEMFVolts, 3)) V"
+        var s = "\(passed ? "PASS" : "FAIL") A_CAL_COMP=\(Hex.literal(compensationCode, width: 2)) (x\(fmt(compensationCoefficient, 4)))"
+        s += " A_CAL_BEMF=\(Hex.literal(backEMFCode, width: 2)) BEMF_GAIN=\(backEMFGainCode) (\(fmt(backEMFGain, 4))x) back-EMF=\(fmt(backEMFVolts, 3)) V"
         if let f = resonanceHz { s += " resonance=\(fmt(f, 1)) Hz" }
         return s
     }
@@ -45,12 +47,6 @@ extension AutoCalibrationResult {
             backEMFGainCode: feedback.backEMFGain, feedbackControl: feedbackControl, ratedVoltageCode: ratedVoltageCode,
             overdriveClampCode: overdriveClampCode, lraPeriodCode: feedback.isLRA ? lraPeriodCode : 0)
     }
-}
-
-/// Two upper-case hex digits, for register values in messages.
-func hex(_ v: UInt8) -> String {
-    let s = String(v, radix: 16, uppercase: true)
-    return s.count == 1 ? "0" + s : s
 }
 
 func fmt(_ x: Double, _ digits: Int) -> String {

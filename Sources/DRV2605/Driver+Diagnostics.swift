@@ -1,3 +1,5 @@
+import Hex
+
 /// Outcome of the chip's actuator diagnostic (MODE = 6).
 public struct DiagnosticsResult: Sendable, Equatable, CustomStringConvertible {
     /// DIAG_RESULT = 0.
@@ -9,7 +11,7 @@ public struct DiagnosticsResult: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         var s = passed ? "PASS: actuator present and responding" : "FAIL: actuator open, shorted or not resonating"
-        s += " (STATUS 0x\(hex(status)), VBAT \(fmt(supplyVolts, 2)) V"
+        s += " (STATUS \(Hex.literal(status, width: 2)), VBAT \(fmt(supplyVolts, 2)) V"
         if let f = resonanceHz { s += ", resonance \(fmt(f, 1)) Hz" }
         return s + ")"
     }

@@ -1,3 +1,4 @@
+import Hex
 import LibFTDI
 
 /// Why an FT232H could not be brought up or stopped answering as MPSSE should.
@@ -14,16 +15,9 @@ public enum FT232HError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .ftdi(let e): return e.advice.map { "\(e.description); \($0)" } ?? e.description
         case .outOfSync(let answer):
-            return "the FT232H answered \(hex(answer)) to the MPSSE sync probe (expected FA AB): not in MPSSE mode or out of step"
+            return "the FT232H answered \(Hex.bytes(answer, separator: " ")) to the MPSSE sync probe (expected FA AB): not in MPSSE mode or out of step"
         case .badCommand(let opcode):
-            return "the FT232H rejected MPSSE command 0x\(hex([opcode])) (bad-command echo FA \(hex([opcode])))"
+            return "the FT232H rejected MPSSE command \(Hex.literal(opcode, width: 2)) (bad-command echo FA \(Hex.digits(opcode, width: 2)))"
         }
     }
-}
-
-func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { b in
-        let s = String(b, radix: 16, uppercase: true)
-        return s.count == 1 ? "0" + s : s
-    }.joined(separator: " ")
 }

@@ -1,3 +1,4 @@
+import Hex
 import HostedBoard
 import CFTDIBridge
 
@@ -122,7 +123,7 @@ public enum FT232HTakeoverError: Error, Sendable, CustomStringConvertible {
         case .take(let e): "cannot take the FT232H's interface (USBDEVFS_DISCONNECT_CLAIM): \(String(cString: strerror(e)))"
         case .transfer(let what): what
         case .outOfStep(let answer):
-            "the FT232H's answer is out of step: \(answer.prefix(16).map { String($0, radix: 16) }.joined(separator: " "))"
+            "the FT232H's answer is out of step: \(Hex.bytes(answer.prefix(16), separator: " "))"
         case .notAcknowledged(let what): "the DRV2605 did not acknowledge: \(what)"
         }
     }

@@ -1,3 +1,5 @@
+import Hex
+
 /// One chip command of a device program, as the bridge protocol's stamped commands
 /// carry it. Times are microseconds on the program's (or engine's) own clock; the
 /// scheduler turns them into board time when it streams them.
@@ -17,7 +19,7 @@ public enum DeviceCommand: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .rtp(let a): "RTP \(a)"
-        case .register(let r, let v): "REG 0x\(String(r, radix: 16)) = 0x\(String(v, radix: 16))"
+        case .register(let r, let v): "REG \(Hex.literal(r, width: 2)) = \(Hex.literal(v, width: 2))"
         case .stop: "STOP"
         }
     }

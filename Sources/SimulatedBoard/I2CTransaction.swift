@@ -1,3 +1,5 @@
+import Hex
+
 /// One bus transaction the firmware made, as a logic analyser on SDA/SCL would
 /// record it. Transactions take no virtual time on the simulated bus (see README:
 /// a real 400 kHz register write takes ~70 µs; the board's clock does not run
@@ -27,8 +29,7 @@ public struct I2CTransaction: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let data = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
-        return "\(time) µs \(kind == .write ? "W" : "R") 0x\(String(address, radix: 16, uppercase: true)) [\(data)]\(acknowledged ? "" : " NACK")"
+        "\(time) µs \(kind == .write ? "W" : "R") \(Hex.literal(address, width: 2)) [\(Hex.bytes(bytes, separator: " "))]\(acknowledged ? "" : " NACK")"
     }
 }
 

@@ -1,3 +1,5 @@
+import Hex
+
 /// The chip's fixed 7-bit I2C address (no address pins).
 public enum DRV2605I2C {
     public static let address: UInt8 = 0x5A
@@ -88,7 +90,7 @@ public enum RegisterAddress: UInt8, CaseIterable, Sendable, CustomStringConverti
         }
     }
 
-    public var description: String { "\(datasheetName) (0x\(hex(rawValue)))" }
+    public var description: String { "\(datasheetName) (\(Hex.literal(rawValue, width: 2)))" }
 
     /// Present on this variant? (CONTROL5 and OL_LRA_PERIOD are DRV2605L/DRV2604L only.)
     public func exists(on variant: DeviceVariant) -> Bool {
