@@ -89,10 +89,10 @@ let package = Package(
         // FLIP's command bytes (Atmel DFU). `hapbridge flash` (Flashing) and the emulated
         // bootloaders (USBEmulation) each build their own side from them, as FTDIBridge and
         // the FT232H emulation do from MPSSE.
-        .target(name: "AVRBootloaders", swiftSettings: strict),
+        .target(name: "AVRBootloaders", dependencies: ["Hex"], swiftSettings: strict),
         // Firmware images for `hapbridge flash`: the target part's facts (`AVRPart`), the
         // image as bytes at addresses, the Intel HEX and ELF loaders and their checks.
-        .target(name: "FirmwareImage", swiftSettings: strict),
+        .target(name: "FirmwareImage", dependencies: ["Hex"], swiftSettings: strict),
         // `hapbridge flash` as a library: one `BootloaderProgrammer` per bootloader protocol
         // (Caterina AVR109 over a serial port, Atmel FLIP DFU over libusb), and the plan
         // every flash follows (check, erase, write, verify, start the application), and the
@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "Flashing",
             dependencies: [
-                "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink", "BridgeProtocol",
+                "AVRBootloaders", "FirmwareImage", "FileAccess", "LibUSB", "DeviceInterface", "Devices", "USBBridge", "BridgeLink", "BridgeProtocol", "Hex",
             ],
             exclude: ["README.md"], swiftSettings: strict),
         // The simulated bridge board: the firmware core's hooks wired to the chip model,
@@ -155,7 +155,7 @@ let package = Package(
         // async bulk transfers with an always-pending IN, hotplug.
         .target(
             name: "USBBridge",
-            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", "AVRBootloaders", "MPSSE", "RealTime", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LibUSB", "DeviceInterface", "BridgeProtocol", "AVRBootloaders", "MPSSE", "RealTime", "Hex", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // A serial executor on a dedicated thread, SCHED_FIFO where permitted, with its own
         // timed sleeps: the engine's service loop on real hardware, the FT232H's host timing.

@@ -1,3 +1,5 @@
+import Hex
+
 /// The USB identity of a bootloader a bridge board can be flashed through, or of the
 /// sketch that hands a board over to one: VID:PID and the string descriptors the board
 /// answers with. The one place these are written: discovery (USBBridge's
@@ -23,12 +25,7 @@ public struct BootloaderIdentity: Sendable, Equatable, CustomStringConvertible {
     public var product: String
 
     /// "2341:0036", as lsusb writes it.
-    public var description: String { Self.hex4(vendorID) + ":" + Self.hex4(productID) }
-
-    static func hex4(_ value: UInt16) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
+    public var description: String { Hex.digits(vendorID, width: 4, case: .lower) + ":" + Hex.digits(productID, width: 4, case: .lower) }
 }
 
 extension BootloaderIdentity {

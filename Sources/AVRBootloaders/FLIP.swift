@@ -1,3 +1,5 @@
+import Hex
+
 /// FLIP protocol version 1: the commands Atmel's USB DFU bootloader for the megaAVR USB
 /// parts (AT90USB*, ATmega*U*) takes in DNLOAD data. Atmel's "USB DFU Bootloader
 /// Datasheet" (doc7618) defines them; avrdude's flip1.c, dfu-programmer's atmel.c and
@@ -66,7 +68,7 @@ public enum FLIP {
             self.group = group
             self.index = index
         }
-        public var description: String { [group, index].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: " ") }
+        public var description: String { Hex.bytes([group, index], separator: " ") }
 
         public static let bootloaderVersion = Configuration(0x00, 0x00)
         public static let bootID1 = Configuration(0x00, 0x01)

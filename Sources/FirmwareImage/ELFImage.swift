@@ -1,3 +1,5 @@
+import Hex
+
 /// An AVR ELF as avr-gcc links it: 32-bit little-endian, machine EM_AVR (83), the AVR
 /// core in `e_flags & EF_AVR_ARCH_MASK` (avr5 for the ATmega32U4). Flash is what the
 /// PT_LOAD segments put below 0x800000 by their *physical* (load) address: `.text`, and
@@ -43,7 +45,7 @@ public enum ELFImage {
         public static func containing(_ address: Int) -> AddressSpace? { allCases.first { $0.range.contains(address) } }
 
         /// "flash 0x000000, RAM 0x800000, …": for messages.
-        static var listed: String { allCases.map { "\($0.rawValue) \(hex6($0.range.lowerBound))" }.joined(separator: ", ") }
+        static var listed: String { allCases.map { "\($0.rawValue) \(Hex.literal($0.range.lowerBound, width: 6))" }.joined(separator: ", ") }
     }
 
     /// Whether `bytes` start with the ELF magic (how `FirmwareImageFile` tells the formats apart).
@@ -94,13 +96,13 @@ public enum ELFImage {
             guard let space = AddressSpace.containing(physical) else {
                 throw fail(
                     .outsideMemory, location,
-                    "its \(size) bytes load at \(hex6(physical)), in none of the AVR's address spaces (\(AddressSpace.listed)): no AVR tool links a segment there, and nothing of it could be written")
+                    "its \(size) bytes load at \(Hex.literal(physical, width: 6)), in none of the AVR's address spaces (\(AddressSpace.listed)): no AVR tool links a segment there, and nothing of it could be written")
             }
             guard space == .flash else { continue }
             guard offset + size <= bytes.count else { throw fail(.malformed, location, "the segment's \(size) bytes at file offset \(offset) lie outside the file (cut short?)") }
-            guard physical + size <= dataSpaceStart else { throw fail(.tooLarge, location, "the segment at \(hex(physical)) runs into data memory (0x800000)") }
+            guard physical + size <= dataSpaceStart else { throw fail(.tooLarge, location, "the segment at \(Hex.literal(physical, width: 4)) runs into data memory (0x800000)") }
             if let clash = runs.indices.first(where: { runs[$0].address < physical + size && physical < runs[$0].end }) {
-                throw fail(.overlap, location, "flash \(hex(physical))...\(hex(physical + size - 1)) overlaps program header \(runSegments[clash])")
+                throw fail(.overlap, location, "flash \(Hex.literal(physical, width: 4))...\(Hex.literal(physical + size - 1, width: 4)) overlaps program header \(runSegments[clash])")
             }
             runs.append(.init(address: physical, bytes: Array(bytes[offset..<(offset + size)])))
             runSegments.append(index)
@@ -158,12 +160,6 @@ public enum ELFImage {
         case 94: " (Xtensa)"
         default: ""
         }
-    }
-
-    /// "0x810000": a load address as the ELF's 24-bit view of the AVR's spaces writes it.
-    static func hex6(_ value: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
     private static func u16(_ b: [UInt8], _ at: Int) -> UInt32 {

@@ -1,3 +1,5 @@
+import Hex
+
 /// The checks every image passes before a bootloader is told to erase anything: it
 /// holds data, it was built for the part, it ends before the bootloader section
 /// (avrdude has no such check: an oversized image overwrites the bootloader, or is
@@ -24,22 +26,22 @@ public enum ImageCheck {
             let firstOver = image.runs.first { $0.end > part.bootloaderStart }.map { max($0.address, part.bootloaderStart) } ?? image.end
             throw ImageError(
                 source: image.source, rule: .tooLarge,
-                detail: "data at \(hex(firstOver)), at or past the bootloader section at \(hex(part.bootloaderStart)): the \(part.name)'s application may use \(part.applicationBytes) bytes (0x0000...\(hex(part.bootloaderStart - 1))), this image reaches \(hex(image.end - 1))"
+                detail: "data at \(Hex.literal(firstOver, width: 4)), at or past the bootloader section at \(Hex.literal(part.bootloaderStart, width: 4)): the \(part.name)'s application may use \(part.applicationBytes) bytes (0x0000...\(Hex.literal(part.bootloaderStart - 1, width: 4))), this image reaches \(Hex.literal(image.end - 1, width: 4))"
             )
         }
         // The first word, both bytes: what the reset jumps to and what Caterina reads.
         let first = image.runs.first { $0.address <= resetVector && resetVector + 2 <= $0.end }
         guard let first else {
-            let lowest = image.runs.first.map { " (its lowest data is at \(hex($0.address)))" } ?? ""
+            let lowest = image.runs.first.map { " (its lowest data is at \(Hex.literal($0.address, width: 4)))" } ?? ""
             throw ImageError(
                 source: image.source, rule: .noResetVector,
-                detail: "no code at the reset vector \(hex(resetVector))\(lowest): the \(part.name) starts there, so this image would never run (is it an application, linked from 0x0000?)")
+                detail: "no code at the reset vector \(Hex.literal(resetVector, width: 4))\(lowest): the \(part.name) starts there, so this image would never run (is it an application, linked from 0x0000?)")
         }
         let at = resetVector - first.address
         guard first.bytes[at] != 0xFF || first.bytes[at + 1] != 0xFF else {
             throw ImageError(
                 source: image.source, rule: .noResetVector,
-                detail: "the word at the reset vector \(hex(resetVector)) is 0xFFFF, erased flash: Caterina takes that for no application and never starts it")
+                detail: "the word at the reset vector \(Hex.literal(resetVector, width: 4)) is 0xFFFF, erased flash: Caterina takes that for no application and never starts it")
         }
     }
 }

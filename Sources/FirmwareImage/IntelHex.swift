@@ -1,3 +1,5 @@
+import Hex
+
 /// Intel HEX as avr-objcopy, the Arduino IDE and avrdude write it: records
 /// `:LLAAAATT<data>CC`, types 00 (data), 01 (end of file), 02 (extended segment
 /// address), 03 / 05 (start address, ignored: the AVR starts at 0), 04 (extended linear
@@ -27,7 +29,7 @@ public enum IntelHex {
                 throw fail(.malformed, "an Intel HEX record starts with ':' (is this an Intel HEX file?)")
             }
             let digits = line.dropFirst()
-            guard digits.count % 2 == 0, let record = hexBytes(digits) else {
+            guard let record = Hex.decode(ascii: digits) else {
                 throw fail(.malformed, "a record is an even number of hex digits after ':'")
             }
             guard record.count >= 5 else { throw fail(.malformed, "a record has at least 5 bytes (length, address, type, checksum), this one \(record.count)") }
@@ -38,7 +40,7 @@ public enum IntelHex {
             let sum = record.dropLast().reduce(UInt8(0), &+)
             let expected = 0 &- sum
             guard record[record.count - 1] == expected else {
-                throw fail(.checksum, "checksum \(hex2(record[record.count - 1])) does not match the record's bytes (they need \(hex2(expected)))")
+                throw fail(.checksum, "checksum \(Hex.digits(record[record.count - 1], width: 2)) does not match the record's bytes (they need \(Hex.digits(expected, width: 2)))")
             }
             let offset = Int(record[1]) << 8 | Int(record[2])
             let data = Array(record[4..<(4 + length)])
@@ -49,7 +51,7 @@ public enum IntelHex {
                 // A record does not wrap inside its 64 KiB segment on an AVR: refuse it.
                 guard offset + data.count <= 0x10000 else { throw fail(.malformed, "the record runs past its 64 KiB segment") }
                 if let clash = runs.indices.first(where: { runs[$0].address < address + data.count && address < runs[$0].end }) {
-                    throw fail(.overlap, "data at \(hex(address))...\(hex(address + data.count - 1)) overlaps data line \(runLines[clash]) already gave")
+                    throw fail(.overlap, "data at \(Hex.literal(address, width: 4))...\(Hex.literal(address + data.count - 1, width: 4)) overlaps data line \(runLines[clash]) already gave")
                 }
                 if let last = runs.last, last.end == address {
                     runs[runs.count - 1].bytes += data
@@ -61,13 +63,13 @@ public enum IntelHex {
                 guard length == 0 else { throw fail(.malformed, "an end-of-file record (type 01) has no data") }
                 ended = true
             case 0x02, 0x04:
-                guard length == 2 else { throw fail(.malformed, "an extended address record (type \(hex2(record[3]))) has 2 data bytes") }
+                guard length == 2 else { throw fail(.malformed, "an extended address record (type \(Hex.digits(record[3], width: 2))) has 2 data bytes") }
                 let value = Int(data[0]) << 8 | Int(data[1])
                 base = record[3] == 0x02 ? value << 4 : value << 16
             case 0x03, 0x05:
-                guard length == 4 else { throw fail(.malformed, "a start address record (type \(hex2(record[3]))) has 4 data bytes") }
+                guard length == 4 else { throw fail(.malformed, "a start address record (type \(Hex.digits(record[3], width: 2))) has 4 data bytes") }
             default:
-                throw fail(.malformed, "unknown record type \(hex2(record[3])) (Intel HEX has 00 to 05)")
+                throw fail(.malformed, "unknown record type \(Hex.digits(record[3], width: 2)) (Intel HEX has 00 to 05)")
             }
         }
         guard ended else {
@@ -83,7 +85,7 @@ public enum IntelHex {
         var upper = 0
         func record(_ type: UInt8, _ offset: Int, _ data: [UInt8]) -> String {
             let bytes = [UInt8(data.count), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF), type] + data
-            return ":" + (bytes + [0 &- bytes.reduce(UInt8(0), &+)]).map(hex2).joined()
+            return ":" + Hex.bytes(bytes + [0 &- bytes.reduce(UInt8(0), &+)])
         }
         for run in image.runs {
             var address = run.address
@@ -102,41 +104,4 @@ public enum IntelHex {
         lines.append(":00000001FF")
         return lines.joined(separator: "\n") + "\n"
     }
-
-    private static func hexBytes(_ digits: ArraySlice<UInt8>) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var high: UInt8?
-        for c in digits {
-            guard let v = nibble(c) else { return nil }
-            if let h = high {
-                out.append(h << 4 | v)
-                high = nil
-            } else {
-                high = v
-            }
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-}
-
-/// "0x7000": flash addresses in messages.
-func hex(_ value: Int) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-}
-
-/// "3C": one byte.
-func hex2(_ value: UInt8) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return digits.count == 1 ? "0" + digits : digits
 }

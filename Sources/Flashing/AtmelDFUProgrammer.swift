@@ -2,6 +2,7 @@ import AVRBootloaders
 import DeviceInterface
 import FirmwareImage
 import Glibc
+import Hex
 import LibUSB
 
 /// Atmel's DFU bootloader (the ATmega32U4's factory bootloader, 03EB:2FF4) driven
@@ -105,13 +106,13 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             signature += byte
         }
         guard let part = AVRPart.withSignature(signature) else {
-            let known = AVRPart.all.map { "\($0.name): \(Self.hex($0.signature))" }.joined(separator: ", ")
+            let known = AVRPart.all.map { "\($0.name): \(Hex.bytes($0.signature, separator: " "))" }.joined(separator: ", ")
             // avrdude's flip1.c: after a chip erase the factory bootloader answers 0xFF to
             // these reads until it is reset.
             let erased = signature.allSatisfy { $0 == 0xFF }
                 ? ": Atmel's bootloader answers FF here after a chip erase until it is reset; put the board into its bootloader again (reset it with HWB held low, or unplug and replug it) and run `hapbridge flash` again"
                 : ""
-            throw FlashError(.wrongPart, "the bootloader at \(location) reports signature \(Self.hex(signature)), no part hapbridge flashes (\(known))\(erased)")
+            throw FlashError(.wrongPart, "the bootloader at \(location) reports signature \(Hex.bytes(signature, separator: " ")), no part hapbridge flashes (\(known))\(erased)")
         }
         self.part = part
         return part
@@ -150,7 +151,7 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
     /// Checks that `start...end` reads erased (0xFF), as the bootloader checks it.
     public func blankCheck(start: Int, end: Int) throws(FlashError) {
         try selectPage(of: start)
-        let range = "\(Self.address(start))...\(Self.address(end))"
+        let range = "\(Hex.literal(start, width: 4))...\(Hex.literal(end, width: 4))"
         do { try run(FLIPRequest.blankCheck(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: end)), step: "blank check of \(range)") } catch {
             throw FlashError(error.kind, error.message + " (the erase did not take)")
         }
@@ -161,9 +162,9 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         var done = 0
         progress.report(.write, 0, total)
         for block in Self.blocks(pages) {
-            try stop.check("before the block at \(Self.address(block.address))")
+            try stop.check("before the block at \(Hex.literal(block.address, width: 4))")
             try selectPage(of: block.address)
-            let range = "\(Self.address(block.address))...\(Self.address(block.address + block.bytes.count - 1))"
+            let range = "\(Hex.literal(block.address, width: 4))...\(Hex.literal(block.address + block.bytes.count - 1, width: 4))"
             try run(
                 FLIPRequest.programFlash(start: UInt16(truncatingIfNeeded: block.address), data: block.bytes, controlPacketSize: controlPacketSize),
                 step: "writing \(range)")
@@ -177,10 +178,10 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
         progress.report(.read, 0, count)
         while bytes.count < count {
             let start = address + bytes.count
-            try stop.check("before reading back \(Self.address(start))")
+            try stop.check("before reading back \(Hex.literal(start, width: 4))")
             // A read stays inside one 64 KiB page and one transfer.
             let length = min(count - bytes.count, FLIPRequest.maxTransferBytes, FLIP.pageBytes - start % FLIP.pageBytes)
-            let range = "\(Self.address(start))...\(Self.address(start + length - 1))"
+            let range = "\(Hex.literal(start, width: 4))...\(Hex.literal(start + length - 1, width: 4))"
             try selectPage(of: start)
             try download(
                 FLIPRequest.readFlash(start: UInt16(truncatingIfNeeded: start), end: UInt16(truncatingIfNeeded: start + length - 1)),
@@ -363,14 +364,5 @@ public final class AtmelDFUProgrammer: BootloaderProgrammer {
             }
         }
         return blocks
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true) }.joined(separator: " ")
-    }
-
-    static func address(_ a: Int) -> String {
-        let s = String(a, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Foundation
+import Hex
 
 /// Finds a Caterina bootloader's serial port by its USB identity: every
 /// /sys/class/tty/ttyACM* whose USB device (the interface's parent) has one of the
@@ -16,7 +17,7 @@ public enum CaterinaPort {
                 guard device == port else { return nil }
             }
             func id(_ file: String) -> UInt16? {
-                (try? String(contentsOfFile: usb + "/" + file, encoding: .utf8)).flatMap { UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+                (try? String(contentsOfFile: usb + "/" + file, encoding: .utf8)).flatMap { Hex.value($0.trimmingCharacters(in: .whitespacesAndNewlines), as: UInt16.self) }
             }
             guard let v = id("idVendor"), let p = id("idProduct"), identities.contains(where: { $0.vendorID == v && $0.productID == p }) else { return nil }
             return "/dev/" + name
@@ -29,7 +30,7 @@ public enum CaterinaPort {
         let name = URL(fileURLWithPath: tty).lastPathComponent
         let usb = sysfs + "/" + name + "/device/.."
         func id(_ file: String) -> UInt16? {
-            (try? String(contentsOfFile: usb + "/" + file, encoding: .utf8)).flatMap { UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+            (try? String(contentsOfFile: usb + "/" + file, encoding: .utf8)).flatMap { Hex.value($0.trimmingCharacters(in: .whitespacesAndNewlines), as: UInt16.self) }
         }
         guard let v = id("idVendor"), let p = id("idProduct") else { return nil }
         return (URL(fileURLWithPath: usb).resolvingSymlinksInPath().lastPathComponent, v, p)

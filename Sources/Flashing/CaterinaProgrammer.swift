@@ -1,5 +1,6 @@
 import AVRBootloaders
 import FirmwareImage
+import Hex
 
 /// Caterina (and any AVR109 bootloader with auto-increment and block mode) over its
 /// serial port, as `BootloaderProgrammer`: the identifier and block size are asked
@@ -33,7 +34,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         }
         identifier = String(decoding: id, as: UTF8.self)
         guard id.allSatisfy({ (0x20..<0x7F).contains($0) }) else {
-            throw FlashError(.noBootloader, "\(port) answered S with bytes \(id.map { hex2($0) }.joined(separator: " ")), not an AVR109 bootloader's identifier (is this the running application's port?)")
+            throw FlashError(.noBootloader, "\(port) answered S with bytes \(Hex.bytes(id, separator: " ")), not an AVR109 bootloader's identifier (is this the running application's port?)")
         }
         let serial = self.serial
         func command(_ command: AVR109.Command, answer count: Int, what: String) throws(FlashError) -> [UInt8] {
@@ -54,7 +55,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         let reversed = try command(.readSignature, answer: 3, what: "the signature (s)")
         let signature = Array(reversed.reversed())
         guard let part = AVRPart.withSignature(signature) else {
-            throw FlashError(.wrongPart, "\(port): the board's signature is \(signature.map { hex2($0) }.joined(separator: " ")), not a part hapbridge flashes (\(AVRPart.all.map { "\($0.name) \($0.signature.map { hex2($0) }.joined(separator: " "))" }.joined(separator: ", ")))")
+            throw FlashError(.wrongPart, "\(port): the board's signature is \(Hex.bytes(signature, separator: " ")), not a part hapbridge flashes (\(AVRPart.all.map { "\($0.name) \(Hex.bytes($0.signature, separator: " "))" }.joined(separator: ", ")))")
         }
         self.part = part
         return part
@@ -80,12 +81,12 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
             while offset < page.bytes.count {
                 let address = page.address + offset
                 let chunk = Array(page.bytes[offset..<min(page.bytes.count, offset + blockBytes)])
-                try stop.check("before the block at \(hex(address))")
+                try stop.check("before the block at \(Hex.literal(address, width: 4))")
                 if next != address { try setAddress(address) }
                 try serial.write(
                     [AVR109.Command.blockWrite.byte, UInt8(chunk.count >> 8), UInt8(chunk.count & 0xFF), AVR109.Memory.flash.rawValue] + chunk,
                     timeout: Self.answerTimeout)
-                try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the block write at \(hex(address)) (B)"), after: "B at \(hex(address))")
+                try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the block write at \(Hex.literal(address, width: 4)) (B)"), after: "B at \(Hex.literal(address, width: 4))")
                 offset += chunk.count
                 next = address + chunk.count
                 done += chunk.count
@@ -100,11 +101,11 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
         try setAddress(address)
         progress.report(.read, 0, count)
         while out.count < count {
-            try stop.check("before reading back \(hex(address + out.count))")
+            try stop.check("before reading back \(Hex.literal(address + out.count, width: 4))")
             let size = min(blockBytes, count - out.count)
             try serial.write(
                 [AVR109.Command.blockRead.byte, UInt8(size >> 8), UInt8(size & 0xFF), AVR109.Memory.flash.rawValue], timeout: Self.answerTimeout)
-            out += try serial.read(count: size, timeout: Self.answerTimeout, awaiting: "the block read at \(hex(address + out.count)) (g)")
+            out += try serial.read(count: size, timeout: Self.answerTimeout, awaiting: "the block read at \(Hex.literal(address + out.count, width: 4)) (g)")
             progress.report(.read, out.count, count)
         }
         return out
@@ -160,7 +161,7 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
     private func setAddress(_ address: Int) throws(FlashError) {
         let word = address / 2
         try serial.write([AVR109.Command.setAddress.byte, UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)], timeout: Self.answerTimeout)
-        try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the address \(hex(address)) (A)"), after: "A \(hex(address))")
+        try expectCR(try serial.read(count: 1, timeout: Self.answerTimeout, awaiting: "the address \(Hex.literal(address, width: 4)) (A)"), after: "A \(Hex.literal(address, width: 4))")
     }
 
     /// 'A' for EEPROM: the byte address as it is (Caterina.c shifts it left and reads
@@ -180,16 +181,6 @@ public final class CaterinaProgrammer: BootloaderProgrammer {
     }
 
     static func show(_ bytes: [UInt8]) -> String {
-        bytes.map { (0x21..<0x7F).contains($0) ? "'\(Character(Unicode.Scalar($0)))'" : "0x" + hex2($0) }.joined(separator: " ")
+        bytes.map { (0x21..<0x7F).contains($0) ? "'\(Character(Unicode.Scalar($0)))'" : Hex.literal($0, width: 2) }.joined(separator: " ")
     }
-}
-
-func hex(_ value: Int) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-}
-
-func hex2(_ value: UInt8) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return digits.count == 1 ? "0" + digits : digits
 }

@@ -1,3 +1,5 @@
+import Hex
+
 /// What a flash that ended before its end left on the board (`FlashError.left`): what
 /// its application section holds, whether it is in its bootloader, and what that
 /// bootloader does by itself — in words for the error line, in fields for `--json`.
@@ -97,11 +99,11 @@ public struct FlashLeft: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private func hex(_ range: ClosedRange<Int>) -> String { "\(Flashing.hex(range.lowerBound))...\(Flashing.hex(range.upperBound))" }
+    private func addresses(_ range: ClosedRange<Int>) -> String { "\(Hex.literal(range.lowerBound, width: 4))...\(Hex.literal(range.upperBound, width: 4))" }
 
     /// What the board holds and does now, and what to do: one clause for the error line.
     public var description: String {
-        let imageRange = image.map { hex($0) } ?? "the image"
+        let imageRange = image.map { addresses($0) } ?? "the image"
         switch application {
         case .untouched:
             return "nothing was sent to the board: it runs what it ran"
@@ -118,7 +120,7 @@ public struct FlashLeft: Sendable, Equatable, CustomStringConvertible {
             return "the application section is erased and nothing is written: \(stays), and " + byItself(armed: false)
                 + "; run `hapbridge flash` again to write it"
         case .partlyWritten:
-            let done = written.map { hex($0) }.joined(separator: ", ")
+            let done = written.map { addresses($0) }.joined(separator: ", ")
             return "the application section is erased and partly written (\(done) of \(imageRange), \(writtenBytes) bytes; the reset vector's "
                 + "page, written last, not yet): \(stays), and " + byItself(armed: false) + "; run `hapbridge flash` again to finish"
         case .written:

@@ -1,4 +1,5 @@
 import FirmwareImage
+import Hex
 import Synchronization
 
 /// The one order every flash follows, whatever the bootloader: read the board's part
@@ -77,7 +78,7 @@ public enum FlashPlan {
         guard board == part else {
             throw FlashError(
                 .wrongPart,
-                "the board reports the signature \(board.signature.map { hex2($0) }.joined(separator: " ")) (\(board.name)), the image is for the \(part.name) (\(part.signature.map { hex2($0) }.joined(separator: " "))): nothing was erased")
+                "the board reports the signature \(Hex.bytes(board.signature, separator: " ")) (\(board.name)), the image is for the \(part.name) (\(Hex.bytes(part.signature, separator: " "))): nothing was erased")
         }
         try check(image, for: board)
         let pages = image.pages(of: board)
@@ -170,8 +171,8 @@ public enum FlashPlan {
             let got = try programmer.read(
                 address: start, count: expected.count, progress: FlashProgress { _, d, _ in progress.report(.verify, base + d, total) }, stop: stop)
             if let at = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? (got.count != expected.count ? min(got.count, expected.count) : nil) {
-                let found = at < got.count ? "0x" + hex2(got[at]) : "nothing"
-                throw FlashError(.verifyFailed, "verify failed at \(hex(start + at)): the board has \(found), the image 0x\(hex2(expected[at]))")
+                let found = at < got.count ? Hex.literal(got[at], width: 2) : "nothing"
+                throw FlashError(.verifyFailed, "verify failed at \(Hex.literal(start + at, width: 4)): the board has \(found), the image \(Hex.literal(expected[at], width: 2))")
             }
             done += expected.count
         }

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import Glibc
+import Hex
 
 /// The serial number `flash` writes to the board's EEPROM record (protocol.h's
 /// `HB_SERIAL_RECORD_*`, `BoardSerialRecord`), where the firmware reads it at start-up
@@ -50,7 +51,7 @@ public struct SerialWrite: Sendable, Equatable {
             }
             got += n
         }
-        let text = derivedPrefix + bytes.map { hex2($0) }.joined()
+        let text = derivedPrefix + Hex.bytes(bytes)
         do { return SerialWrite(try BoardSerialNumber(text), source: .derived) } catch {
             throw FlashError(.protocolError, "the serial number made, \(text), breaks the rule: \(error.description)")
         }
@@ -82,7 +83,7 @@ public struct SerialWrite: Sendable, Equatable {
             throw FlashError(
                 .verifyFailed,
                 "the serial record (EEPROM \(address)...\(address + bytes.count - 1)) read back differs at EEPROM byte \(address + at): "
-                    + "the board has \(at < back.count ? "0x" + hex2(back[at]) : "nothing"), the record 0x\(at < bytes.count ? hex2(bytes[at]) : "--"); "
+                    + "the board has \(at < back.count ? Hex.literal(back[at], width: 2) : "nothing"), the record \(at < bytes.count ? Hex.literal(bytes[at], width: 2) : "0x--"); "
                     + "the application is written and verified: run `hapbridge flash --serial \(serial)` again")
         }
         return (.written, before, serial)

@@ -1,5 +1,6 @@
 import AVRBootloaders
 import BridgeProtocol
+import Hex
 import MPSSE
 
 /// What a USB device on a board's port is, by its VID:PID: the bridge firmware, one
@@ -36,7 +37,7 @@ public struct USBKnownIdentity: Sendable, Equatable {
     /// "2341:0036", as lsusb writes it.
     public var usbID: String { USBKnownIdentity.usbID(vendorID: vendorID, productID: productID) }
 
-    public static func usbID(vendorID: UInt16, productID: UInt16) -> String { hex4(vendorID) + ":" + hex4(productID) }
+    public static func usbID(vendorID: UInt16, productID: UInt16) -> String { Hex.digits(vendorID, width: 4, case: .lower) + ":" + Hex.digits(productID, width: 4, case: .lower) }
 
     /// Every identity discovery lists, the one table of them, each written where its
     /// facts live: the bridge's in `usb_identity.h`, the bootloaders' in AVRBootloaders
@@ -62,10 +63,4 @@ public struct USBKnownIdentity: Sendable, Equatable {
 
     /// The VID:PIDs of one kind (for hotplug filters and tests).
     public static func identities(of kind: USBDeviceKind) -> [USBKnownIdentity] { all.filter { $0.kind == kind } }
-}
-
-/// Four lower-case hex digits.
-func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
