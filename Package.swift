@@ -178,7 +178,7 @@ let package = Package(
         // The real firmware ELF under simavr as a FrameTransport: spawns Firmware/sim's
         // `sim-harness --serve` (built by `make -C Firmware firmware sim`), virtual time.
         .target(
-            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "DRV2605Model", "SensorModel", "FileAccess"],
+            name: "SimavrBridgeDevice", dependencies: ["DeviceInterface", "DRV2605Model", "SensorModel", "FileAccess", "Hex"],
             swiftSettings: strict),
         // umockdev (Debian's libumockdev-dev): the fake sysfs and device nodes, and the live
         // ioctl handlers the USB emulations answer libusb with.
@@ -203,7 +203,7 @@ let package = Package(
             dependencies: [
                 "CUMockdev", "CUSBDevFS", "SimulatedBoard", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "RealTime", "Actuators",
                 "DRV2605Model", "FileAccess", "FirmwareImage", "Flashing", "AVRBootloaders", "MPSSE", "DeviceInterface", "EmulationControl",
-                "SensorModel",
+                "SensorModel", "Hex",
             ],
             exclude: ["README.md", "FT232H/README.md"], swiftSettings: strict),
         // What a bench does with a device, as a library: one pattern played start to end
@@ -362,7 +362,7 @@ let package = Package(
         // Runs the built `hapbridge emulate` with lsusb and usb-emulation-probe as COMMAND.
         .testTarget(
             name: "USBEmulationTests",
-            dependencies: ["USBEmulation", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport", "SimulatedBoard", "FirmwareImage"],
+            dependencies: ["USBEmulation", "BridgeProtocol", "CHapbridgeProtocol", "SimavrBridgeDevice", "DRV2605", "TestSupport", "SimulatedBoard", "FirmwareImage", "Hex"],
             swiftSettings: strict),
         // Image loading and checks, the flash memory model, the flash plan (no device).
         .testTarget(name: "FlashingTests", dependencies: ["FirmwareImage", "Flashing", "USBEmulation", "AVRBootloaders", "TestSupport"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 import DRV2605Model
+import Hex
 import SensorModel
 
 /// The DRV2605 at the end of the ELF's TWI bus when the harness runs with `--chip host`
@@ -49,7 +50,7 @@ public final class HarnessChip {
 
     /// The same for a chip not built yet (nil: no accelerometer).
     public static func harnessArguments(accelerometerAddress: UInt8?) -> [String] {
-        ["--chip", "host"] + (accelerometerAddress.map { ["--accel", String($0, radix: 16)] } ?? [])
+        ["--chip", "host"] + (accelerometerAddress.map { ["--accel", Hex.digits($0, case: .lower)] } ?? [])
     }
 
     /// The chip, its physics and the sensor brought to a simulated moment (never back):
@@ -87,10 +88,10 @@ public final class HarnessChip {
             try? chip.i2cWrite(address: chip.address, register: register, bytes: Array(bytes.dropFirst()))
             return ""
         case "r":
-            guard let register = UInt8(words[3], radix: 16) else { return nil }
+            guard let register = Hex.value(words[3], as: UInt8.self) else { return nil }
             advance(toSimulationMicroseconds: at)
             let value = (try? chip.i2cRead(address: chip.address, register: register, count: 1))?.first ?? 0
-            return "chip " + Hex.encode([value])
+            return "chip " + Hex.bytes([value], case: .lower)
         default:
             return nil
         }
@@ -107,10 +108,10 @@ public final class HarnessChip {
             try? sensor.i2cWrite(address: sensor.address, register: register, bytes: Array(bytes.dropFirst()))
             return ""
         case ("r", 5):
-            guard let sub = UInt8(words[3], radix: 16), let index = Int(words[4]) else { return nil }
+            guard let sub = Hex.value(words[3], as: UInt8.self), let index = Int(words[4]) else { return nil }
             advance(toSimulationMicroseconds: at)
             let value = (try? sensor.i2cReadByte(address: sensor.address, subAddress: sub, index: index)) ?? 0
-            return "accel " + Hex.encode([value])
+            return "accel " + Hex.bytes([value], case: .lower)
         default:
             return nil
         }

@@ -1,6 +1,7 @@
 import Foundation
 import DeviceInterface
 import DRV2605Model
+import Hex
 import SensorModel
 
 /// One I2C transaction at the harness's DRV2605 model.
@@ -145,7 +146,7 @@ public final class SimavrBridgeDevice: FrameTransport {
         guard isAttached else { throw .disconnected }
         guard !bytes.isEmpty else { return }
         sentTransfers.append(SimavrTransfer(simulationMicroseconds: simulationMicroseconds, bytes: bytes))
-        let reply = try command("send " + Hex.encode(bytes))
+        let reply = try command("send " + Hex.bytes(bytes, case: .lower))
         if reply == "err send: detached" {
             throw .disconnected
         }
@@ -244,7 +245,7 @@ public final class SimavrBridgeDevice: FrameTransport {
             return
         case "i2c" where f.count == 7:
             guard let start = Double(f[1]), let startSim = Double(f[2]), let stop = Double(f[3]),
-                let address = UInt8(f[5], radix: 16), let bytes = Hex.decode(f[6])
+                let address = Hex.value(f[5], as: UInt8.self), let bytes = Hex.decode(f[6])
             else { break }
             i2cTransactions.append(
                 SimavrI2CTransaction(

@@ -5,6 +5,7 @@ import BridgeProtocol
 import CUMockdev
 import Foundation
 import DRV2605Model
+import Hex
 import SimavrBridgeDevice
 import SensorModel
 import SimulatedBoard
@@ -607,7 +608,7 @@ public final class BridgeEmulation: Sendable {
             e.board_stop_us = stopUS
             e.op = isWrite ? "w" : "r"
             e.address = Int(address)
-            e.bytes = Hex.encode(bytes)
+            e.bytes = Hex.bytes(bytes, case: .lower)
             e.ack = ack
             log.record(e)
         case .bulkOut(let boardUS, let hostUS, let submittedUS, let bytes):
@@ -615,7 +616,7 @@ public final class BridgeEmulation: Sendable {
             var e = EmulationLog.Entry(event: "bulk_out", board: name, serial: serial, hostMicroseconds: hostUS)
             e.board_us = boardUS
             e.submit_us = submittedUS
-            e.bytes = Hex.encode(bytes)
+            e.bytes = Hex.bytes(bytes, case: .lower)
             log.record(e)
         case .left(let reason):
             // The firmware's bootloader jump: off the bus, and its Caterina on the port.

@@ -2,6 +2,7 @@ import DRV2605Model
 import EmulationControl
 import Foundation
 import Glibc
+import Hex
 import RealTime
 import SensorModel
 import SimavrBridgeDevice
@@ -158,7 +159,7 @@ final class ELFBridgeBoard: USBDeviceModel {
             return id
         }
         guard let id else { return completion(.gone) }
-        send("control \(id) \(Hex.encode(setup.bytes))" + (data.isEmpty ? "" : " \(Hex.encode(data))"))
+        send("control \(id) \(Hex.bytes(setup.bytes, case: .lower))" + (data.isEmpty ? "" : " \(Hex.bytes(data, case: .lower))"))
     }
 
     func bulkOut(endpoint: UInt8, data: [UInt8], completion: @escaping @Sendable (USBPipeResult) -> Void) {
@@ -213,7 +214,7 @@ final class ELFBridgeBoard: USBDeviceModel {
     }
 
     private func sendOut(_ out: PendingOut) {
-        send("out \(out.id) \(out.endpoint & 0x0F) \(Hex.encode(out.data))")
+        send("out \(out.id) \(out.endpoint & 0x0F) \(Hex.bytes(out.data, case: .lower))")
     }
 
     private func readLines() {
@@ -296,7 +297,7 @@ final class ELFBridgeBoard: USBDeviceModel {
             }
         case "i2c" where words.count == 7:
             guard let start = Double(words[1]), let stop = Double(words[2]), let hostUS = UInt64(words[3]),
-                let address = UInt8(words[5], radix: 16), let bytes = Hex.decode(words[6])
+                let address = Hex.value(words[5], as: UInt8.self), let bytes = Hex.decode(words[6])
             else { return note(line) }
             events(
                 .i2c(

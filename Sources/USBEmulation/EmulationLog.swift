@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import Hex
 import RealTime
 import SimavrBridgeDevice
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import Hex
 import SimavrBridgeDevice
 import Synchronization
 
@@ -30,7 +31,7 @@ enum KernelEnumeration {
 
         if case .failure(let e) = wait("bus reset", board: board, { done in device.busReset { done(.done([])) } }) { throw e }
         let first = try descriptor("GET_DESCRIPTOR(device, 64) at address 0", type: 1, index: 0, length: 64)
-        guard first.count >= 8, first[1] == 1 else { throw fail("GET_DESCRIPTOR(device, 64)", "\(Hex.encode(first)) is no device descriptor") }
+        guard first.count >= 8, first[1] == 1 else { throw fail("GET_DESCRIPTOR(device, 64)", "\(Hex.bytes(first, case: .lower)) is no device descriptor") }
         _ = try request("SET_ADDRESS(\(address))", USBSetupPacket(requestType: 0x00, request: StandardRequest.setAddress, value: UInt16(address)))
         let device18 = try descriptor("GET_DESCRIPTOR(device, 18)", type: 1, index: 0, length: 18)
         guard device18.count == 18 else { throw fail("GET_DESCRIPTOR(device, 18)", "\(device18.count) bytes") }
@@ -45,7 +46,7 @@ enum KernelEnumeration {
         let indexes = Set([device18[14], device18[15], device18[16]]).subtracting([0])
         if !indexes.isEmpty {
             let languages = try descriptor("GET_DESCRIPTOR(string 0)", type: 3, index: 0, length: 255)
-            guard languages.count >= 4 else { throw fail("GET_DESCRIPTOR(string 0)", "\(Hex.encode(languages)) lists no language") }
+            guard languages.count >= 4 else { throw fail("GET_DESCRIPTOR(string 0)", "\(Hex.bytes(languages, case: .lower)) lists no language") }
             let language = le16(languages, 2)
             for i in indexes.sorted() {
                 let bytes = try descriptor("GET_DESCRIPTOR(string \(i))", type: 3, index: i, language: language, length: 255)

@@ -1,3 +1,4 @@
+import Hex
 import SimavrBridgeDevice
 
 /// What a device told the host about itself when it was enumerated: its device
@@ -147,7 +148,7 @@ public enum USBDescriptorError: Error, Sendable, Equatable, CustomStringConverti
 
     public var description: String {
         switch self {
-        case .malformed(let what, let bytes, let rule): "\(what) \(Hex.encode(bytes)): expected \(rule)"
+        case .malformed(let what, let bytes, let rule): "\(what) \(Hex.bytes(bytes, case: .lower)): expected \(rule)"
         }
     }
 }

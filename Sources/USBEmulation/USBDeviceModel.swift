@@ -1,3 +1,4 @@
+import Hex
 import SimavrBridgeDevice
 
 /// A USB device as the bus sees it, below the host controller: what an emulated
@@ -95,5 +96,5 @@ public struct USBSetupPacket: Sendable, Equatable, CustomStringConvertible {
     /// Recipient bits of bmRequestType: 0 device, 1 interface, 2 endpoint.
     public var recipient: UInt8 { requestType & 0x1F }
 
-    public var description: String { Hex.encode(bytes) }
+    public var description: String { Hex.bytes(bytes, case: .lower) }
 }

@@ -1,3 +1,4 @@
+import Hex
 import SimavrBridgeDevice
 
 /// Where an emulated device sits on the bus and what the kernel would show of it: its
@@ -43,14 +44,14 @@ public struct USBDeviceRecord: Sendable, Equatable {
     public var text: String {
         let d = description
         let config = d.configuration(value: configuration)
-        let hex4 = { (v: UInt16) in Hex.encode([UInt8(v >> 8), UInt8(v & 0xFF)]) }
-        let hex2 = { (v: UInt8) in Hex.encode([v]) }
+        let hex4 = { (v: UInt16) in Hex.digits(v, width: 4, case: .lower) }
+        let hex2 = { (v: UInt8) in Hex.digits(v, width: 2, case: .lower) }
         // PRODUCT and TYPE are the kernel's uevent variables: hex without leading zeros.
-        let product = "\(String(d.vendorID, radix: 16))/\(String(d.productID, radix: 16))/\(String(d.bcdDevice, radix: 16))"
+        let product = "\(Hex.digits(d.vendorID, case: .lower))/\(Hex.digits(d.productID, case: .lower))/\(Hex.digits(d.bcdDevice, case: .lower))"
         let type = "\(d.deviceClass)/\(d.deviceSubclass)/\(d.deviceProtocol)"
         var lines = [
             "P: \(syspath.dropFirst(4))",
-            "N: \(node.dropFirst(5))=\(Hex.encode(d.sysfsDescriptors, uppercase: true))",
+            "N: \(node.dropFirst(5))=\(Hex.bytes(d.sysfsDescriptors))",
             "E: SUBSYSTEM=usb",
             "E: DEVTYPE=usb_device",
             "E: DRIVER=usb",
@@ -105,13 +106,13 @@ public struct USBDeviceRecord: Sendable, Equatable {
             "A: rx_lanes=1",
             "A: tx_lanes=1",
             "A: ltm_capable=no",
-            "A: version=\(pad(Int(d.bcdUSB >> 8), 2)).\(Hex.encode([UInt8(d.bcdUSB & 0xFF)]))",
+            "A: version=\(pad(Int(d.bcdUSB >> 8), 2)).\(Hex.digits(d.bcdUSB & 0xFF, width: 2, case: .lower))",
         ]
         lines += Self.endpointZeroAttributes(maxPacketSize: Int(d.maxPacketSize0))
         if let m = d.manufacturer { lines += ["A: manufacturer=\(m)"] }
         if let p = d.product { lines += ["A: product=\(p)"] }
         if let s = d.serial { lines += ["A: serial=\(s)"] }
-        lines += ["H: descriptors=\(Hex.encode(d.sysfsDescriptors, uppercase: true))"]
+        lines += ["H: descriptors=\(Hex.bytes(d.sysfsDescriptors))"]
 
         var paragraphs = [Self.sysfsText(lines).joined(separator: "\n")]
         for i in interfaces {
@@ -153,7 +154,7 @@ public struct USBDeviceRecord: Sendable, Equatable {
     /// An endpoint's `ep_XX` directory as the kernel makes it (drivers/usb/core/endpoint.c),
     /// as attributes of the device or interface that holds it; usb-devices reads them.
     static func endpointAttributes(_ e: USBDeviceDescription.Endpoint, highSpeed: Bool) -> [String] {
-        let dir = "ep_\(Hex.encode([e.address]))"
+        let dir = "ep_\(Hex.digits(e.address, width: 2, case: .lower))"
         let type = ["Control", "Isoc", "Bulk", "Interrupt"][Int(e.transferType)]
         // The polling interval in time: bInterval ms for full-speed interrupt and isochronous
         // endpoints, 2^(bInterval-1) microframes of 125 µs at high speed; 0 for bulk and control.
@@ -163,14 +164,14 @@ public struct USBDeviceRecord: Sendable, Equatable {
         }
         let interval = microseconds % 1000 == 0 ? "\(microseconds / 1000)ms" : "\(microseconds)us"
         return [
-            "A: \(dir)/bEndpointAddress=\(Hex.encode([e.address]))",
-            "A: \(dir)/bInterval=\(Hex.encode([e.interval]))",
+            "A: \(dir)/bEndpointAddress=\(Hex.digits(e.address, width: 2, case: .lower))",
+            "A: \(dir)/bInterval=\(Hex.digits(e.interval, width: 2, case: .lower))",
             "A: \(dir)/bLength=07",
-            "A: \(dir)/bmAttributes=\(Hex.encode([e.attributes]))",
+            "A: \(dir)/bmAttributes=\(Hex.digits(e.attributes, width: 2, case: .lower))",
             "A: \(dir)/direction=\(e.transferType == 0 ? "both" : e.isIn ? "in" : "out")",
             "A: \(dir)/interval=\(interval)",
             "A: \(dir)/type=\(type)",
-            "A: \(dir)/wMaxPacketSize=\(Hex.encode([UInt8(e.maxPacketSize >> 8), UInt8(e.maxPacketSize & 0xFF)]))",
+            "A: \(dir)/wMaxPacketSize=\(Hex.digits(e.maxPacketSize, width: 4, case: .lower))",
         ]
     }
 

@@ -1,3 +1,4 @@
+import Hex
 import SimavrBridgeDevice
 
 /// The root hub of the emulated bus, as the kernel shows a USB 2.0 root hub: device 1
@@ -41,7 +42,7 @@ struct USBRootHubRecord: Sendable {
     /// The records for `Testbed.add(record:)`: the host controller (for its driver
     /// link), the hub, its interface.
     var text: String {
-        let descriptors = Hex.encode(Self.deviceDescriptor + Self.configurationDescriptor, uppercase: true)
+        let descriptors = Hex.bytes(Self.deviceDescriptor + Self.configurationDescriptor)
         let controller = [
             "P: \(Self.controllerSyspath.dropFirst(4))",
             "E: SUBSYSTEM=pci",

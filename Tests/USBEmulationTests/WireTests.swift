@@ -1,6 +1,7 @@
 import BridgeProtocol
 import CHapbridgeProtocol
 import Foundation
+import Hex
 import SimavrBridgeDevice
 import Testing
 
@@ -42,8 +43,8 @@ extension EmulatedBoards {
                 {
                     expect(absent, "stall", nil, "a request for what the device lacks STALLs")
                 }
-                expect("descriptor-device", "ok", Hex.encode(USBIdentity.deviceDescriptor), "usb_identity.h's device descriptor")
-                expect("descriptor-configuration", "ok", Hex.encode(USBIdentity.configurationDescriptor), "usb_identity.h's configuration")
+                expect("descriptor-device", "ok", Hex.bytes(USBIdentity.deviceDescriptor, case: .lower), "usb_identity.h's device descriptor")
+                expect("descriptor-configuration", "ok", Hex.bytes(USBIdentity.configurationDescriptor, case: .lower), "usb_identity.h's configuration")
                 expect("status-bulk-in-halted", "ok", "0100", "SET_FEATURE(ENDPOINT_HALT) shows in GET_STATUS")
                 expect("status-bulk-in-cleared", "ok", "0000", "CLEAR_FEATURE(ENDPOINT_HALT) clears it")
                 #expect(run.records("frame").map { $0["name"] } == ["hello", "queue-status", "unknown-type"], "\(backing): \(run)")

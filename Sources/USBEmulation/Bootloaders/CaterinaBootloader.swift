@@ -1,6 +1,7 @@
 import AVRBootloaders
 import FileAccess
 import FirmwareImage
+import Hex
 
 /// Caterina, the bootloader of the Leonardo, Micro and Pro Micro, as a byte-in,
 /// bytes-out engine over a `FlashMemory`: AVR109 ("butterfly", the letters in
@@ -307,14 +308,14 @@ public struct BootloaderFault: Sendable, Equatable, CustomStringConvertible {
         self.kind = kind
         self.address = address
     }
-    public var description: String { "\(kind.rawValue) at 0x" + String(address, radix: 16, uppercase: true) }
+    public var description: String { "\(kind.rawValue) at \(Hex.literal(address, width: 4))" }
 
     /// `KIND ADDRESS` words (`unplug 0x1000`): nil with the reason when they are not one.
     public static func parse(kind kindWord: String, address addressWord: String) -> Result<BootloaderFault, ParseError> {
         guard let kind = Kind(rawValue: kindWord) else {
             return .failure(ParseError(description: "\(TerminalText.echo(kindWord)) is not unplug, silence, corrupt or slow"))
         }
-        let address = addressWord.lowercased().hasPrefix("0x") ? Int(addressWord.dropFirst(2), radix: 16) : Int(addressWord)
+        let address = addressWord.lowercased().hasPrefix("0x") ? Hex.value(addressWord.dropFirst(2), as: Int.self) : Int(addressWord)
         guard let address, address >= 0, address < 0x8000 else {
             return .failure(ParseError(description: "\(TerminalText.echo(addressWord)) is not a flash address (0 to 0x7FFF, decimal or 0x hex)"))
         }

@@ -3,6 +3,7 @@ import FileAccess
 import FirmwareImage
 import Foundation
 import Glibc
+import Hex
 import Synchronization
 
 /// A board waiting in Caterina, plugged into the testbed: the USB device (a Leonardo's
@@ -263,7 +264,7 @@ public final class CaterinaEmulation: Sendable {
     /// The tty on the communications interface (`1-1:1.0/tty/ttyACM0`), with the udev
     /// properties udev's usb_id gives it (what `udevadm info` and libudev clients read).
     static func ttyRecord(device: USBDeviceRecord, identity: Identity, tty: String = "ttyACM0") -> String {
-        let hex4 = { (v: UInt16) in String(format: "%04x", v) }
+        let hex4 = { (v: UInt16) in Hex.digits(v, width: 4, case: .lower) }
         let model = identity.product.replacingOccurrences(of: " ", with: "_")
         let vendor = identity.manufacturer.replacingOccurrences(of: " ", with: "_")
         // The pty majors' minors from 64 on, one per tty (see the type's comment).

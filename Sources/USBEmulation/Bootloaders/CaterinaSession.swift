@@ -2,6 +2,7 @@ import AVRBootloaders
 import FirmwareImage
 import Foundation
 import Glibc
+import Hex
 import Synchronization
 
 /// `hapbridge emulate caterina -- COMMAND`: a board waiting in Caterina at
@@ -29,7 +30,7 @@ public enum CaterinaSession {
     /// What the board saw, printed on standard error when COMMAND ends (one line).
     public static func summary(_ state: CaterinaBootloader) -> String {
         let used = state.flash.bytes[0..<state.flash.part.bootloaderStart].lastIndex { $0 != 0xFF }.map { $0 + 1 } ?? 0
-        return "hapbridge emulate: caterina: \(state.commandCount) commands, application flash used to \(String(format: "0x%04X", used)), "
+        return "hapbridge emulate: caterina: \(state.commandCount) commands, application flash used to \(Hex.literal(used, width: 4)), "
             + "\(state.writesRefused) page writes into the bootloader section refused, \(state.exited ? "left the bootloader (E)" : "still in the bootloader"), "
             + "flash busy \(ChipTime.seconds(state.flash.busyMicroseconds)) s"
     }

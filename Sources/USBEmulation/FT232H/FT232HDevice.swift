@@ -1,6 +1,7 @@
 import Actuators
 import DRV2605Model
 import Dispatch
+import Hex
 import MPSSE
 import RealTime
 import Synchronization
@@ -178,8 +179,8 @@ final class FT232HDevice: USBDeviceModel {
         var drivesRTP: Bool { enable && mode & 0x40 == 0 && mode & 0x07 == 5 && rtp != 0 }
 
         var description: String {
-            String(format: "chip at the end: MODE 0x%02X, RTP 0x%02X, EN %@: %@", mode, rtp, enable ? "high" : "low",
-                drivesRTP ? "the actuator is still driven" : "the actuator is not driven")
+            "chip at the end: MODE \(Hex.literal(mode, width: 2)), RTP \(Hex.literal(rtp, width: 2)), EN \(enable ? "high" : "low"): "
+                + (drivesRTP ? "the actuator is still driven" : "the actuator is not driven")
         }
     }
 
