@@ -34,7 +34,7 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every input file goes through (patterns and
         // actuator profiles): limits, line and column in errors, warned leniencies.
-        .target(name: "JSON", swiftSettings: strict),
+        .target(name: "JSON", dependencies: ["Hex"], swiftSettings: strict),
         // Hexadecimal text, the one way every module writes it (a byte, a word, an address,
         // a byte list, at a width and in a case) and reads it (bytes, a number). Depends on
         // nothing, so the lowest modules use it too.
@@ -42,7 +42,7 @@ let package = Package(
         // The one bounded reader and the one safe writer every file goes through
         // (patterns, profiles, the calibration store, outputs, plots, logs), and paths
         // as bytes: an argument that is not UTF-8 names the file it names.
-        .target(name: "FileAccess", swiftSettings: strict),
+        .target(name: "FileAccess", dependencies: ["Hex"], swiftSettings: strict),
         // Pattern layer: events, parameters, curves, AHAP / .haptic, the system library,
         // rendering to a timeline. No I/O below it.
         .target(name: "Haptics", dependencies: ["JSON"], swiftSettings: strict),
@@ -236,7 +236,7 @@ let package = Package(
             name: "HIL",
             dependencies: [
                 "Bench", "Measurements", "Devices", "DeviceInterface", "Actuators", "Haptics", "HapticEngine", "DRV2605", "FileAccess", "JSON",
-                "Flashing", "FirmwareImage", "EmulationControl", "CLibYAML", .product(name: "Logging", package: "swift-log"),
+                "Flashing", "FirmwareImage", "EmulationControl", "CLibYAML", "Hex", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The umbrella a user imports: re-exports devices, profiles, patterns, the engine

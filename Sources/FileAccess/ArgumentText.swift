@@ -1,4 +1,5 @@
 import Glibc
+import Hex
 
 /// Command-line arguments (and other byte strings from the system, such as file
 /// names) as Swift strings that say exactly which bytes they were.
@@ -97,14 +98,9 @@ public enum ArgumentText {
         guard text.unicodeScalars.contains(where: { escapes.contains($0.value) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if let byte = escapedByte(scalar) { out += "\\x" + hex(byte) } else { out.unicodeScalars.append(scalar) }
+            if let byte = escapedByte(scalar) { out += "\\x" + Hex.digits(byte, width: 2) } else { out.unicodeScalars.append(scalar) }
         }
         return out
-    }
-
-    static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 
     private static func escape(_ byte: UInt8) -> Unicode.Scalar {

@@ -1,3 +1,5 @@
+import Hex
+
 /// Text from input (file names, pattern metadata, JSON keys, profile fields) made
 /// safe to show on a terminal. A file name or a key may hold ESC sequences that
 /// recolour, retitle or rewrite the user's terminal, or a carriage return that
@@ -18,11 +20,11 @@ public enum TerminalText {
             if !needsEscape(scalar) {
                 out.unicodeScalars.append(scalar)
             } else if let byte = ArgumentText.escapedByte(scalar) {
-                out += "\\x" + hex(UInt32(byte), digits: 2)  // a byte of a name that is not UTF-8
+                out += "\\x" + Hex.digits(byte, width: 2)  // a byte of a name that is not UTF-8
             } else if scalar.value < 0x100 {
-                out += "\\x" + hex(scalar.value, digits: 2)
+                out += "\\x" + Hex.digits(scalar.value, width: 2)
             } else {
-                out += "\\u{" + hex(scalar.value, digits: 4) + "}"
+                out += "\\u{" + Hex.digits(scalar.value, width: 4) + "}"
             }
         }
         return out
@@ -44,10 +46,5 @@ public enum TerminalText {
         case _ where ArgumentText.escapedByte(scalar) != nil: true  // an argument's byte that is not UTF-8 (`ArgumentText`)
         default: false
         }
-    }
-
-    private static func hex(_ value: UInt32, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 }

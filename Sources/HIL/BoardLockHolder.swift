@@ -1,4 +1,5 @@
 import Glibc
+import Hex
 
 /// Who holds a board's lock, as its holder wrote it into the lock file: the user, the
 /// host, the process, the command and since when. A reader reads at most
@@ -114,7 +115,7 @@ public struct BoardLockHolder: Sendable, Equatable, CustomStringConvertible {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01B3
         }
-        return String(h, radix: 16)
+        return Hex.digits(h, case: .lower)
     }
 
     /// One printable line of at most `limit` bytes (cut on a character).

@@ -1,3 +1,5 @@
+import Hex
+
 /// A bench file's or script's bytes as text: UTF-8 (what libyaml reads and the formats
 /// are written in), or an error naming the line of the first byte that is not.
 public enum ScriptText {
@@ -13,7 +15,6 @@ public enum ScriptText {
         while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
         let bad = offset < bytes.count ? bytes[offset] : 0
         let line = bytes[..<min(offset, bytes.count)].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        let hex = String(bad, radix: 16, uppercase: true)
-        throw ScriptError(file: file, line: line, key: "", rule: "not UTF-8 text (byte 0x\(hex.count == 1 ? "0" : "")\(hex) at byte \(offset))")
+        throw ScriptError(file: file, line: line, key: "", rule: "not UTF-8 text (byte \(Hex.literal(bad, width: 2)) at byte \(offset))")
     }
 }

@@ -1,4 +1,5 @@
 import CLibYAML
+import Hex
 
 /// Turns the text of a bench file or test script into a `YAMLTree` from libyaml's
 /// events, in time and memory bounded by the text's length, whatever the text holds.
@@ -196,7 +197,7 @@ enum YAMLComposer {
                 // where, from the byte offset.
                 let offset = min(parser.problem_offset, input.count)
                 let line = input[..<offset].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-                let value = parser.problem_value >= 0 ? " (0x\(String(parser.problem_value, radix: 16, uppercase: true)))" : ""
+                let value = parser.problem_value >= 0 ? " (\(Hex.literal(parser.problem_value)))" : ""
                 return error(line, "not valid YAML: \(problem)\(value) at byte \(offset)")
             default:
                 let context = parser.context.map { " (\(String(cString: $0)) from line \(parser.context_mark.line + 1))" } ?? ""

@@ -1,3 +1,5 @@
+import Hex
+
 /// One node of a bench file or test script as `YAMLComposer` built it: a scalar, a
 /// list or a mapping, and where it starts. Aliases are resolved to the node their
 /// anchor names (shared, not copied), so nothing above the composer meets one.
@@ -52,7 +54,7 @@ struct YAMLScalar: Sendable, Equatable {
         if bytes.count > 2, bytes[0] == UInt8(ascii: "0") {
             let digits = String(decoding: bytes[2...], as: UTF8.self)
             switch bytes[1] {
-            case UInt8(ascii: "x"): return digits.utf8.allSatisfy(Self.isHexDigit) ? Int(digits, radix: 16) : nil
+            case UInt8(ascii: "x"): return Hex.value(digits, as: Int.self)
             case UInt8(ascii: "o"): return digits.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) } ? Int(digits, radix: 8) : nil
             default: break
             }
@@ -75,11 +77,6 @@ struct YAMLScalar: Sendable, Equatable {
         }
         guard Self.isDecimalFraction(Array(text.utf8)) else { return nil }
         return Double(text)
-    }
-
-    static func isHexDigit(_ b: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(b)
     }
 
     static func isDigit(_ b: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }

@@ -1,3 +1,5 @@
+import Hex
+
 /// A strict RFC 8259 parser with hard limits, written for untrusted files: nesting
 /// depth and element counts are bounded before anything is allocated for them, so
 /// a hostile document gets an error, never a stack overflow or an out-of-memory
@@ -180,18 +182,13 @@ public struct JSONParser {
         guard at < bytes.count else { return "end of the document" }
         let byte = bytes[at]
         if byte >= 0x20 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
-        if byte < 0x80 { return "control character \(Self.hex(UInt32(byte)))" }
+        if byte < 0x80 { return "control character U+\(Hex.digits(byte, width: 4))" }
         var decoder = UTF8()
         var iterator = UnsafeBufferPointer(rebasing: bytes[at..<min(bytes.count, at + 4)]).makeIterator()
         if case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            return "'\(Character(scalar))' (\(Self.hex(scalar.value)))"
+            return "'\(Character(scalar))' (U+\(Hex.digits(scalar.value, width: 4)))"
         }
-        return "byte 0x\(String(byte, radix: 16, uppercase: true)) (not valid UTF-8)"
-    }
-
-    static func hex(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return "byte \(Hex.literal(byte, width: 2)) (not valid UTF-8)"
     }
 
     // MARK: Grammar
@@ -398,22 +395,16 @@ public struct JSONParser {
         if byte == 0x0A || byte == 0x0D {
             return error("line break inside a string (a closing quote missing?); write it as \\n")
         }
-        let code = Self.hex(UInt32(byte))
-        return error("control character \(code) inside a string; write it as \\u\(code.dropFirst(2))")
+        let code = Hex.digits(byte, width: 4)
+        return error("control character U+\(code) inside a string; write it as \\u\(code)")
     }
 
     private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current else { throw error("unterminated \\u escape") }
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("invalid hex digit \(foundDescription()) in a \\u escape")
-            }
-            value = value << 4 | digit
+            guard let digit = Hex.nibble(byte) else { throw error("invalid hex digit \(foundDescription()) in a \\u escape") }
+            value = value << 4 | UInt32(digit)
             index += 1
         }
         return value
@@ -424,16 +415,16 @@ public struct JSONParser {
         var code = try parseHex4()
         if (0xD800..<0xDC00).contains(code) {
             guard hasPrefix("\\u") else {
-                throw error("lone high surrogate \\u\(String(code, radix: 16)): it must be followed by a \\u escape of a low surrogate", at: escapeStart)
+                throw error("lone high surrogate \\u\(Hex.digits(code, width: 4, case: .lower)): it must be followed by a \\u escape of a low surrogate", at: escapeStart)
             }
             index += 2
             let low = try parseHex4()
             guard (0xDC00..<0xE000).contains(low) else {
-                throw error("high surrogate \\u\(String(code, radix: 16)) followed by \\u\(String(low, radix: 16)), which is not a low surrogate", at: escapeStart)
+                throw error("high surrogate \\u\(Hex.digits(code, width: 4, case: .lower)) followed by \\u\(Hex.digits(low, width: 4, case: .lower)), which is not a low surrogate", at: escapeStart)
             }
             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00..<0xE000).contains(code) {
-            throw error("lone low surrogate \\u\(String(code, radix: 16)) (no high surrogate before it)", at: escapeStart)
+            throw error("lone low surrogate \\u\(Hex.digits(code, width: 4, case: .lower)) (no high surrogate before it)", at: escapeStart)
         }
         guard let scalar = Unicode.Scalar(code) else { throw error("invalid code point in a \\u escape", at: escapeStart) }
         return Array(String(Character(scalar)).utf8)

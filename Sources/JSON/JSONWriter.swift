@@ -1,3 +1,5 @@
+import Hex
+
 /// Serialises a `JSONValue` with stable key order and shortest round-trip numbers,
 /// so writing then reading a pattern gives back the same Doubles.
 ///
@@ -90,7 +92,7 @@ public enum JSONWriter {
             default:
                 guard needsEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
                 // Beyond the BMP this is the scalar's surrogate pair.
-                for unit in String(scalar).utf16 { out += "\\u" + String(unit, radix: 16).leftPadded(to: 4) }
+                for unit in String(scalar).utf16 { out += "\\u" + Hex.digits(unit, width: 4, case: .lower) }
             }
         }
         out += "\""

@@ -1,3 +1,5 @@
+import Hex
+
 /// Recognises text that is not UTF-8 from its first bytes, so a file saved as
 /// UTF-16 or UTF-32 gets an error that says so instead of "unexpected character".
 ///
@@ -25,7 +27,7 @@ enum TextEncoding {
             ([0xFF, 0xFE], "UTF-16 little-endian"),
         ]
         for mark in marks where bytes.starts(with: mark.bytes) {
-            let shown = mark.bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
+            let shown = Hex.bytes(mark.bytes, separator: " ")
             return Detected(name: mark.name, evidence: "it starts with the byte-order mark \(shown)")
         }
         guard let b0 = at(0), let b1 = at(1) else { return nil }
@@ -37,11 +39,5 @@ enum TextEncoding {
         if b0 == 0, b1 != 0 { return Detected(name: "UTF-16 big-endian", evidence: padding) }
         if b0 != 0, b1 == 0 { return Detected(name: "UTF-16 little-endian", evidence: padding) }
         return nil
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
