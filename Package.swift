@@ -217,7 +217,7 @@ let package = Package(
             name: "Bench",
             dependencies: [
                 "DeviceInterface", "BridgeLink", "Devices", "HapticEngine", "HapticCompilation", "DRV2605", "Actuators", "Haptics", "FileAccess", "JSON",
-                "Measurements", .product(name: "Logging", package: "swift-log"),
+                "Measurements", "Hex", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // Bench measurements as pure analysis over samples and numbers: an acceleration
@@ -257,7 +257,7 @@ let package = Package(
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
                 "FTDIBridge", "EmulationControl", "SensorModel", "AVRBootloaders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                "Hex", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "hapbridge", dependencies: ["HapbridgeCLI"], swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Actuators
 import DRV2605
+import Hex
 
 /// The bench procedures `hapbridge calibrate`, `diagnose` and `rom` run, on any
 /// `HardwareDevice`: each returns what it found as a report and never throws (a
@@ -33,7 +34,7 @@ public enum BenchProcedures {
             report.lines += RegisterReport.calibration(result)
             report.acceleration = device.acceleration()
             if let a = report.acceleration { report.add("peak acceleration during calibration: \(AccelerationTrace.peakText(a.peakG)), \(a.provenance.text)") }
-            report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { hexByte($0) }.joined(separator: " "))
+            report.add("store and write back after a reset: registers \(RegisterAddress.ratedVoltage)...\(RegisterAddress.feedbackControl) = " + result.storedBlock.map { Hex.literal($0, width: 2) }.joined(separator: " "))
         } catch {
             report.error(error)
         }
@@ -49,7 +50,7 @@ public enum BenchProcedures {
         do {
             let variant = try await driver.detect()
             let status = try await driver.read(StatusRegister.self)
-            report.add("chip: \(variant) (STATUS \(hexByte(status.rawValue)), DEVICE_ID \(status.deviceID))")
+            report.add("chip: \(variant) (STATUS \(Hex.literal(status.rawValue, width: 2)), DEVICE_ID \(status.deviceID))")
             try await driver.reset()
             try await driver.setStandby(false)
             if let profile {
@@ -63,7 +64,7 @@ public enum BenchProcedures {
             let result = try await driver.runDiagnostics()
             report.acceleration = device.acceleration()
             if result.passed {
-                report.add("diagnostic: PASS (DIAG_RESULT = 0, STATUS \(hexByte(result.status)))")
+                report.add("diagnostic: PASS (DIAG_RESULT = 0, STATUS \(Hex.literal(result.status, width: 2)))")
             } else {
                 report.fail(.diagnosticFailed(status: result.status))
             }
@@ -99,7 +100,7 @@ public enum BenchProcedures {
             try await driver.loadSequence([.effect(rom.id)], library: library ?? settings.library)
             let slots = try await driver.readRaw(from: .waveformSequence1, count: 2)
             let lib = LibrarySelectionRegister(rawValue: try await driver.readRaw(.librarySelection))
-            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { hexByte($0) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(hexByte(lib.rawValue)) (\(lib.library))")
+            report.add("\(RegisterAddress.waveformSequence1), \(RegisterAddress.waveformSequence2) = \(slots.map { Hex.literal($0, width: 2) }.joined(separator: " ")); \(RegisterAddress.librarySelection) = \(Hex.literal(lib.rawValue, width: 2)) (\(lib.library))")
             try await driver.go()
             var waited: UInt64 = 0
             while try await driver.read(GoRegister.self).go, waited < 15_000_000 {

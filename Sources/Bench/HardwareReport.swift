@@ -1,5 +1,6 @@
 import DRV2605
 import Foundation
+import Hex
 
 /// What a bench procedure found: the lines to show, and how it ended, typed
 /// (`ending`), which is what a caller judges it by (HIL's steps): the lines are for
@@ -46,7 +47,7 @@ public struct HardwareReport: Sendable {
             case .autoCalibrationFailed:
                 "auto-calibration: FAIL (DIAG_RESULT = 1): actuator open, shorted, of the wrong type or wrong rated voltage"
             case .diagnosticFailed(let status):
-                "diagnostic: FAIL (DIAG_RESULT = 1, STATUS \(hexByte(status))): actuator open, shorted, or an LRA that does not resonate"
+                "diagnostic: FAIL (DIAG_RESULT = 1, STATUS \(Hex.literal(status, width: 2))): actuator open, shorted, or an LRA that does not resonate"
             }
         }
     }
@@ -80,4 +81,3 @@ public struct HardwareReport: Sendable {
 }
 
 func format(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
-func hexByte(_ b: UInt8) -> String { String(format: "0x%02X", b) }

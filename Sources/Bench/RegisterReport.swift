@@ -1,5 +1,6 @@
 import Actuators
 import DRV2605
+import Hex
 
 /// Register-level description of what bring-up and calibration wrote and read, for the
 /// bench engineer.
@@ -7,7 +8,7 @@ public enum RegisterReport {
     /// One register line: name, address, value, meaning — the address from the register map.
     public static func row(_ register: RegisterAddress, _ value: UInt8, _ meaning: String) -> String {
         let name = register.description.padding(toLength: 24, withPad: " ", startingAt: 0)
-        return "  \(name) = \(hexByte(value))  \(meaning)"
+        return "  \(name) = \(Hex.literal(value, width: 2))  \(meaning)"
     }
 
     /// What bring-up wrote (datasheet equations).

@@ -156,4 +156,3 @@ func locateActuatorProfile(_ argument: String) throws(CLIError) -> ActuatorProfi
 }
 
 func format(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
-func hexByte(_ b: UInt8) -> String { String(format: "0x%02X", b) }

@@ -4,6 +4,7 @@ import BridgeProtocol
 import FirmwareImage
 import Flashing
 import Foundation
+import Hex
 import JSON
 import Logging
 import DeviceInterface
@@ -150,17 +151,17 @@ struct FlashCommand: AsyncParsableCommand {
                 if !json {
                     try Console.out(
                         "would write \(loaded.byteCount) bytes of \(path) to the \(part.name): \(pages.count) pages of \(part.pageBytes) bytes, "
-                            + String(format: "0x%04X...0x%04X", start, end) + String(format: " (the application section ends at 0x%04X)", part.bootloaderStart - 1))
+                            + "\(Hex.literal(start, width: 4))...\(Hex.literal(end, width: 4)) (the application section ends at \(Hex.literal(part.bootloaderStart - 1, width: 4)))")
                     try Console.out(
                         "then the serial number \(given) to the EEPROM: \(record.count) bytes at EEPROM \(BoardSerialRecord.eepromAddress)...\(BoardSerialRecord.eepromAddress + record.count - 1) ("
-                            + record.map { String(format: "%02X", $0) }.joined(separator: " ") + "), replacing any serial there")
+                            + Hex.bytes(record, separator: " ") + "), replacing any serial there")
                     return
                 }
             }
             if json { try Console.write(JSONWriter.string(.object(report), pretty: false) + "\n", to: .output) } else {
                 try Console.out(
                     "would write \(loaded.byteCount) bytes of \(path) to the \(part.name): \(pages.count) pages of \(part.pageBytes) bytes, "
-                        + String(format: "0x%04X...0x%04X", start, end) + String(format: " (the application section ends at 0x%04X)", part.bootloaderStart - 1))
+                        + "\(Hex.literal(start, width: 4))...\(Hex.literal(end, width: 4)) (the application section ends at \(Hex.literal(part.bootloaderStart - 1, width: 4)))")
             }
             return
         }

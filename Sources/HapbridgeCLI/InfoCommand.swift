@@ -5,6 +5,7 @@ import DRV2605
 import DeviceInterface
 import Devices
 import Foundation
+import Hex
 import HostedBoard
 import JSON
 
@@ -73,7 +74,7 @@ public struct InfoCommand: AsyncParsableCommand {
             let usb: JSONValue = opened.usbBoard.map { b in
                 .fields([
                     "port": .string(b.portPath), "serial": b.serialNumber.map { .string($0) } ?? .null,
-                    "bcdDevice": .string(String(format: "0x%04x", b.bcdDevice)),
+                    "bcdDevice": .string(Hex.literal(b.bcdDevice, width: 4, case: .lower)),
                 ])
             } ?? .null
             let object = JSONValue.fields([
@@ -104,7 +105,7 @@ public struct InfoCommand: AsyncParsableCommand {
             try Console.write(JSONWriter.string(object, pretty: false) + "\n", to: .output)
             return
         }
-        let port: String = opened.usbBoard.map { ", USB port \($0.portPath), bcdDevice \(String(format: "0x%04x", $0.bcdDevice))" } ?? ""
+        let port: String = opened.usbBoard.map { ", USB port \($0.portPath), bcdDevice \(Hex.literal($0.bcdDevice, width: 4, case: .lower))" } ?? ""
         let chip: String
         if let id = identity.chipDeviceID {
             chip = identity.chip.map { "\($0) (DEVICE_ID \(id))" } ?? "DEVICE_ID \(id) (\(id == 0 ? ChipProbe.everyBitLow + " " : "")\(ChipProbe.expected))"
@@ -131,7 +132,7 @@ public struct InfoCommand: AsyncParsableCommand {
         }
         if let registerNote { lines.append("registers: \(registerNote)") }
         if let a = accelerometer {
-            let at = a.address.map { " at \(hexByte($0))" } ?? ""
+            let at = a.address.map { " at \(Hex.literal($0, width: 2))" } ?? ""
             let stream = a.settings.map {
                 "streamed at \(JSONWriter.format(Self.rateHz(code: $0.rateCode))) Hz, ±\(2 << Int($0.fullScaleCode)) g, while the engine plays"
             } ?? "not streamed"

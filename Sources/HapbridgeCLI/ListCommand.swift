@@ -4,6 +4,7 @@ import BridgeProtocol
 import DeviceInterface
 import Devices
 import Foundation
+import Hex
 import JSON
 import USBBridge
 
@@ -135,7 +136,7 @@ struct BoardEntry {
             "address": .string(address), "kind": .string(device.kind.rawValue), "usbID": .string(device.identity.usbID),
             "bus": .number(Double(device.port.bus)), "ports": .array(device.port.ports.map { .number(Double($0)) }),
             "deviceNumber": .number(Double(device.deviceAddress)),
-            "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(String(format: "0x%04x", device.bcdDevice)),
+            "serial": serial.map { .string($0) } ?? .null, "bcdDevice": .string(Hex.literal(device.bcdDevice, width: 4, case: .lower)),
             "status": .string(status), "message": message.map { .string($0) } ?? .null,
             "firmwareUpdate": id?.firmwareIsOlder == true ? .string(BoardIdentity.currentFirmwareVersion) : .null,
             "firmware": id.map { .string($0.firmwareVersion) } ?? .null, "protocol": id.map { .string($0.protocolVersion) } ?? .null,

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import USBBridge
 
 /// What `hapbridge --version` says: the host's own version, the protocol it speaks and
 /// the board versions it can talk to, and the USB identity it looks for.
@@ -10,11 +11,6 @@ enum HapbridgeVersion {
         let major = HostFrameEncoder.protocolMajor, minor = HostFrameEncoder.protocolMinor
         return "hapbridge \(host)\n"
             + "bridge protocol \(major).\(minor) (talks to boards at \(major).0 through \(major).\(minor); register access needs \(major).1)\n"
-            + "bridge board USB \(hex4(USBIdentity.vendorID)):\(hex4(USBIdentity.productID))"
-    }
-
-    static func hex4(_ v: UInt16) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+            + "bridge board USB \(USBKnownIdentity.usbID(vendorID: USBIdentity.vendorID, productID: USBIdentity.productID))"
     }
 }
