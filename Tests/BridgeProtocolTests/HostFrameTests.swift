@@ -1,4 +1,5 @@
 import BridgeProtocol
+import Foundation
 import Testing
 
 @Suite struct HostFrameTests {
@@ -28,5 +29,15 @@ import Testing
         // A board-only type from the host is a payload-length error for this direction.
         let reply = try? HostFrameEncoder.encode(sequence: 0, type: .syncReply, payload: [UInt8](repeating: 0, count: 12))
         #expect(throws: FrameDecodingError.self) { try HostFrame(decoding: reply ?? []) }
+    }
+
+    @Test("a frame's description lists its payload as hex bytes, two upper-case digits each, and names an unknown type by its number")
+    func descriptionsWriteHexAsTheProtocolDocumentDoes() throws {
+        var e = HostFrameEncoder()
+        let write = try HostFrame(decoding: e.registerWrite(at: 0x0102_0304, register: 0x1A, value: 0x0B))
+        let written = write.payload.map { String(format: "%02X", $0) }.joined(separator: " ")
+        #expect(write.description.hasSuffix(" #0 [\(written)]") && written.hasSuffix(" 1A 0B"), "\(write.description)")
+        #expect(FrameType(rawValue: 0x7E).description == "type 0x7E")
+        #expect(BridgeProtocolError.i2cAddress(0x80).description == "I2C address 0x80 is not a 7-bit address (at most 0x7F)")
     }
 }

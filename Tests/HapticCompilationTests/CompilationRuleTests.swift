@@ -193,4 +193,11 @@ import Testing
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(gaps.allSatisfy { $0 >= BoardIntake.writeSpacingMicroseconds })
     }
+
+    @Test("a command describes itself as the protocol document writes registers: two upper-case digits after 0x")
+    func commandDescriptions() {
+        #expect(DeviceCommand.register(0x1A, 0x03).description == "REG 0x1A = 0x03")
+        #expect(DeviceCommand.rtp(-5).description == "RTP -5")
+        #expect(DeviceCommand.stop.description == "STOP")
+    }
 }

@@ -170,4 +170,11 @@ import Testing
             #expect(failure(text) != nil, "\(text)")
         }
     }
+
+    @Test("a bad escape is named as the document wrote it: four digits, a control character's code point as U+ and \\u")
+    func badEscapesAreNamedAsWritten() {
+        #expect(failure("\"\\ud800\\u0041\"") == "1:2 high surrogate \\ud800 followed by \\u0041, which is not a low surrogate")
+        #expect(failure("\"\\udc00\"") == "1:2 lone low surrogate \\udc00 (no high surrogate before it)")
+        #expect(failure("\"a\u{01}\"")?.hasSuffix("control character U+0001 inside a string; write it as \\u0001") == true)
+    }
 }
