@@ -1,3 +1,5 @@
+import DeviceInterface
+
 /// What a probe of the chip at 0x5A means when it found no DRV260x, in the words a user
 /// at the bench needs: the board's probe (HELLO_REPLY's DEVICE_ID, 0xFF when nothing
 /// acknowledged) and the driver's own (`DRV2605Error.unknownDevice`) say it alike.
@@ -10,8 +12,9 @@ public enum ChipProbe {
     public static let everyBitLow = "every bit read 0, as when SDA is held low: are there pull-ups on SDA and SCL? is SDA shorted to GND?"
 
     /// What to check when nothing acknowledges 0x5A and the adapter has no advice of its
-    /// own (`FrameTransport.i2cNoAcknowledgeAdvice`, the FT232H's SDA on two pins).
-    public static let noAcknowledgeAdvice = "chip absent, unpowered, or SDA/SCL miswired?"
+    /// own (`FrameTransport.i2cNoAcknowledgeAdvice`, the FT232H's SDA on two pins): the
+    /// bus's general checks, as a NACK's `I2CError` gives them.
+    public static let noAcknowledgeAdvice = I2CError.noAcknowledgeAdvice
 
     /// The sentence for a probe that found DEVICE_ID `deviceID` (0xFF: no ACK), with the
     /// adapter's advice for a NACK where it has one.

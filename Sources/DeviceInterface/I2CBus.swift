@@ -115,10 +115,14 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A wait was cancelled.
     public static var cancelled: I2CError { I2CError(.cancelled) }
 
+    /// What to check when nothing acknowledges and the adapter has no advice of its own
+    /// (`FrameTransport.i2cNoAcknowledgeAdvice`): the general checks.
+    public static let noAcknowledgeAdvice = "chip absent, unpowered, or SDA/SCL miswired?"
+
     public var description: String {
         let at = address.map { Hex.literal($0, width: 2) } ?? "(unknown)"
         return switch kind {
-        case .addressNotAcknowledged: "no ACK from I2C address \(at) (\(advice ?? "chip absent, unpowered, or SDA/SCL miswired?"))"
+        case .addressNotAcknowledged: "no ACK from I2C address \(at) (\(advice ?? Self.noAcknowledgeAdvice))"
         case .dataNotAcknowledged: "I2C device \(at) did not acknowledge data for register \(register.map { Hex.literal($0, width: 2) } ?? "(unknown)")"
         case .adapterFailure: "I2C adapter failure: \(detail)"
         case .cancelled: "wait cancelled"
