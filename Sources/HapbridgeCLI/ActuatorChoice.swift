@@ -103,13 +103,15 @@ enum ActuatorChoice {
                 + "say which is wired with --actuator, e.g. `hapbridge \(command) --actuator \(stored[0]) …`; nothing was driven"
         }
         let names = ActuatorProfileLoader.availableNames()
-        let store =
+        // `calibrate` is itself the way to keep one: it is only told to name the profile.
+        let store: String? =
             serial == nil
             ? "its firmware states no serial, so no calibration can be kept for it (`hapbridge flash --serial S` gives it one)"
+            : command == "calibrate" ? nil
             : "or keep one for this board once with `hapbridge calibrate --actuator PROFILE --device \(address)`, which `\(command)` then uses"
         return "which actuator is wired to \(board) is unknown, and a profile's voltages set how hard the chip drives it: "
             + "give --actuator PROFILE (\(names.isEmpty ? "" : "shipped: \(names.joined(separator: ", ")); ")or your own .json); "
-            + "\(store); nothing was driven"
+            + (store.map { "\($0); " } ?? "") + "nothing was driven"
     }
 
     /// The serial a board states in HELLO_REPLY, asked on a link of its own that leaves
