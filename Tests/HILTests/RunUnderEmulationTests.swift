@@ -151,7 +151,7 @@ struct RunUnderEmulationTests {
         let device = "  - {name: dut, address: \"usb:1-1\", actuator: pmd-c10-100"
         try "bench: hub\ndevices:\n\(device), power: {uhubctl: {location: \"1-1\", port: 2}}}\n".write(toFile: "\(dir)/hub.yaml", atomically: true, encoding: .utf8)
         try "bench: none\ndevices:\n\(device)}\n".write(toFile: "\(dir)/none.yaml", atomically: true, encoding: .utf8)
-        try "suite: s\ntests:\n  - name: switched\n    steps:\n      - unplug:\n      - replug:\n      - play: ios.impact.light\n"
+        try "suite: s\ntests:\n  - name: switched\n    steps:\n      - unplug:\n      - replug:\n      - diagnose:\n"
             .write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
         let h = Repo.hapbridge
         let script = """

@@ -109,6 +109,13 @@ extension EmulatedBoards {
             let log = dir.appendingPathComponent("log.jsonl").path, record = dir.appendingPathComponent("record.json").path
             let run = try Emulate.bridge(
                 .elf, ["--log", log], [Self.hapbridge, "play", Emulate.packageRoot + "/Examples/Beethoven5.ahap", "--device", "usb", "--actuator", "pmd-c10-100", "--record", record])
+            // A host too loaded to send every command before its stamp (the ELF under simavr
+            // beside a whole test run) makes the play say so, exit 4: no firmware can land a
+            // command that reached it after its stamp. The precision is pinned when it did.
+            if run.status == 4 {
+                #expect(run.errors.contains("played late: "), "\(run)")
+                return
+            }
             #expect(run.status == 0, "\(run)")
             let sent = try #require(try Self.json(String(contentsOfFile: record, encoding: .utf8))["commands"] as? [[String: Any]])
             // An RTP that is the first command of its stamp is an event and latches on it;
