@@ -113,7 +113,17 @@ public final class BridgeLink {
     private var stampedFramesTotal = 0
     /// The sequence number the board's next frame should carry (it numbers its own).
     private var nextBoardSequence: UInt8?
-    private var statusRequestMark: Int?
+    /// For each QUEUE_STATUS request awaiting its reply, by its sequence number: how
+    /// many stamped frames had been sent when it went (what its free-slot count is
+    /// measured against).
+    private var statusRequestMarks: [UInt8: Int] = [:]
+    /// Stamped commands sent since the last QUEUE_STATUS request.
+    private var commandsSinceStatusRequest = 0
+    /// A QUEUE_STATUS request goes at least this often among stamped commands: its
+    /// reply accounts for the silent ones before it long before `SentFrames.commandRoom`
+    /// runs out (a board catching up after a stall takes them in faster than the
+    /// engine's periodic request comes).
+    public static let commandsPerStatusRequest = SentFrames.commandSpan / 3
     /// Frames an `async` wait set aside for whoever waits on them (ACKs).
     private var inbox: [LinkEvent] = []
 
@@ -194,7 +204,8 @@ public final class BridgeLink {
         delivery = Delivery(keepsItems: keepsDeliveredCommands)
         replacementAwaited = nil
         backoff = nil
-        statusRequestMark = nil
+        statusRequestMarks.removeAll()
+        commandsSinceStatusRequest = 0
         inbox.removeAll()
         openOptions = options
         discardedBeforeHello = transport.diagnostics?.discardedBytes ?? 0
@@ -308,10 +319,11 @@ public final class BridgeLink {
                 ledger.boardRan(through: q.lastExecutedStamp)
             }
             let lag = status.take(q)
+            let mark = statusRequestMarks.removeValue(forKey: q.lastAcceptedSequence)
             if backoff != nil {
                 // The board caught up once its queue is at least half free: the host's
                 // own count is good again.
-                backoff = Int(q.freeSlots) * 2 >= Int(q.capacity) ? nil : (Int(q.freeSlots), statusRequestMark ?? stampedFramesTotal)
+                backoff = Int(q.freeSlots) * 2 >= Int(q.capacity) ? nil : (Int(q.freeSlots), mark ?? stampedFramesTotal)
             }
             out.append(.queueStatus(q, lag: lag))
         } else if let r = f.i2cResult {
@@ -405,8 +417,14 @@ public final class BridgeLink {
 
     /// QUEUE_STATUS (it doubles as the keep-alive).
     public func requestQueueStatus() throws(BridgeLinkError) {
-        statusRequestMark = stampedFramesTotal
-        try send(encoder.queueStatusRequest())
+        try send(queueStatusRequest())
+    }
+
+    /// A QUEUE_STATUS request's frame, its mark noted.
+    private func queueStatusRequest() -> [UInt8] {
+        statusRequestMarks[encoder.nextSequence] = stampedFramesTotal
+        commandsSinceStatusRequest = 0
+        return encoder.queueStatusRequest()
     }
 
     /// Forgets the last QUEUE_STATUS, so `status.last` is the reply to the next request.
@@ -426,8 +444,8 @@ public final class BridgeLink {
         ledger.clear()
         replacementAwaited = nil
         backoff = nil
-        statusRequestMark = stampedFramesTotal
-        try send(encoder.stopAll() + encoder.queueStatusRequest())
+        let stop = encoder.stopAll()
+        try send(stop + queueStatusRequest())
     }
 
     /// The command frames among `accepted` were taken into the board's queue.
@@ -445,10 +463,11 @@ public final class BridgeLink {
 
     /// How many stamped commands may go now: the board's queue as the host counts it
     /// (two slots kept free, for a count without a reply), bounded after a refusal by
-    /// the board's own count.
+    /// the board's own count, and by the frames still unaccounted for (each answer
+    /// must name one frame: `SentFrames.commandRoom`).
     public func room(boardNow: Int64) -> Int {
         guard let capacity = identity?.queueCapacity, replacementAwaited == nil else { return 0 }
-        var free = capacity - 2 - ledger.inFlight(after: boardNow)
+        var free = min(capacity - 2 - ledger.inFlight(after: boardNow), frames.commandRoom)
         if let b = backoff { free = min(free, b.free - 2 - (stampedFramesTotal - b.mark)) }
         return max(0, free)
     }
@@ -477,8 +496,11 @@ public final class BridgeLink {
         // The transfer's frames are the next the link notes (`send`, nothing between).
         let late = Self.encode(
             retry, fresh, onTimeFrom: onTimeFrom, firstFrame: frames.nextIndex, into: &transfer, ledger: &ledger, encoder: &encoder)
-        try send(transfer, stamped: Array(retry) + Array(fresh))
         stampedFramesTotal += count
+        commandsSinceStatusRequest += count
+        // Its reply accounts for these commands, taken in without a word (`SentFrames`).
+        if commandsSinceStatusRequest >= Self.commandsPerStatusRequest { transfer += queueStatusRequest() }
+        try send(transfer, stamped: Array(retry) + Array(fresh))
         statistics.resent += retry.count
         statistics.lateAfterRefusal += late.resent
         statistics.stampedSent += fresh.count

@@ -8,10 +8,14 @@ import CHapbridgeProtocol
 /// (PROTOCOL.md: one decoder, one dispatch; a NAK, an ACK, REPLACED and QUEUE_STATUS
 /// are built as their frame is taken in). So an answer about frame N also says that
 /// every frame before N was taken in without a word: accepted. A sequence number
-/// names a frame only modulo 256, and a board that stalled can have more than 256
-/// frames waiting in the link; matching an answer to the **oldest** frame still
-/// unaccounted for with that number is exact whatever the backlog, where the newest
-/// (or "the last 100 ms of stamps") is not.
+/// names a frame only modulo 256, so an answer is matched exactly only while no two
+/// frames unaccounted for share a number and a type. A command frame is taken in
+/// silently, so it stays unaccounted for until a later answer: the link sends
+/// stamped commands only while fewer than `commandSpan` frames are unaccounted for
+/// (`commandRoom`), and asks for a QUEUE_STATUS among them often enough that the
+/// answers keep coming. Without that bound, a board catching up after a stall takes
+/// hundreds of commands in silently, and its refusal of the next would be matched to
+/// the one taken in 256 frames earlier, which would go again and run twice.
 ///
 /// I2C_RESULT of a read is the one answer that may come late (the board keeps a read
 /// waiting for a gap in the stream) and is left to `UntimedQueue`; SYNC_REPLY and
@@ -49,6 +53,16 @@ public struct SentFrames: Sendable {
 
     public var isEmpty: Bool { head == unresolved.count }
     public var count: Int { unresolved.count - head }
+
+    /// A sequence number names a frame modulo this.
+    public static let sequenceSpan = 1 << (8 * MemoryLayout<UInt8>.size)
+    /// Stamped commands go only while fewer frames than this are unaccounted for. The
+    /// rest of the span is kept for frames that go whatever the backlog (a STOP_ALL,
+    /// a status request, SYNC, keep-alive), each answered by type, not silently.
+    public static let commandSpan = sequenceSpan * 3 / 4
+    /// How many command frames may go now without two unaccounted-for frames sharing
+    /// a sequence number.
+    public var commandRoom: Int { max(0, Self.commandSpan - count) }
 
     /// The board has accounted for the frame with this index (or it was never sent in
     /// this session's book).
@@ -105,7 +119,9 @@ public struct SentFrames: Sendable {
     /// nothing here; the next frame's SEQ_GAP names what it cost.
     public mutating func refused(_ nak: BoardFrame.Nak) -> [(frame: Frame, verdict: Verdict)] {
         if nak.reason == .crc || (nak.reason == .length && nak.sequence == 0 && nak.type.rawValue == 0) { return [] }
-        guard let at = firstWaiting(sequence: nak.sequence, where: { _ in true }) else { return [] }
+        // The NAK carries the type byte as received: matched by type too, a keep-alive
+        // or a SYNC numbered alike is never taken for the command refused.
+        guard let at = firstWaiting(sequence: nak.sequence, where: { $0.type == nak.type }) else { return [] }
         var firstLost = at
         if nak.reason == .sequenceGap, nak.expectedSequence != nak.sequence,
             let lost = firstWaiting(sequence: nak.expectedSequence, where: { _ in true }), lost < at

@@ -31,7 +31,9 @@ public enum SimulatedTiming: Sendable, Equatable {
 /// 1 ms, round trips of 1-2 ms) plus an optional seeded jitter, in order. `unplug()` cuts it (the board keeps
 /// running on its own, as a real one would: its host-silence watchdog then stops the
 /// actuator); `replug()` restores it; `resetBoard()` power-cycles the board (a fresh
-/// firmware boot: clock from 0, session closed) and reports it as a reappearance.
+/// firmware boot: clock from 0, session closed) and reports it as a reappearance;
+/// `stall(forMicroseconds:)` holds the whole board, its clock included, as `emulate
+/// control stall` holds the ELF under simavr.
 public final class SimulatedBridgeDevice: FrameTransport {
     public struct Link: Sendable, Equatable {
         /// One-way delay host → board, µs.
@@ -71,6 +73,8 @@ public final class SimulatedBridgeDevice: FrameTransport {
     private var elapsedBeforeBoard: UInt64 = 0
     private var toBoard: [(at: UInt64, bytes: [UInt8])] = []
     private var toHost: [(at: UInt64, event: DeviceEvent)] = []
+    /// Link time until which the board is held (`stall`): no clock, no timer, no intake.
+    private var stalledUntil: UInt64 = 0
 
     public init(board: SimulatedBoard, link: Link = Link(), timing: SimulatedTiming = .virtual) {
         self.board = board
@@ -171,7 +175,8 @@ public final class SimulatedBridgeDevice: FrameTransport {
     /// Moves the board on, stopping at each delivery so every frame reaches the
     /// firmware at its own moment.
     public func advance(toLink target: UInt64) throws(DeviceError) {
-        while let next = toBoard.first?.at, next <= target {
+        // What arrives while the board is held waits for its end.
+        while let first = toBoard.first?.at, case let next = max(first, stalledUntil), next <= target {
             try step(toLink: next)
             deliver()
         }
@@ -181,12 +186,18 @@ public final class SimulatedBridgeDevice: FrameTransport {
 
     private func step(toLink t: UInt64) throws(DeviceError) {
         guard t > linkTime else { return }
+        if stalledUntil > linkTime {
+            // Held: link time passes, the board's own does not.
+            elapsedBeforeBoard += min(t, stalledUntil) - linkTime
+            guard t > linkTime else { return }
+        }
         do { try board.advance(to: t - elapsedBeforeBoard) } catch { throw .io(String(describing: error)) }
         collect()
     }
 
     private func deliver() {
         let now = linkTime
+        guard now >= stalledUntil else { return }
         while let first = toBoard.first, first.at <= now {
             toBoard.removeFirst()
             board.send(first.bytes)
@@ -223,6 +234,14 @@ public final class SimulatedBridgeDevice: FrameTransport {
         _ = board.receivedFrames()
         isPlugged = true
         toHost.append((linkTime, .reappeared))
+    }
+
+    /// The board's firmware is held for `microseconds` from now: its clock, timer and
+    /// USB intake stop (what the host sends waits), then it runs on from where it was,
+    /// its clock that far behind the host's.
+    public func stall(forMicroseconds microseconds: UInt64) {
+        catchUp()
+        stalledUntil = max(stalledUntil, linkTime + microseconds)
     }
 
     /// The board resets (watchdog, power glitch): a fresh boot behind the same link.

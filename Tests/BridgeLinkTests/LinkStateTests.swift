@@ -121,6 +121,22 @@ struct LinkStateTests {
         #expect(book.count == 1)
     }
 
+    @Test("a NAK names the frame by its number and its type (the type byte as received, PROTOCOL.md): a command refused is not taken for an unanswered keep-alive numbered alike")
+    func aRefusalNamesItsFrameByType() {
+        var book = SentFrames()
+        book.sent(frame(.keepAlive, 7))
+        for i in 1..<SentFrames.sequenceSpan { book.sent(frame(.keepAlive, UInt8(truncatingIfNeeded: 7 + i))) }
+        book.sent(frame(.commandRTP, 7, payload: [0, 0, 0, 0, 1]), stamped: [command(1)])
+        let verdicts = book.refused(BoardFrame.Nak(sequence: 7, reason: .queueFull, expectedSequence: 8, type: .commandRTP))
+        #expect(verdicts.count == SentFrames.sequenceSpan + 1)
+        #expect(verdicts.last?.frame.command == command(1) && verdicts.last?.verdict == .refused(.queueFull))
+        #expect(book.isEmpty)
+        // Commands go only while the numbers of what is unaccounted for stay distinct.
+        #expect(book.commandRoom == SentFrames.commandSpan)
+        for i in 0..<SentFrames.commandSpan { book.sent(frame(.keepAlive, UInt8(truncatingIfNeeded: i))) }
+        #expect(book.commandRoom == 0)
+    }
+
     @Test("the board's queue runs first in, first out: its count of what ran, its count of what it holds and REPLACED's of what it dropped settle each command's fate")
     func deliveryFollowsTheBoardsCounts() {
         var d = Delivery(keepsItems: true)

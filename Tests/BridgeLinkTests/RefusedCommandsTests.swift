@@ -83,4 +83,46 @@ struct RefusedCommandsTests {
         #expect(ran == sent)
         await engine.stop()
     }
+
+    @Test(
+        "a board held whole for 400 ms (its clock, timer and USB intake, as simavr holds the ELF) takes hundreds of commands in silently as it catches up: fewer frames than a sequence number spans are ever unaccounted for, so each refusal names its own command, and what the link says ran is exactly what the chip was written, once each, in order"
+    )
+    func aBoardHeldWholeHasEachRefusalNamed() async throws {
+        let p = try profile()
+        let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500))
+        var options = HapticEngine.Options(driving: .manual)
+        options.keepsSentCommandLog = true
+        options.overloadLagMicroseconds = 10_000_000
+        options.keepAliveMilliseconds = 5_000
+        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        try await engine.start()
+        // A drive change every millisecond for 3 s (as NothingLostTests' play at `--playback-rate 2`).
+        let player = try await engine.makePlayer(with: alternatingSteps(3_000, step: 0.001))
+        try await player.start(atTime: 0)
+        try await engine.advance(bySeconds: 0.3)
+        await engine.withDevice { ($0 as? SimulatedBridgeDevice)?.stall(forMicroseconds: 400_000) }
+        var mostUnaccounted = 0
+        for _ in 0..<3_500 {
+            try await engine.advance(bySeconds: 0.001)
+            mostUnaccounted = max(mostUnaccounted, await engine.withLink { $0.frames.count })
+        }
+        #expect(mostUnaccounted < SentFrames.sequenceSpan, "\(mostUnaccounted) frames unaccounted for at once")
+        #expect(await engine.settleDelivery())
+        let s = await engine.statistics
+        #expect(s.refusals[.queueFull] > 0, "the board refused nothing: \(s.refusals)")
+        #expect(s.commandsUndelivered == 0, "\(s)")
+
+        let ran = await engine.ranCommands.compactMap { c -> Int8? in
+            if case .rtp(let a) = c.command { return a }
+            return nil
+        }
+        let firstStamp = await engine.sentCommands.first?.time ?? 0
+        let written = await onSimulatedBoard(engine) { board in
+            board.registerWrites.filter { $0.register == 0x02 && Int64($0.boardTime) >= firstStamp }.map { Int8(bitPattern: $0.value) }
+        }
+        let running = await engine.isRunning
+        #expect(written.count > 2_000, "\(s) running \(running)")
+        #expect(written == ran, "the chip got \(written.count) drive values, the link says \(ran.count) ran")
+        await engine.stop()
+    }
 }
