@@ -69,8 +69,12 @@ public final class BridgeLink {
     /// Where the board was opened (`usb:1-2`, `sim`): where `enterBootloader` says it went.
     public let address: String?
     /// How long a reply may take before the board counts as not answering. Generous:
-    /// a full-speed round trip is 1-2 ms, an untimed 32-byte read ~1 ms on the bus.
-    public var replyTimeoutMicroseconds: UInt64 = 500_000
+    /// a full-speed round trip is 1-2 ms, an untimed 32-byte read ~1 ms on the bus, but
+    /// a host loaded to its limit (a CI runner, an emulated board sharing its cores) can
+    /// hold either end off the CPU for hundreds of milliseconds: a slow host is not a
+    /// dead board.
+    public static let defaultReplyTimeoutMicroseconds: UInt64 = 2_000_000
+    public var replyTimeoutMicroseconds: UInt64 = defaultReplyTimeoutMicroseconds
     /// Asked while an `async` method waits: a reason to give up now ("interrupted by
     /// SIGINT"), or nil to go on. Waits are cut into steps of at most
     /// `interruptionCheckMicroseconds` while it is set.

@@ -16,6 +16,9 @@ public struct FT232HAdapter: HostedAdapter {
 
     public init() {}
 
+    /// The hapbridge subcommand that runs the guardian (`GuardFT232HCommand`).
+    public static let guardianSubcommand = "guard-ft232h"
+
     /// `HAPBRIDGE_FT232H_TIMING` set: the stamped writes' lateness on standard error at close.
     static let timingSwitch = "HAPBRIDGE_FT232H_TIMING"
 
@@ -33,8 +36,22 @@ public struct FT232HAdapter: HostedAdapter {
         do { port = try FT232HHostedI2C(serial: named, sclHz: settings.i2cClockHz) } catch {
             throw .open(DeviceError.notFound("\(address): \(error.description)"))
         }
+        let command: GuardianCommand?
+        switch settings.guardian {
+        case .none: command = nil
+        case .command(let c): command = c
+        case .installed:
+            guard let found = GuardianCommand.installedHapbridge(arguments: [Self.guardianSubcommand]) else {
+                port.shutDown()
+                throw .refused(
+                    "\(address): no hapbridge executable beside this program or on PATH to run the FT232H's guardian "
+                        + "(`hapbridge \(Self.guardianSubcommand)`): without it nothing would stop the chip if this program died, "
+                        + "were stopped or hung, so it is not driven (install hapbridge, or open with HostedAdapterSettings(guardian: .none) to drive unguarded)")
+            }
+            command = found
+        }
         var guardian: FT232HGuardian?
-        if let command = settings.guardian {
+        if let command {
             do throws(FT232HGuardianError) {
                 guard let node = port.usbDevicePath else { throw .spawn("libusb did not say which device node the FT232H is") }
                 guardian = try FT232HGuardian(command: command, usbfs: node, sclHz: settings.i2cClockHz, serial: named)

@@ -12,7 +12,7 @@ import RealTime
 /// node it is given.
 struct GuardFT232HCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "guard-ft232h", abstract: "Stop the DRV2605 on an FT232H once the player that started this can no longer.",
+        commandName: FT232HAdapter.guardianSubcommand, abstract: "Stop the DRV2605 on an FT232H once the player that started this can no longer.",
         shouldDisplay: false)
 
     @Option(help: "The player's process ID.")
@@ -31,9 +31,9 @@ struct GuardFT232HCommand: ParsableCommand {
     /// (`/proc/self/exe`, which exec follows to the running binary even if it was
     /// replaced on disk since). `HAPBRIDGE_FT232H_GUARDIAN=off` plays without one (what
     /// the tests use to show the chip keeps driving when an unguarded player dies).
-    static func command() -> FT232HGuardian.Command? {
-        if ProcessInfo.processInfo.environment["HAPBRIDGE_FT232H_GUARDIAN"] == "off" { return nil }
-        return FT232HGuardian.Command(executable: "/proc/self/exe", arguments: ["guard-ft232h"])
+    static func command() -> GuardianChoice {
+        if ProcessInfo.processInfo.environment["HAPBRIDGE_FT232H_GUARDIAN"] == "off" { return .none }
+        return .command(FT232HGuardian.Command(executable: "/proc/self/exe", arguments: [FT232HAdapter.guardianSubcommand]))
     }
 
     func validate() throws {

@@ -1,4 +1,5 @@
 import DeviceInterface
+import Foundation
 
 /// An I2C adapter with no microcontroller of its own (a USB-to-I2C bridge), which the
 /// device catalog opens by its address scheme and plays through the firmware core hosted
@@ -27,14 +28,27 @@ public struct HostedAdapterSettings: Sendable, Equatable {
     /// The I2C clock (Hz) the host drives the bus at: 400 kHz (the DRV2605's fast mode)
     /// or 100 kHz (long wires, weak pull-ups).
     public var i2cClockHz: Double
-    /// What starts the adapter's watchdog process (nil: none; the caller chose to drive
-    /// unguarded).
-    public var guardian: GuardianCommand?
+    /// What starts the adapter's watchdog process. The default is the installed
+    /// hapbridge's: a program that opens an adapter through the library is guarded as
+    /// `hapbridge play` is, or not driven at all.
+    public var guardian: GuardianChoice
 
-    public init(i2cClockHz: Double = 400_000, guardian: GuardianCommand? = nil) {
+    public init(i2cClockHz: Double = 400_000, guardian: GuardianChoice = .installed) {
         self.i2cClockHz = i2cClockHz
         self.guardian = guardian
     }
+}
+
+/// Which watchdog process a hosted adapter starts beside the player.
+public enum GuardianChoice: Sendable, Equatable {
+    /// The adapter's own guardian, run by the `hapbridge` executable beside this
+    /// program, else the first on PATH; with none found, the adapter is not driven.
+    case installed
+    /// This command.
+    case command(GuardianCommand)
+    /// None: the caller chose to drive unguarded (nothing stops the chip if the
+    /// player dies).
+    case none
 }
 
 /// What starts a watchdog process: the program and the arguments before the ones the
@@ -45,6 +59,25 @@ public struct GuardianCommand: Sendable, Equatable {
     public init(executable: String, arguments: [String]) {
         self.executable = executable
         self.arguments = arguments
+    }
+}
+
+extension GuardianCommand {
+    /// The `hapbridge` executable a library user's program runs guardians with: the one
+    /// beside the program (a SwiftPM build directory, an installed prefix's bin), else
+    /// the first executable `hapbridge` on PATH; nil when there is none.
+    public static func installedHapbridge(arguments: [String]) -> GuardianCommand? {
+        let name = "hapbridge"
+        var directories: [String] = []
+        if let program = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append((program as NSString).deletingLastPathComponent)
+        }
+        directories += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for directory in directories where !directory.isEmpty {
+            let path = (directory as NSString).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: path) { return GuardianCommand(executable: path, arguments: arguments) }
+        }
+        return nil
     }
 }
 

@@ -10,6 +10,7 @@
 //                                          reading a register 400 times a second through
 //                                          the engine's bus; prints
 //   reads=N answered=N wrong=N sent=N late=N underruns=N rejected=N queueFull=N resent=N lateAfterRefusal=N running=B roundTripUs=MIN/MAX
+//   and, if the engine stopped before the end, `stopped reason=REASON`
 import Actuators
 import DeviceInterface
 import Devices
@@ -33,12 +34,23 @@ final class Events: @unchecked Sendable {
     var state: (stopped: StoppedReason?, reset: Bool, finished: Bool) { lock.withLock { (stopped, reset, finished) } }
 }
 
+/// The engine's stop reason, set from its handler's thread.
+final class StopReasonBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reason: String?
+    func set(_ r: String) { lock.withLock { reason = reason ?? r } }
+    var value: String? { lock.withLock { reason } }
+}
+
 /// Register reads at 400 a second while the engine streams `events` drive changes.
 @MainActor func readsWhileStreaming(events: Int) async -> Int32 {
     do {
         let profile = try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile)
         let opened = try DeviceCatalog().open(.usb(.any), simulated: .init(actuator: profile))
         let engine = HapticEngine(link: opened.takeLink(), actuator: profile)
+        // Why the engine stopped, if it did: said on the line, so a stream that ended early explains itself.
+        let stopped = StopReasonBox()
+        await engine.setStoppedHandler { reason in stopped.set("\(reason)") }
         try await engine.start()
         let bus = engine.i2cBus
         // RATED_VOLTAGE: written by the engine's setup, never read by the firmware.
@@ -66,6 +78,7 @@ final class Events: @unchecked Sendable {
             "reads=\(reads) answered=\(s.untimedAnswered - 1) wrong=\(wrong) sent=\(s.commandsSent) late=\(s.lateCommands) "
                 + "underruns=\(s.boardUnderruns) rejected=\(s.rejectedFrames) queueFull=\(s.refusals[.queueFull]) resent=\(s.resentCommands) "
                 + "lateAfterRefusal=\(s.lateAfterRefusal) running=\(running) roundTripUs=\(rtt)")
+        if let reason = stopped.value { say("stopped reason=\(reason)") }
         return 0
     } catch {
         say("error \(error)")

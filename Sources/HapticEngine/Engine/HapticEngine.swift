@@ -117,7 +117,7 @@ public actor HapticEngine {
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
             controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = 30_000,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
-            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = 2_000_000,
+            queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = Int64(BridgeLink.defaultReplyTimeoutMicroseconds),
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
         ) {
             self.leadMarginMicroseconds = leadMarginMicroseconds
