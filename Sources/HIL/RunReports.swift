@@ -3,7 +3,8 @@ import Foundation
 import JSON
 import Measurements
 
-/// The run's record as JSON (`hapbridge run --json`) and as JUnit XML (`--junit`).
+/// The run's record as JSON (`hapbridge run --json`); as JUnit XML (`--junit`,
+/// JUnitReport.swift) and OpenMetrics (`--metrics`, OpenMetricsReport.swift).
 public enum RunReports {
     public static let schema = "hapbridge-hil-run/1"
 
@@ -33,17 +34,7 @@ public enum RunReports {
                             .fields([
                                 "number": .number(Double(a.number)), "reason": .string(a.reason.rawValue), "verdict": .string(a.verdict.rawValue),
                                 "message": str(a.message), "seconds": .number(a.seconds),
-                                "steps": .array(
-                                    a.steps.map { s in
-                                        .fields([
-                                            "index": .number(Double(s.index)), "step": .string(s.kind.rawValue), "label": .string(s.label),
-                                            "verdict": .string(s.verdict.rawValue), "message": str(s.message), "seconds": .number(s.seconds),
-                                            "measurements": .array(s.measurements.map { measurement($0) }),
-                                            "figures": .array(s.figures.map { .fields(["name": .string($0.name), "unit": .string($0.unit.rawValue), "value": .number($0.value)]) }),
-                                            // Where the step's acceleration figures came from: sensor or model.
-                                            "acceleration": s.accelerationProvenance.map { .object($0.jsonFields) } ?? .null,
-                                        ])
-                                    }),
+                                "steps": .array(a.steps.map { step($0) }),
                             ])
                         }),
                 ])
@@ -64,6 +55,22 @@ public enum RunReports {
         return formatter.string(from: date)
     }
 
+    static func step(_ s: StepResult) -> JSONValue {
+        .fields([
+            "index": .number(Double(s.index)), "step": .string(s.kind.rawValue), "label": .string(s.label),
+            "verdict": .string(s.verdict.rawValue), "message": s.message.map { .string($0) } ?? .null, "seconds": .number(s.seconds),
+            "measurements": .array(s.measurements.map { measurement($0) }),
+            "figures": .array(s.figures.map { figure($0, source: s.figureSource) }),
+            // Where the step's acceleration figures came from: sensor or model.
+            "acceleration": s.accelerationProvenance.map { .object($0.jsonFields) } ?? .null,
+        ])
+    }
+
+    /// A figure: its name, unit and value, and where it came from (`FigureSource.label`).
+    static func figure(_ f: BenchMeasurement, source: FigureSource) -> JSONValue {
+        .fields(["name": .string(f.name), "unit": .string(f.unit.rawValue), "value": .number(f.value), "source": .string(source.label)])
+    }
+
     static func measurement(_ m: MeasuredResult) -> JSONValue {
         .fields([
             "name": .string(m.limit.name), "figure": .string(m.limit.figure.rawValue), "unit": .string(m.limit.unit.rawValue),
@@ -71,101 +78,6 @@ public enum RunReports {
             "high": m.limit.high.map { .number($0) } ?? .null, "marginal": m.limit.marginal.map { .number($0) } ?? .null,
             "verdict": .string(m.verdict.rawValue), "note": m.note.map { .string($0) } ?? .null,
         ])
-    }
-
-    /// JUnit XML as the common schema (Jenkins' / Ant's junit.xsd) has it: one
-    /// <testsuite> per script, one <testcase> per test. That schema gives properties to
-    /// a suite only, so each test's measurements (of its last attempt) are the suite's
-    /// properties named "test › measurement" (value with unit, limits, verdict); FAIL
-    /// is <failure> and ERROR <error> with the measured value in the message; SKIP is
-    /// <skipped>; every attempt, with its measurements, in the test's <system-out>.
-    public static func junit(_ r: RunRecord) -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let time = { (s: Double) in String(format: "%.3f", s) }
-        out += "<testsuites name=\"\(xml(r.bench.name))\" tests=\"\(r.tests.count)\" failures=\"\(r.count(.fail))\" errors=\"\(r.count(.error))\" skipped=\"\(r.count(.skipped))\" time=\"\(time(r.seconds))\">\n"
-        var suites: [(name: String, file: String, tests: [TestResult])] = []
-        for t in r.tests {
-            if let i = suites.firstIndex(where: { $0.file == t.file && $0.name == t.suite }) { suites[i].tests.append(t) } else { suites.append((t.suite, t.file, [t])) }
-        }
-        for (i, s) in suites.enumerated() {
-            let failures = s.tests.filter { $0.verdict == .fail }.count, errors = s.tests.filter { $0.verdict == .error }.count
-            let skipped = s.tests.filter { $0.verdict == .skipped }.count
-            out += "  <testsuite name=\"\(xml(s.name))\" id=\"\(i)\" package=\"\(xml(r.bench.name))\" hostname=\"\(xml(r.bench.name))\" timestamp=\"\(timestamp)\" tests=\"\(s.tests.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(time(s.tests.reduce(0) { $0 + $1.seconds }))\">\n"
-            out += "    <properties>\n"
-            out += "      <property name=\"bench\" value=\"\(xml(r.bench.name))\"/>\n"
-            for d in r.devices {
-                out += "      <property name=\"device.\(xml(d.name))\" value=\"\(xml(d.address)) serial \(xml(d.serialNumber ?? "?")) firmware \(xml(d.firmwareVersion ?? "?"))\"/>\n"
-            }
-            // The measurements, as "test › name": junit.xsd has properties on a suite only.
-            for t in s.tests {
-                for m in t.attempts.last?.steps.flatMap(\.measurements) ?? [] {
-                    out += "      <property name=\"\(xml("\(t.name) › \(m.limit.name)"))\" value=\"\(xml(measuredText(m)))\"/>\n"
-                }
-                // …and where each measuring step's acceleration came from (sensor or model).
-                for step in t.attempts.last?.steps ?? [] {
-                    guard let p = step.accelerationProvenance else { continue }
-                    out += "      <property name=\"\(xml("\(t.name) › step \(step.index + 1) \(step.kind.rawValue) source"))\" value=\"\(xml(p.text))\"/>\n"
-                }
-            }
-            out += "    </properties>\n"
-            for t in s.tests {
-                out += "    <testcase name=\"\(xml(t.name))\" classname=\"\(xml(s.name))\" time=\"\(time(t.seconds))\">\n"
-                let message = xml(t.message ?? t.verdict.rawValue)
-                switch t.verdict {
-                case .fail: out += "      <failure message=\"\(message)\" type=\"FAIL\">\(message)</failure>\n"
-                case .error: out += "      <error message=\"\(message)\" type=\"ERROR\">\(message)</error>\n"
-                case .skipped: out += "      <skipped message=\"\(message)\"/>\n"
-                case .pass, .marginal: break
-                }
-                let log = t.attempts.map { a in
-                    "attempt \(a.number) (\(a.reason.rawValue)): \(a.verdict.rawValue)\n"
-                        + a.steps.map { step in
-                            "  step \(step.index + 1) \(step.label): \(step.verdict.rawValue)\(step.message.map { " — \($0)" } ?? "")"
-                                + step.measurements.map { "\n    \($0.limit.name) = \(measuredText($0))" }.joined()
-                        }.joined(separator: "\n")
-                }.joined(separator: "\n")
-                if !log.isEmpty { out += "      <system-out>\(xml(log))</system-out>\n" }
-                out += "    </testcase>\n"
-            }
-            out += "    <system-out></system-out>\n    <system-err></system-err>\n"
-            out += "  </testsuite>\n"
-        }
-        out += "</testsuites>\n"
-        return out
-    }
-
-    /// "10.910 ms [x ≤ 20 ms] PASS".
-    static func measuredText(_ m: MeasuredResult) -> String {
-        let v = m.value.map { "\(m.limit.unit.format($0))\(m.limit.unit.suffix)" } ?? "not measured (\(m.note ?? "?"))"
-        return "\(v) [\(m.limit.text)] \(m.verdict.rawValue)"
-    }
-
-    /// ISO 8601 without a zone, as junit.xsd's timestamp wants.
-    static var timestamp: String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        return f.string(from: Date())
-    }
-
-    /// Text for an XML attribute or element: the five entities escaped, and control
-    /// characters XML 1.0 cannot carry replaced.
-    static func xml(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            default: out.unicodeScalars.append(u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF ? "?" : u)
-            }
-        }
-        return out
     }
 }
 

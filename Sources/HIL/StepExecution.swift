@@ -107,7 +107,7 @@ enum StepExecution {
                 throw .error("\(slot.spec.name) (\(slot.spec.address)) did not come back within \(Limit.format(replugWaitSeconds)) s of being plugged in\(how.map { " (\($0))" } ?? "")")
             }
             var o = StepOutcome(message: how.map { "plugged in (\($0)); back on USB after \(String(format: "%.1f", took)) s" } ?? "already plugged in")
-            o.figures = [BenchMeasurement(name: "back on USB after", unit: .milliseconds, value: (took * 1000).rounded())]
+            o.figures = [BenchMeasurement(name: replugFigure, unit: .milliseconds, value: (took * 1000).rounded())]
             return o
         }
     }
@@ -115,6 +115,9 @@ enum StepExecution {
     /// How long a replugged board has to enumerate again: a real board within a
     /// second or two; the emulated ELF board boots its harness first.
     static let replugWaitSeconds = 30.0
+
+    /// The figure a `replug` step on USB records: how long the board took to be back.
+    static let replugFigure = "back on USB after"
 
     /// A sweep's figures: f0 and Q of the fitted resonance, and the bandwidth where
     /// both −3 dB points lay inside the range; what could not be fitted, with why.

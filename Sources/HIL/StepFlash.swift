@@ -14,6 +14,8 @@ import Measurements
 enum StepFlash {
     /// The part every bridge board carries (Hardware/boards).
     static let part = AVRPart.atmega32u4
+    /// The figures a flash step records: the bytes programmed and the bytes read back equal.
+    static let writtenFigure = "written", verifiedFigure = "verified"
 
     static func run(image: String?, on slot: DeviceSlot, scriptDirectory: String, note: @escaping @Sendable (String) -> Void) async throws(StepProblem)
         -> StepOutcome
@@ -39,8 +41,8 @@ enum StepFlash {
             return StepOutcome(
                 message: message,
                 figures: [
-                    BenchMeasurement(name: "written", unit: .bytes, value: Double(done.report.writtenBytes)),
-                    BenchMeasurement(name: "verified", unit: .bytes, value: Double(done.report.verifiedBytes)),
+                    BenchMeasurement(name: writtenFigure, unit: .bytes, value: Double(done.report.writtenBytes)),
+                    BenchMeasurement(name: verifiedFigure, unit: .bytes, value: Double(done.report.verifiedBytes)),
                 ])
         } catch {
             throw .error("flash: \(error.message)")

@@ -61,7 +61,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write JUnit XML to this file (- for standard output).")
     public var junit: String?
 
-    @Option(help: ArgumentHelp("Write an SVG plot of each play, measure and sweep step into this directory.", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Write an SVG plot of each play, measure and sweep step into this directory (JUnit attaches them).", valueName: "DIR"))
     public var plots: String?
 
     @Option(help: "The whole run's time limit, s.")
@@ -97,8 +97,12 @@ public struct RunCommand: AsyncParsableCommand {
         if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read once: give it as BENCH or as one TEST")
         }
-        if let json, let junit, OutputFile.sameDestination(json, junit) {
-            throw ValidationError("--json and --junit name the same destination (\(json == "-" ? "standard output" : json)): the second would overwrite or run into the first; give each its own")
+        let outputs = [("--json", json), ("--junit", junit)].compactMap { o in o.1.map { (o.0, $0) } }
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] where OutputFile.sameDestination(a.1, b.1) {
+                throw ValidationError(
+                    "\(a.0) and \(b.0) name the same destination (\(a.1 == "-" ? "standard output" : a.1)): the second would overwrite or run into the first; give each its own")
+            }
         }
     }
 
@@ -171,9 +175,15 @@ public struct RunCommand: AsyncParsableCommand {
                 failed = true
             }
         }
+        // Plots first: JUnit attaches those that were written.
+        var written: RunPlots?
+        if let plots {
+            var made = RunPlots(directory: plots)
+            try deliver { try writePlots(record, into: &made) }
+            written = made
+        }
         if let jsonFile { try deliver { try jsonFile.write(RunReports.json(record)) } }
-        if let junitFile { try deliver { try junitFile.write(RunReports.junit(record)) } }
-        if let plots { try deliver { try writePlots(record, into: plots) } }
+        if let junitFile { try deliver { try junitFile.write(RunReports.junit(record, plots: written)) } }
         try Interruption.shared.exitIfInterrupted()
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
         switch record.verdict {
@@ -226,12 +236,13 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// One SVG per play, measure or sweep step of each test's last attempt, named
-    /// `NN-test-stepM.svg` (the test's index in the run, the step's index): the
-    /// acceleration and drive of a play, the magnitude response of a sweep with f0 and
-    /// the −3 dB points marked (as `hapbridge sweep --plot` draws it).
-    func writePlots(_ record: RunRecord, into directory: String) throws {
-        try Self.preparePlots(directory)  // made before the run; made again if it went meanwhile
+    /// One SVG per play, measure or sweep step of each test's last attempt, named as
+    /// `RunPlots` says (`NN-test-stepM.svg`: the test's place in the run, the step's):
+    /// the acceleration and drive of a play, the magnitude response of a sweep with f0
+    /// and the −3 dB points marked (as `hapbridge sweep --plot` draws it). Each one
+    /// written is noted in `plots`, so a failure part way keeps those before it.
+    func writePlots(_ record: RunRecord, into plots: inout RunPlots) throws {
+        try Self.preparePlots(plots.directory)  // made before the run; made again if it went meanwhile
         for (i, t) in record.tests.enumerated() {
             for s in t.attempts.last?.steps ?? [] {
                 let title = "\(t.suite) › \(t.name): \(s.label)", subtitle = "\(s.verdict.rawValue) on \(t.device)"
@@ -245,9 +256,9 @@ public struct RunCommand: AsyncParsableCommand {
                 } else {
                     continue
                 }
-                let slug = String(t.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
-                let file = String(format: "%@/%02d-%@-step%d.svg", directory, i + 1, slug, s.index + 1)
+                let file = plots.path(testIndex: i, test: t, stepIndex: s.index)
                 try OutputFile(file, purpose: "plot").write(plot.svg())
+                plots.wrote(file, testIndex: i, stepIndex: s.index)
             }
         }
     }

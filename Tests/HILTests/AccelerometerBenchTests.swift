@@ -60,8 +60,8 @@ struct AccelerometerBenchTests {
         let sa = try #require(s["acceleration"] as? [String: Any]), ma = try #require(m["acceleration"] as? [String: Any])
         #expect(sa["source"] as? String == "sensor" && sa["sourceDevice"] as? String == "LIS3DH" && (sa["samples"] as? Double ?? 0) > 600)
         #expect(ma["source"] as? String == "model" && ma["sourceDevice"] as? String == "simulated sled")
-        #expect(sensor.junit.contains("name=\"buzz › step 1 measure source\" value=\"sensor (LIS3DH, "), "\(sensor.junit)")
-        #expect(model.junit.contains("name=\"buzz › step 1 measure source\" value=\"model (simulated sled)\""), "\(model.junit)")
+        #expect(sensor.junit.contains("name=\"buzz [dut] › step 1 measure source\" value=\"sensor (LIS3DH, "), "\(sensor.junit)")
+        #expect(model.junit.contains("name=\"buzz [dut] › step 1 measure source\" value=\"model (simulated sled)\""), "\(model.junit)")
         let ps = try #require(peak(s)), pm = try #require(peak(m))
         #expect(abs(ps - pm) <= 0.03 * pm + 0.025, "peak: sensor \(ps) g, model \(pm) g")
     }

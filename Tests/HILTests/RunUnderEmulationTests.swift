@@ -126,7 +126,7 @@ struct RunUnderEmulationTests {
         let cases = suites.flatMap { $0.elements(forName: "testcase") }
         #expect(cases.count == 4)
         let errored = cases.filter { !$0.elements(forName: "error").isEmpty }.compactMap { $0.attribute(forName: "name")?.stringValue }
-        #expect(Set(errored) == Set(["unplugged mid-test", "a refused image"] + (playedLate ? ["back after replug"] : [])), "\(errored)")
+        #expect(Set(errored) == Set(["unplugged mid-test [dut]", "a refused image [dut]"] + (playedLate ? ["back after replug [dut]"] : [])), "\(errored)")
     }
 
     @Test(

@@ -191,10 +191,10 @@ import Testing
         func test(_ name: String) -> [String: Any]? { tests.first { $0["name"] as? String == name } }
         func attempts(_ name: String) -> [[String: Any]] { test(name)?["attempts"] as? [[String: Any]] ?? [] }
 
-        /// The message of the JUnit `<error>` of a test case.
+        /// The message of the JUnit `<error>` of a test case (on the benches' device "dut").
         func junitError(_ name: String) -> String? {
             let cases = (junit.rootElement()?.elements(forName: "testsuite") ?? []).flatMap { $0.elements(forName: "testcase") }
-            return cases.first { $0.attribute(forName: "name")?.stringValue == name }?.elements(forName: "error").first?.attribute(forName: "message")?.stringValue
+            return cases.first { $0.attribute(forName: "name")?.stringValue == "\(name) [dut]" }?.elements(forName: "error").first?.attribute(forName: "message")?.stringValue
         }
     }
 
