@@ -11,7 +11,7 @@ import Plot
 public struct RunCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run HIL test scripts (YAML) on a bench file's devices: measurements against limits, a JSON record, JUnit XML.",
+        abstract: "Run HIL test scripts (YAML) on a bench file's devices: measurements against limits, a JSON record, JUnit XML, OpenMetrics.",
         discussion: """
             BENCH names the devices by address (sim, usb:SERIAL, usb:BUS-PORT), the actuator on each, the fixture \
             and feature tags; each TEST is a suite of tests, each a list of steps (calibrate, diagnose, play, measure, \
@@ -32,7 +32,7 @@ public struct RunCommand: AsyncParsableCommand {
             (exit 10) naming its holder (user, host, pid, command, since when); --wait [SECONDS] queues for it \
             instead (alone: up to one week). SIGINT, SIGTERM or SIGHUP ends the step under way at once (its \
             actuator stopped; a flash runs to its end), ends its test as an ERROR "interrupted by SIGINT", runs \
-            nothing more, writes the summary, --json, --junit and --plots of what ran and releases the locks; a \
+            nothing more, writes the summary, --json, --junit, --metrics and --plots of what ran and releases the locks; a \
             second signal exits at once (the kernel releases the locks); during --wait it ends the wait. \
             Exit status: \(Status.summary)
             """)
@@ -60,6 +60,12 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Write JUnit XML to this file (- for standard output).")
     public var junit: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write every figure as OpenMetrics text to this file (- for standard output): a gauge per figure with its limits and verdict, for GitLab's metrics report and Prometheus.",
+            valueName: "file"))
+    public var metrics: String?
 
     @Option(help: ArgumentHelp("Write an SVG plot of each play, measure and sweep step into this directory (JUnit attaches them).", valueName: "DIR"))
     public var plots: String?
@@ -97,7 +103,7 @@ public struct RunCommand: AsyncParsableCommand {
         if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read once: give it as BENCH or as one TEST")
         }
-        let outputs = [("--json", json), ("--junit", junit)].compactMap { o in o.1.map { (o.0, $0) } }
+        let outputs = [("--json", json), ("--junit", junit), ("--metrics", metrics)].compactMap { o in o.1.map { (o.0, $0) } }
         for (i, a) in outputs.enumerated() {
             for b in outputs[(i + 1)...] where OutputFile.sameDestination(a.1, b.1) {
                 throw ValidationError(
@@ -128,6 +134,7 @@ public struct RunCommand: AsyncParsableCommand {
         Interruption.install()
         let jsonFile = try json.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JSON record") }
         let junitFile = try junit.map { (p) throws(CLIError) in try OutputFile(p, purpose: "JUnit XML") }
+        let metricsFile = try metrics.map { (p) throws(CLIError) in try OutputFile(p, purpose: "OpenMetrics figures") }
         if let plots { try Self.preparePlots(plots) }
         // Everything the files ask for is checked before any board is touched: the
         // bench, its actuators, the scripts and what they name (`TestScript.check`).
@@ -184,6 +191,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if let jsonFile { try deliver { try jsonFile.write(RunReports.json(record)) } }
         if let junitFile { try deliver { try junitFile.write(RunReports.junit(record, plots: written)) } }
+        if let metricsFile { try deliver { try metricsFile.write(RunReports.openMetrics(record)) } }
         try Interruption.shared.exitIfInterrupted()
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
         switch record.verdict {

@@ -2,11 +2,12 @@ import Foundation
 import FoundationXML
 import Testing
 
-/// `hapbridge run --junit` as CI reads it, through the built executable on
-/// Examples/hil's simulated bench: the JUnit XML against Jenkins' junit-10.xsd
-/// (xmllint) and as GitLab keys and shows it, checked against the JSON record of the
-/// same run.
-@Suite("hapbridge run: JUnit for CI")
+/// `hapbridge run --junit` and `--metrics` as CI reads them, through the built
+/// executable on Examples/hil's simulated bench: the JUnit XML against Jenkins'
+/// junit-10.xsd (xmllint) and as GitLab keys and shows it, the OpenMetrics text through
+/// prometheus_client's own parser (Debian's python3-prometheus-client), each checked
+/// against the JSON record of the same run.
+@Suite("hapbridge run: JUnit and OpenMetrics for CI")
 struct RunCIReportsTests {
     static let bench = Repo.path("Examples/hil/bench-sim.yaml")
     static let suite = Repo.path("Examples/hil/suite.yaml")
@@ -27,7 +28,7 @@ struct RunCIReportsTests {
             "/bin/sh",
             [
                 "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", dir, Repo.hapbridge, "run", Self.bench, Self.suite, "--json", "run.json", "--junit", "run.xml",
-                "--plots", "plots", "--lock-dir", "locks",
+                "--metrics", "metrics.txt", "--plots", "plots", "--lock-dir", "locks",
             ] + extra)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/run.json")))
         let xml = try XMLDocument(contentsOf: URL(fileURLWithPath: "\(dir)/run.xml"))
@@ -134,7 +135,7 @@ struct RunCIReportsTests {
         #expect(complaints.count == 7 && complaints.allSatisfy { $0.contains("Element 'testcase', attribute 'file': The attribute 'file' is not allowed.") }, "\(strict.stderr)")
     }
 
-    @Test("The same test on two devices is two testcases; a script given twice is told apart by its occurrence")
+    @Test("The same test on two devices is two testcases and two label sets; a script given twice is told apart by its occurrence")
     func twoDevices() throws {
         let dir = try temporaryDirectory()
         try "bench: pair\ndevices:\n  - {name: left, address: sim, actuator: pmd-c10-100}\n  - {name: right, address: sim, actuator: pmd-c10-100}\n"
@@ -145,9 +146,184 @@ struct RunCIReportsTests {
         }
         let r = try runProcess(
             Repo.hapbridge,
-            ["run", "\(dir)/bench.yaml", "\(dir)/left.yaml", "\(dir)/right.yaml", "\(dir)/left.yaml", "--junit", "\(dir)/run.xml", "--lock-dir", dir])
+            ["run", "\(dir)/bench.yaml", "\(dir)/left.yaml", "\(dir)/right.yaml", "\(dir)/left.yaml", "--junit", "\(dir)/run.xml", "--metrics", "\(dir)/m.txt", "--lock-dir", dir])
         #expect(r.status == 0, "\(r.stderr)")
         let doc = try XMLDocument(contentsOf: URL(fileURLWithPath: "\(dir)/run.xml"))
         #expect(Self.cases(doc).map { Self.attribute($0, "name") } == ["impact [left]", "impact (2) [left]", "impact [right]"], "grouped by script, in run order")
+        let parsed = try Self.parseMetrics("\(dir)/m.txt")
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        let rise = parsed.samples.filter { $0.family == "hapbridge_hil_rise_seconds" }.map { "\($0.labels["test"] ?? "") \($0.labels["device"] ?? "")" }
+        #expect(rise.sorted() == ["impact (2) left", "impact left", "impact right"], "\(rise)")
+    }
+
+    // MARK: OpenMetrics
+
+    struct Sample {
+        var family: String
+        var type: String
+        var unit: String
+        var name: String
+        var labels: [String: String]
+        /// As Python's repr wrote it: read back as the same double.
+        var value: Double
+    }
+
+    /// The file through prometheus_client's OpenMetrics parser; its samples, and what
+    /// the parser refused or a family held twice.
+    static func parseMetrics(_ path: String) throws -> (samples: [Sample], problems: [String], lastLine: String) {
+        let script = """
+            import json, sys
+            from prometheus_client.openmetrics.parser import text_string_to_metric_families
+            text = open(sys.argv[1], encoding="utf-8").read()
+            out, problems = [], []
+            try:
+                for f in text_string_to_metric_families(text):
+                    seen = set()
+                    for s in f.samples:
+                        key = (s.name, tuple(sorted(s.labels.items())))
+                        if key in seen: problems.append("duplicate label set in " + f.name + ": " + repr(key))
+                        seen.add(key)
+                        out.append({"family": f.name, "type": f.type, "unit": f.unit, "name": s.name, "labels": s.labels, "value": repr(float(s.value))})
+            except Exception as e:
+                problems.append("parser: %r" % e)
+            print(json.dumps({"samples": out, "problems": problems}))
+            """
+        let r = try runProcess(python, ["-c", script, path])
+        guard r.status == 0, let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+            return ([], ["python3 \(r.status): \(r.stderr) (apt-get install python3-prometheus-client: scripts/apt-packages.txt)"], "")
+        }
+        let samples = (object["samples"] as? [[String: Any]] ?? []).map {
+            Sample(
+                family: $0["family"] as? String ?? "", type: $0["type"] as? String ?? "", unit: $0["unit"] as? String ?? "", name: $0["name"] as? String ?? "",
+                labels: $0["labels"] as? [String: String] ?? [:], value: Double($0["value"] as? String ?? "") ?? .nan)
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return (samples, object["problems"] as? [String] ?? [], text.split(separator: "\n").last.map(String.init) ?? "")
+    }
+
+    /// OpenMetrics' base units ("Units and Base Units"), written here from the
+    /// specification, not taken from hapbridge: a record unit's name in a family and the
+    /// value as the record's converts to it.
+    static func openMetricsUnit(_ recordUnit: String, _ v: Double) -> (unit: String, value: Double)? {
+        switch recordUnit {
+        case "ms": ("seconds", v / 1000)
+        case "Hz": ("hertz", v)
+        case "g": ("meters_per_second_squared", v * 9.80665)
+        case "%": ("ratio", v / 100)
+        case "bytes": ("bytes", v)
+        case "code", "1": ("", v)
+        default: nil
+        }
+    }
+
+    /// The record's numbers as Python's json module reads them (correctly rounded).
+    static func recordFigures(_ path: String) throws -> [[String: Any]] {
+        let script = """
+            import json, sys
+            r = json.load(open(sys.argv[1], encoding="utf-8"))
+            out = []
+            for t in r["tests"]:
+                for a in t["attempts"]:
+                    for s in a["steps"]:
+                        for f in s["figures"]:
+                            out.append({"test": t["name"], "device": t["device"], "suite": t["suite"], "attempt": str(a["number"]), "step": "%d %s" % (s["index"] + 1, s["label"]),
+                                        "figure": f["name"], "unit": f["unit"], "value": repr(float(f["value"])), "source": f["source"], "kind": "figure"})
+                        for m in s["measurements"]:
+                            for bound in ("low", "high", "marginal"):
+                                if m[bound] is not None:
+                                    out.append({"test": t["name"], "device": t["device"], "suite": t["suite"], "attempt": str(a["number"]), "step": "%d %s" % (s["index"] + 1, s["label"]),
+                                                "limit": m["name"], "figureId": m["figure"], "unit": m["unit"], "bound": bound, "value": repr(float(m[bound])), "verdict": m["verdict"], "kind": "limit"})
+            print(json.dumps(out))
+            """
+        let r = try runProcess(python, ["-c", script, path])
+        return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    @Test("Every figure of the JSON record is a gauge with an equal value (in base units), labelled bench, device, serial, actuator, suite, test, step, figure, source")
+    func metricsHoldEveryFigure() throws {
+        let o = try runExamples()
+        let parsed = try Self.parseMetrics("\(o.dir)/metrics.txt")
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        #expect(parsed.lastLine == "# EOF")
+        let device = try #require((o.record["devices"] as? [[String: Any]])?.first)
+        let figures = try Self.recordFigures("\(o.dir)/run.json").filter { $0["kind"] as? String == "figure" }
+        #expect(figures.count >= 20, "\(figures.count)")
+        var found = 0
+        for f in figures {
+            let recorded = Double(f["value"] as? String ?? "") ?? .nan
+            let expected = try #require(Self.openMetricsUnit(f["unit"] as? String ?? "", recorded), "unit \(f["unit"] ?? "")")
+            let matches = parsed.samples.filter { s in
+                s.type == "gauge" && !s.family.contains("_limit") && s.labels["test"] == f["test"] as? String && s.labels["attempt"] == f["attempt"] as? String
+                    && s.labels["step"] == f["step"] as? String && s.labels["figure"] == f["figure"] as? String
+            }
+            guard matches.count == 1, let s = matches.first else {
+                Issue.record("\(f): \(matches.count) samples")
+                continue
+            }
+            #expect(s.unit == expected.unit && (expected.unit.isEmpty || s.family.hasSuffix("_" + expected.unit)), "\(s.family) unit \(s.unit) for \(f["unit"] ?? "")")
+            #expect(s.value == expected.value, "\(s.family) \(s.value) vs the record's \(recorded) \(f["unit"] ?? "")")
+            #expect(s.labels["bench"] == "sim-bench" && s.labels["device"] == f["device"] as? String && s.labels["suite"] == f["suite"] as? String)
+            #expect(s.labels["serial"] == device["serialNumber"] as? String && s.labels["actuator"] == device["actuator"] as? String)
+            #expect(s.labels["source"] == f["source"] as? String, "\(s.labels)")
+            found += 1
+        }
+        #expect(found == figures.count, "\(found) of \(figures.count) figures found")
+    }
+
+    @Test("Each limit is a gauge beside its figure (low, high, marginal) and each verdict a stateset with exactly the record's verdict set")
+    func metricsHoldLimitsAndVerdicts() throws {
+        let o = try runExamples()
+        let parsed = try Self.parseMetrics("\(o.dir)/metrics.txt")
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        let limits = try Self.recordFigures("\(o.dir)/run.json").filter { $0["kind"] as? String == "limit" }
+        #expect(limits.count >= 10)
+        for l in limits {
+            let recorded = Double(l["value"] as? String ?? "") ?? .nan
+            let expected = try #require(Self.openMetricsUnit(l["unit"] as? String ?? "", recorded))
+            let keys = { (s: Sample) in
+                s.labels["test"] == l["test"] as? String && s.labels["attempt"] == l["attempt"] as? String && s.labels["step"] == l["step"] as? String
+                    && s.labels["limit"] == l["limit"] as? String
+            }
+            let bound = parsed.samples.filter { keys($0) && $0.family.contains("_limit") && $0.labels["bound"] == l["bound"] as? String }
+            #expect(bound.count == 1 && bound.first?.value == expected.value, "\(l): \(bound.map(\.value))")
+            let states = parsed.samples.filter { keys($0) && $0.type == "stateset" }
+            let on = states.filter { $0.value == 1 }.compactMap { $0.labels[$0.family] }
+            #expect(on == [l["verdict"] as? String ?? "?"] && states.count == 5, "\(l): \(on) of \(states.count)")
+        }
+        let tests = parsed.samples.filter { $0.family == "hapbridge_hil_test_verdict" && $0.value == 1 }
+        #expect(tests.count == 7 && tests.contains { $0.labels["test"] == "rise time too tight" && $0.labels["hapbridge_hil_test_verdict"] == "FAIL" })
+    }
+
+    // MARK: bad outputs
+
+    @Test("--metrics to a directory or into a directory that is not there: exit 1 naming the path, before anything runs")
+    func metricsUnwritable() throws {
+        let dir = try temporaryDirectory()
+        for target in [dir, "\(dir)/missing/m.txt"] {
+            let r = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, "--metrics", target, "--json", "\(dir)/run.json", "--lock-dir", dir])
+            #expect(r.status == 1 && r.stderr.hasPrefix("Error: cannot write the OpenMetrics figures to \(target): ") && !r.stderr.contains("health"), "\(r.stderr)")
+        }
+    }
+
+    @Test("--metrics that fails as it is written (/dev/full) is exit 1 naming it, and the JSON record, the JUnit XML and the plots are still written")
+    func metricsWriteFails() throws {
+        let dir = try temporaryDirectory()
+        let r = try runProcess(
+            Repo.hapbridge,
+            ["run", Self.bench, Self.suite, "--metrics", "/dev/full", "--json", "\(dir)/run.json", "--junit", "\(dir)/run.xml", "--plots", "\(dir)/plots", "--lock-dir", dir])
+        #expect(r.status == 1 && r.stderr.contains("Error: cannot write the OpenMetrics figures to /dev/full: "), "\(r.stderr)")
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/run.json"))) as? [String: Any]
+        #expect(record?["verdict"] as? String == "ERROR")
+        #expect(Self.cases(try XMLDocument(contentsOf: URL(fileURLWithPath: "\(dir)/run.xml"))).count == 7)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/plots")) ?? []).count == 4)
+    }
+
+    @Test("--metrics and --json (or --junit) to one destination is a usage error")
+    func metricsSameDestination() throws {
+        let dir = try temporaryDirectory()
+        for other in ["--json", "--junit"] {
+            let r = try runProcess(Repo.hapbridge, ["run", Self.bench, Self.suite, other, "-", "--metrics", "/dev/stdout", "--lock-dir", dir])
+            #expect(r.status == 2 && r.stderr.contains("\(other) and --metrics name the same destination"), "\(r.stderr)")
+        }
     }
 }
