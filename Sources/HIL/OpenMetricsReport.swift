@@ -14,10 +14,10 @@ import Measurements
 ///   (`FigureSource`): one label set per figure, as a family must have, and the same
 ///   test on several devices gives several samples.
 /// - Beside each figure a script limits: `…_limit_<unit>` with a `limit` (its name) and
-///   `bound` ("low", "high", "marginal") label, and `…_verdict`, a stateset with one
-///   sample per verdict (1 for the one it got). A limit whose figure was not measured has
-///   its limits and verdict (ERROR) and no value sample.
-/// - `hapbridge_hil_test_verdict`: each test's verdict, a stateset.
+///   `bound` ("low", "high", "marginal") label, and `…_verdict`, one sample per verdict
+///   in a `verdict` label (1 for the one it got). A limit whose figure was not measured
+///   has its limits and verdict (ERROR) and no value sample.
+/// - `hapbridge_hil_test_verdict`: each test's verdict, the same way.
 ///
 /// Nothing in a label changes from run to run but what was measured, so GitLab, which
 /// keys a metric by its whole line before the value (`Gitlab::Ci::Parsers::Metrics::
@@ -33,7 +33,9 @@ extension RunReports {
                 ("bench", r.bench.name), ("device", t.device), ("serial", device?.serialNumber ?? ""), ("actuator", device?.actuator ?? ""),
                 ("suite", t.suite), ("test", names[i].test),
             ]
-            families.stateset("hapbridge_hil_test_verdict", help: "hapbridge run: each test's verdict", labels: testLabels, states: verdicts, on: t.verdict.rawValue)
+            families.enumeration(
+                "hapbridge_hil_test_verdict", help: "hapbridge run: each test's verdict, 1 for the one it got", labels: testLabels, label: "verdict", states: verdicts,
+                on: t.verdict.rawValue)
             for a in t.attempts {
                 for step in a.steps {
                     let source = step.figureSource.label
@@ -58,9 +60,9 @@ extension RunReports {
                                 family("\(stem)_limit", unit), unit: unit.name, help: "hapbridge run: a script's limits on \(stem), by limit and bound",
                                 labels: labels + [("bound", bound)], value: unit.value(value))
                         }
-                        families.stateset(
-                            "hapbridge_hil_\(stem)_verdict", help: "hapbridge run: the verdict on \(stem) against each limit", labels: labels, states: verdicts,
-                            on: m.verdict.rawValue)
+                        families.enumeration(
+                            "hapbridge_hil_\(stem)_verdict", help: "hapbridge run: the verdict on \(stem) against each limit, 1 for the one it got", labels: labels,
+                            label: "verdict", states: verdicts, on: m.verdict.rawValue)
                     }
                 }
             }
@@ -110,11 +112,14 @@ struct MetricFamilies {
         add(name, type: "gauge", unit: unit, help: help, sample: "\(name)\(Self.labels(labels)) \(Self.number(value))")
     }
 
-    /// A stateset: one sample per state, 1 for `on`, 0 for the others; the state in a
-    /// label named as the family.
-    mutating func stateset(_ name: String, help: String, labels: [(String, String)], states: [String], on: String) {
+    /// An enumeration: one gauge sample per state, the state in the label `label`, 1
+    /// for `on` and 0 for the others (kube-state-metrics' `phase`). OpenMetrics has a
+    /// stateset type for this, but the Prometheus text format's parser (prometheus/
+    /// common expfmt `TextParser.readingType`, which node exporter's textfile collector
+    /// uses) knows no such `# TYPE` and refuses the whole file; a gauge is read by both.
+    mutating func enumeration(_ name: String, help: String, labels: [(String, String)], label: String, states: [String], on: String) {
         for state in states {
-            add(name, type: "stateset", unit: nil, help: help, sample: "\(name)\(Self.labels(labels + [(name, state)])) \(state == on ? 1 : 0)")
+            add(name, type: "gauge", unit: nil, help: help, sample: "\(name)\(Self.labels(labels + [(label, state)])) \(state == on ? 1 : 0)")
         }
     }
 

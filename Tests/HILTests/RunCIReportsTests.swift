@@ -253,7 +253,7 @@ struct RunCIReportsTests {
             let recorded = Double(f["value"] as? String ?? "") ?? .nan
             let expected = try #require(Self.openMetricsUnit(f["unit"] as? String ?? "", recorded), "unit \(f["unit"] ?? "")")
             let matches = parsed.samples.filter { s in
-                s.type == "gauge" && !s.family.contains("_limit") && s.labels["test"] == f["test"] as? String && s.labels["attempt"] == f["attempt"] as? String
+                s.type == "gauge" && !s.family.contains("_limit") && !s.family.hasSuffix("_verdict") && s.labels["test"] == f["test"] as? String && s.labels["attempt"] == f["attempt"] as? String
                     && s.labels["step"] == f["step"] as? String && s.labels["figure"] == f["figure"] as? String
             }
             guard matches.count == 1, let s = matches.first else {
@@ -270,7 +270,7 @@ struct RunCIReportsTests {
         #expect(found == figures.count, "\(found) of \(figures.count) figures found")
     }
 
-    @Test("Each limit is a gauge beside its figure (low, high, marginal) and each verdict a stateset with exactly the record's verdict set")
+    @Test("Each limit is a gauge beside its figure (low, high, marginal) and each verdict one sample per verdict, exactly the record's set to 1")
     func metricsHoldLimitsAndVerdicts() throws {
         let o = try runExamples()
         let parsed = try Self.parseMetrics("\(o.dir)/metrics.txt")
@@ -286,12 +286,12 @@ struct RunCIReportsTests {
             }
             let bound = parsed.samples.filter { keys($0) && $0.family.contains("_limit") && $0.labels["bound"] == l["bound"] as? String }
             #expect(bound.count == 1 && bound.first?.value == expected.value, "\(l): \(bound.map(\.value))")
-            let states = parsed.samples.filter { keys($0) && $0.type == "stateset" }
-            let on = states.filter { $0.value == 1 }.compactMap { $0.labels[$0.family] }
+            let states = parsed.samples.filter { keys($0) && $0.family.hasSuffix("_verdict") }
+            let on = states.filter { $0.value == 1 }.compactMap { $0.labels["verdict"] }
             #expect(on == [l["verdict"] as? String ?? "?"] && states.count == 5, "\(l): \(on) of \(states.count)")
         }
         let tests = parsed.samples.filter { $0.family == "hapbridge_hil_test_verdict" && $0.value == 1 }
-        #expect(tests.count == 7 && tests.contains { $0.labels["test"] == "rise time too tight" && $0.labels["hapbridge_hil_test_verdict"] == "FAIL" })
+        #expect(tests.count == 7 && tests.contains { $0.labels["test"] == "rise time too tight" && $0.labels["verdict"] == "FAIL" })
     }
 
     // MARK: bad outputs
