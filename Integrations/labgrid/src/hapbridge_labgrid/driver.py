@@ -1,0 +1,276 @@
+"""``HapbridgeDriver``: hapbridge's bench steps on a labgrid target.
+
+Each step runs the ``hapbridge`` executable on the host the board is plugged into: for
+a network resource through labgrid's remote execution (the resource's
+``command_prefix``, an ssh ControlMaster connection to the exporter's host), for a local
+one in this process's host. Files go with labgrid's ``ManagedFile`` (rsync over the same
+connection) and come back with its ssh manager (scp). A non-zero status raises the
+typed exception of ``errors.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import attr
+from labgrid.driver.common import Driver
+from labgrid.exceptions import NoResourceFoundError
+from labgrid.factory import target_factory
+from labgrid.resource.common import NetworkResource
+from labgrid.step import step
+from labgrid.util.managedfile import ManagedFile
+from labgrid.util.ssh import sshmanager
+
+from .errors import HapbridgeError, error_for_status
+from .junit import JUnitReport, parse_junit
+
+
+class BoardUnavailable(Exception):
+    """The board's resource is not available: unplugged, re-enumerating for longer than
+    the wait allows, or its exporter gone (the coordinator drops an exporter's
+    resources when it disconnects)."""
+
+
+class StepTimedOut(Exception):
+    """A hapbridge command did not end within the step's timeout; it was killed."""
+
+
+@attr.s(frozen=True)
+class RunResult:
+    """``hapbridge run``'s outcome: its status, its JSON record and its JUnit report."""
+
+    status: int = attr.ib()
+    record: dict[str, Any] = attr.ib()
+    junit: JUnitReport = attr.ib()
+    stdout: str = attr.ib()
+
+
+@target_factory.reg_driver
+@attr.s(eq=False)
+class HapbridgeDriver(Driver):  # type: ignore[misc]
+    """Runs ``hapbridge`` against the bound board or FT232H.
+
+    Args:
+        wait_available: seconds a step waits for the resource to be available before it
+            raises ``BoardUnavailable`` (a board re-enumerating after a flash is back
+            within a few seconds).
+    """
+
+    bindings = {
+        "board": {"HapbridgeBoard", "NetworkHapbridgeBoard", "HapbridgeFT232H", "NetworkHapbridgeFT232H"},
+    }
+    wait_available = attr.ib(default=10.0, validator=attr.validators.instance_of(float))
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+
+    # -- plumbing -----------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        return str(getattr(self.board, "host", "localhost"))
+
+    @property
+    def is_remote(self) -> bool:
+        return isinstance(self.board, NetworkResource)
+
+    @property
+    def address(self) -> str:
+        address = self.board.address
+        if address is None:
+            raise BoardUnavailable(f"{self.board.name or type(self.board).__name__} on {self.host}: no device on its port")
+        return str(address)
+
+    def ensure_available(self, timeout: float | None = None) -> None:
+        """Wait (bounded) for the board's resource to be available, else raise."""
+        wait = self.wait_available if timeout is None else timeout
+        try:
+            self.target.await_resources([self.board], timeout=wait)
+        except NoResourceFoundError as e:
+            raise BoardUnavailable(
+                f"{self.board.name or 'board'} on {self.host} is not available after {wait:g} s "
+                "(unplugged, or its exporter is gone)") from e
+        except KeyError as e:
+            # labgrid 26's RemotePlaceManager reads an emptied entry when the coordinator
+            # has deleted the resource (its exporter disconnected).
+            raise BoardUnavailable(
+                f"{self.board.name or 'board'} on {self.host}: the coordinator no longer has "
+                "this resource (its exporter disconnected)") from e
+
+    def _argv(self, args: list[str]) -> list[str]:
+        argv = [str(self.board.hapbridge), *args]
+        if self.is_remote:
+            return [*self.board.command_prefix, shlex.join(argv)]
+        return argv
+
+    def _hapbridge(self, args: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
+        self.ensure_available()
+        command = [str(self.board.hapbridge), *args]
+        try:
+            done = subprocess.run(self._argv(args), stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired as e:
+            raise StepTimedOut(f"`{' '.join(command)}` on {self.host} did not end within {timeout:g} s") from e
+        if check and done.returncode != 0:
+            raise error_for_status(done.returncode, command, self.host, done.stderr)
+        return done
+
+    def _json(self, done: subprocess.CompletedProcess[str], what: str) -> dict[str, Any]:
+        try:
+            value = json.loads(done.stdout)
+        except json.JSONDecodeError as e:
+            raise HapbridgeError(done.returncode, [what], self.host, done.stderr,
+                                 f"its --json output is not JSON: {e}") from e
+        if not isinstance(value, dict):
+            raise HapbridgeError(done.returncode, [what], self.host, done.stderr, "its --json output is not an object")
+        return value
+
+    def _put(self, local: str | os.PathLike[str]) -> str:
+        """The path on the board's host of a copy of a local file."""
+        if not self.is_remote:
+            return os.fspath(local)
+        managed = ManagedFile(os.fspath(local), self.board)
+        managed.sync_to_resource()
+        return str(managed.get_remote_path())
+
+    def _remote_shell(self, script: str, *, timeout: float = 30.0) -> str:
+        argv = [*self.board.command_prefix, script] if self.is_remote else ["sh", "-c", script]
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise error_for_status(done.returncode, ["sh", "-c", script], self.host, done.stderr)
+        return done.stdout
+
+    def _get(self, remote: str, local: Path) -> None:
+        if self.is_remote:
+            sshmanager.get_file(self.board.host, remote, os.fspath(local))
+        else:
+            local.write_bytes(Path(remote).read_bytes())
+
+    # -- steps --------------------------------------------------------------------
+
+    @Driver.check_active
+    @step()
+    def info(self) -> dict[str, Any]:
+        """``hapbridge info --json``: identity, capabilities, registers, calibrations."""
+        return self._json(self._hapbridge(["info", "--device", self.address, "--json"], timeout=60), "info")
+
+    @Driver.check_active
+    @step(args=["image"])
+    def flash(self, image: str | os.PathLike[str] | None = None, *, serial: str | None = None,
+              timeout: float = 240.0) -> dict[str, Any]:
+        """``hapbridge flash --json``: ``image`` (a local file, copied to the board's host)
+        or the firmware that host's hapbridge carries. The board re-enumerates through
+        its bootloader on the same port, so the resource stays bound. Returns the record."""
+        args = ["flash"]
+        if image is not None:
+            args.append(self._put(image))
+        args += ["--device", self.address, "--json"]
+        if serial is not None:
+            args += ["--serial", serial]
+        done = self._hapbridge(args, timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise error_for_status(done.returncode, [str(self.board.hapbridge), *args], self.host, done.stderr)
+        return self._json(done, "flash")
+
+    @Driver.check_active
+    @step(args=["actuator"])
+    def calibrate(self, actuator: str | None = None, *, save: bool = True, timeout: float = 120.0) -> str:
+        """``hapbridge calibrate``: the chip's auto-calibration, kept on the board's host
+        under the board's serial (FAIL raises ``CommandFailed``). Returns its report."""
+        args = ["calibrate", "--device", self.address, "--actuator", self._actuator(actuator)]
+        if not save:
+            args.append("--no-save")
+        return self._hapbridge(args, timeout=timeout).stdout
+
+    @Driver.check_active
+    @step(args=["pattern"])
+    def measure(self, pattern: str, *, actuator: str | None = None, accelerometer: bool | None = None,
+                timeout: float = 120.0) -> dict[str, Any]:
+        """``hapbridge measure PATTERN --json`` (a built-in pattern's name or a path on
+        the board's host): peak/RMS g, rise, lag, stop time."""
+        args = ["measure", pattern, "--device", self.address, "--actuator", self._actuator(actuator), "--json"]
+        axis = getattr(self.board, "accelerometer_axis", None)
+        if accelerometer or (accelerometer is None and axis):
+            args.append("--accelerometer")
+            if axis:
+                args += ["--axis", str(axis)]
+        return self._json(self._hapbridge(args, timeout=timeout), "measure")
+
+    @Driver.check_active
+    @step()
+    def sweep(self, *, actuator: str | None = None, start_hz: float | None = None, stop_hz: float | None = None,
+              timeout: float = 300.0) -> dict[str, Any]:
+        """``hapbridge sweep --json``: an LRA's open-loop response (f0, −3 dB points, Q)."""
+        args = ["sweep", "--device", self.address, "--actuator", self._actuator(actuator), "--json"]
+        if start_hz is not None:
+            args += ["--from", f"{start_hz:g}"]
+        if stop_hz is not None:
+            args += ["--to", f"{stop_hz:g}"]
+        return self._json(self._hapbridge(args, timeout=timeout), "sweep")
+
+    def bench_yaml(self, *, features: list[str] | None = None) -> str:
+        """A hapbridge bench file (``Examples/hil/bench.schema.json``) for this board,
+        generated from the resource: its address, actuator and accelerometer."""
+        actuator = self._actuator(None)
+        name = self.target.name if self.target is not None else "labgrid"
+        lines = [
+            "# Generated by hapbridge-labgrid from the labgrid resource.",
+            f"bench: {json.dumps('labgrid-' + name)}",
+            "devices:",
+            "  - name: dut",
+            f"    address: {json.dumps(self.address)}",
+            f"    actuator: {json.dumps(actuator)}",
+        ]
+        axis = getattr(self.board, "accelerometer_axis", None)
+        if axis:
+            lines.append(f"    accelerometer: {{axis: {axis}}}")
+        lines.append(f"features: {json.dumps(features if features is not None else ['flash'])}")
+        return "\n".join(lines) + "\n"
+
+    @Driver.check_active
+    @step(args=["suite"])
+    def run(self, suite: str | os.PathLike[str], *, features: list[str] | None = None,
+            timeout: float = 600.0, check: bool = True) -> RunResult:
+        """``hapbridge run`` of a local test script on this board, with a bench file
+        generated from the resource; the JSON record and the JUnit report are brought
+        back and parsed. With ``check`` (default) a non-zero status raises its exception
+        (``RunFailed``, ``RunErrored``, ``BoardLocked``…) after the reports are read."""
+        with tempfile.TemporaryDirectory(prefix="hapbridge-labgrid-") as scratch:
+            local = Path(scratch)
+            bench = local / f"bench-{self.target.name if self.target is not None else 'board'}.yaml"
+            bench.write_text(self.bench_yaml(features=features), encoding="utf-8")
+            remote_bench = self._put(bench)
+            remote_suite = self._put(suite)
+            out = self._remote_shell("mktemp -d").strip() if self.is_remote else scratch
+            try:
+                args = ["run", remote_bench, remote_suite, "--json", f"{out}/run.json", "--junit", f"{out}/run.xml"]
+                done = self._hapbridge(args, timeout=timeout, check=False)
+                record: dict[str, Any] = {}
+                junit = JUnitReport(tests=0, failures=0, errors=0, skipped=0, cases=[])
+                if done.returncode in (0, 9, 11):
+                    self._get(f"{out}/run.json", local / "run.json")
+                    self._get(f"{out}/run.xml", local / "run.xml")
+                    loaded = json.loads((local / "run.json").read_text(encoding="utf-8"))
+                    record = loaded if isinstance(loaded, dict) else {}
+                    junit = parse_junit(local / "run.xml")
+            finally:
+                if self.is_remote:
+                    self._remote_shell(f"rm -rf -- {shlex.quote(out)}")
+        if check and done.returncode != 0:
+            raise error_for_status(done.returncode, [str(self.board.hapbridge), *args], self.host, done.stderr)
+        return RunResult(status=done.returncode, record=record, junit=junit, stdout=done.stdout)
+
+    def _actuator(self, actuator: str | None) -> str:
+        chosen = actuator or getattr(self.board, "actuator", None)
+        if not chosen:
+            raise ValueError(
+                f"{self.board.name or 'board'}: no actuator: give one to the step or set "
+                "`actuator` on the resource in the exporter's configuration")
+        return str(chosen)
