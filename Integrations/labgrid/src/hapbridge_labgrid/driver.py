@@ -90,18 +90,25 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
     def ensure_available(self, timeout: float | None = None) -> None:
         """Wait (bounded) for the board's resource to be available, else raise."""
         wait = self.wait_available if timeout is None else timeout
+        name = self.board.name or "board"
         try:
             self.target.await_resources([self.board], timeout=wait)
         except NoResourceFoundError as e:
             raise BoardUnavailable(
-                f"{self.board.name or 'board'} on {self.host} is not available after {wait:g} s "
-                "(unplugged, or its exporter is gone)") from e
+                f"{name} on {self.host} is not available after {wait:g} s (unplugged, or its exporter is gone)") from e
         except KeyError as e:
-            # labgrid 26's RemotePlaceManager reads an emptied entry when the coordinator
-            # has deleted the resource (its exporter disconnected).
-            raise BoardUnavailable(
-                f"{self.board.name or 'board'} on {self.host}: the coordinator no longer has "
-                "this resource (its exporter disconnected)") from e
+            # labgrid 26: when an exporter disconnects, the coordinator deletes its resources
+            # and the client session empties their entries; RemotePlaceManager.poll, which
+            # polls every remote resource of the environment at once, then fails on the
+            # first emptied one — whichever target asked. Judge this board by its own entry.
+            entry = getattr(self.board, "_remote_entry", None)
+            data = getattr(entry, "data", None)
+            if not data:
+                raise BoardUnavailable(
+                    f"{name} on {self.host}: the coordinator no longer has this resource "
+                    "(its exporter disconnected)") from e
+            if not data.get("avail"):
+                raise BoardUnavailable(f"{name} on {self.host} is not available") from e
 
     def _argv(self, args: list[str]) -> list[str]:
         argv = [str(self.board.hapbridge), *args]
@@ -191,16 +198,14 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
 
     @Driver.check_active
     @step(args=["pattern"])
-    def measure(self, pattern: str, *, actuator: str | None = None, accelerometer: bool | None = None,
-                timeout: float = 120.0) -> dict[str, Any]:
+    def measure(self, pattern: str, *, actuator: str | None = None, timeout: float = 120.0) -> dict[str, Any]:
         """``hapbridge measure PATTERN --json`` (a built-in pattern's name or a path on
-        the board's host): peak/RMS g, rise, lag, stop time."""
+        the board's host): peak/RMS g, rise, lag, stop time, from the board's LIS3DH when
+        it has one (along the resource's ``accelerometer_axis``)."""
         args = ["measure", pattern, "--device", self.address, "--actuator", self._actuator(actuator), "--json"]
         axis = getattr(self.board, "accelerometer_axis", None)
-        if accelerometer or (accelerometer is None and axis):
-            args.append("--accelerometer")
-            if axis:
-                args += ["--axis", str(axis)]
+        if axis:
+            args += ["--axis", str(axis)]
         return self._json(self._hapbridge(args, timeout=timeout), "measure")
 
     @Driver.check_active

@@ -99,7 +99,8 @@ class LoopbackFarm:
         for port in range(1, boards + 1):
             lines += [f"port-{port}:", "  HapbridgeBoard:",
                       f"    match: {{ID_PATH: \"{ID_PATH.format(port=port)}\"}}",
-                      f"    actuator: {self.actuator}", f"    hapbridge: {self.hapbridge}"]
+                      f"    actuator: {self.actuator}", "    accelerometer_axis: x",
+                      f"    hapbridge: {self.hapbridge}"]
         path = self.root / f"exporter-{name}.yaml"
         path.write_text("\n".join(lines) + "\n")
         return path

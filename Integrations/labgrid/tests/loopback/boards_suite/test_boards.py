@@ -1,0 +1,61 @@
+"""The suite the loopback farm runs on its four boards through `pytest --lg-env`."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from pathlib import Path
+
+from hapbridge_labgrid import HapbridgeDriver
+
+
+def test_info_names_the_board_on_its_port(board: HapbridgeDriver) -> None:
+    info = board.info()
+    assert info["schema"] == "hapbridge-info/1"
+    assert info["usb"]["port"] == board.board.path
+    assert info["serial"] == board.board.serial
+
+
+def test_measure_puts_each_figure_in_junit(board: HapbridgeDriver, hapbridge_figure) -> None:  # type: ignore[no-untyped-def]
+    record = board.measure("ios.impact.heavy")
+    figures = {m["name"]: m for m in record["measurements"]}
+    assert "peak acceleration" in figures, record.get("unmeasured")
+    peak = figures["peak acceleration"]
+    hapbridge_figure("peak_acceleration", peak["value"], peak["unit"], low=0.05, high=5.0)
+    for m in record["measurements"]:
+        if m["name"] != "peak acceleration":
+            hapbridge_figure(m["name"].replace(" ", "_"), m["value"], m["unit"])
+
+
+def test_flash_keeps_the_resource_and_the_board_is_back_within_ten_seconds(board: HapbridgeDriver) -> None:
+    if board.target.name != os.environ.get("FLASH_TARGET"):
+        pytest.skip("one board of the farm is flashed (FLASH_TARGET): each flash is the same walk")
+    resource = board.board
+    record = board.flash()
+    verified = time.monotonic()
+    assert record.get("error") is None, record
+    board.ensure_available(10.0)
+    back = time.monotonic() - verified
+    assert board.board is resource  # the same labgrid resource through the walk
+    board.target.update_resources()
+    assert resource.identity == "firmware"
+    assert board.info()["usb"]["port"] == resource.path
+    print(f"flash: available again {back:.2f} s after the image verified")
+    assert back < 10.0
+
+
+def test_measurements_continue_until_the_host_goes(board: HapbridgeDriver) -> None:
+    """The test under way when the outer test kills an exporter: the first target of
+    the host the outer test names signals it has started, and measures until stopped."""
+    marker_dir = Path(os.environ["MARKER_DIR"])
+    (marker_dir / f"{board.target.name}.started").write_text("")
+    victim = board.target.name == os.environ.get("VICTIM")
+    # The victim measures until its exporter is killed (bounded: the outer test kills it
+    # as soon as it sees the marker); the others a few plays each.
+    deadline = time.monotonic() + (120.0 if victim else 3.0)
+    while time.monotonic() < deadline:
+        record = board.measure("ios.impact.light")
+        assert record["measurements"], record.get("unmeasured")
+    assert not victim, "the victim's exporter was not killed within 120 s"

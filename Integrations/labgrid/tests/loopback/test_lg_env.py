@@ -1,0 +1,82 @@
+"""`pytest --lg-env` running one suite on four boards across two exporters' hosts, through
+labgrid's own pytest plugin, remote execution and coordinator; a flash on one board; an
+exporter killed while a test on its host is under way."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from farm import HERE, LoopbackFarm, poll
+
+SUITE = HERE.parent / "loopback" / "boards_suite"
+PLACES = ["bench-a-1", "bench-a-2", "bench-b-1", "bench-b-2"]
+
+
+def _outcomes(junit: Path) -> dict[str, tuple[str, str]]:
+    result = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        outcome, message = "passed", ""
+        for kind in ("error", "failure", "skipped"):
+            found = case.find(kind)
+            if found is not None:
+                outcome, message = kind, found.get("message", "")
+                break
+        result[case.get("name", "")] = (outcome, message)
+    return result
+
+
+def test_one_suite_runs_on_four_boards_and_a_killed_exporter_errors_only_its_own_boards(
+        farm: LoopbackFarm, tmp_path: Path) -> None:
+    for place in PLACES:
+        farm.client("-p", place, "acquire")
+    try:
+        env_yaml = farm.env_yaml(PLACES)
+        junit = tmp_path / "suite.xml"
+        markers = tmp_path / "markers"
+        markers.mkdir()
+        env = dict(farm.env, MARKER_DIR=str(markers), FLASH_TARGET="bench-a-1", VICTIM="bench-b-1")
+        started = time.monotonic()
+        inner = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-s", "--lg-env", str(env_yaml),
+             f"--junitxml={junit}", "-o", "junit_family=xunit1", "--rootdir", str(SUITE), str(SUITE)],
+            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            poll(lambda: (markers / "bench-b-1.started").exists() or inner.poll() is not None, 600,
+                 "the victim's test under way")
+            assert inner.poll() is None, "the suite ended before the victim's test started"
+            killed = time.monotonic()
+            farm.kill_exporter("bench-b")
+            output, _ = inner.communicate(timeout=600)
+        finally:
+            if inner.poll() is None:
+                inner.kill()
+        after_kill = time.monotonic() - killed
+        print(output[-6000:])
+        print(f"suite on four boards: {killed - started:.1f} s to the kill, {after_kill:.1f} s after it")
+        outcomes = _outcomes(junit)
+        for place in PLACES:
+            assert outcomes[f"test_info_names_the_board_on_its_port[{place}]"][0] == "passed", outcomes
+            assert outcomes[f"test_measure_puts_each_figure_in_junit[{place}]"][0] == "passed", outcomes
+        assert outcomes["test_flash_keeps_the_resource_and_the_board_is_back_within_ten_seconds[bench-a-1]"][0] == "passed"
+        # The killed exporter's boards ERROR (the one under way and the one after it);
+        # the other host's tests, run after the kill, finish and pass.
+        steady = "test_measurements_continue_until_the_host_goes"
+        assert outcomes[f"{steady}[bench-b-1]"][0] == "error", outcomes[f"{steady}[bench-b-1]"]
+        assert outcomes[f"{steady}[bench-b-2]"][0] == "error", outcomes[f"{steady}[bench-b-2]"]
+        assert outcomes[f"{steady}[bench-a-1]"][0] == "passed", outcomes[f"{steady}[bench-a-1]"]
+        assert outcomes[f"{steady}[bench-a-2]"][0] == "passed", outcomes[f"{steady}[bench-a-2]"]
+        assert "exporter" in outcomes[f"{steady}[bench-b-1]"][1] or "not available" in outcomes[f"{steady}[bench-b-1]"][1]
+        # Each figure with its unit, limits and verdict in pytest's JUnit.
+        root = ET.parse(junit).getroot()
+        case = next(c for c in root.iter("testcase") if c.get("name") == "test_measure_puts_each_figure_in_junit[bench-a-1]")
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        assert props["figure.peak_acceleration.unit"] == "g"
+        assert props["figure.peak_acceleration.low"] == "0.05" and props["figure.peak_acceleration.high"] == "5"
+        assert props["figure.peak_acceleration.verdict"] == "PASS"
+    finally:
+        for place in PLACES:
+            farm.client("-p", place, "release", check=False)
