@@ -1,0 +1,109 @@
+"""The package's pieces that need no farm: identities, the resource's configuration
+rules, exit statuses, the figure verdict, the JUnit reader, the exporter's registration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hapbridge_labgrid import errors
+from hapbridge_labgrid.identity import BoardIdentity, bridge_identity
+from hapbridge_labgrid.junit import JUnitError, parse_junit
+from hapbridge_labgrid.pytest_figures import figure_verdict
+from hapbridge_labgrid.resources import HapbridgeResourceError, _check_port_match
+
+
+def test_every_identity_a_board_shows_during_a_flash_is_the_same_board() -> None:
+    assert bridge_identity("1209", "0001") is BoardIdentity.FIRMWARE
+    assert bridge_identity("2341", "0036") is BoardIdentity.CATERINA
+    assert bridge_identity("1b4f", "9205") is BoardIdentity.CATERINA
+    assert bridge_identity("03EB", "2FF4") is BoardIdentity.ATMEL_DFU
+    assert bridge_identity("0403", "6014") is None
+    assert bridge_identity(None, "0001") is None
+
+
+def test_a_board_matched_by_its_serial_or_vid_is_refused_naming_the_field() -> None:
+    with pytest.raises(HapbridgeResourceError, match=r"HapbridgeBoard: match: ID_SERIAL_SHORT: .*port"):
+        _check_port_match("HapbridgeBoard", {"ID_PATH": "pci-0000:00:14.0-usb-0:1", "ID_SERIAL_SHORT": "0001"})
+    with pytest.raises(HapbridgeResourceError, match=r"match: @ID_VENDOR_ID"):
+        _check_port_match("HapbridgeBoard", {"@ID_VENDOR_ID": "1209", "sys_name": "1-1"})
+    with pytest.raises(HapbridgeResourceError, match=r"needs the board's USB port"):
+        _check_port_match("HapbridgeBoard", {"SUBSYSTEM": "usb"})
+    _check_port_match("HapbridgeBoard", {"ID_PATH": "pci-0000:00:14.0-usb-0:1"})
+    _check_port_match("HapbridgeBoard", {"sys_name": "1-2"})
+
+
+@pytest.mark.parametrize("status, cls", [
+    (1, errors.CommandFailed), (2, errors.UsageError), (3, errors.PlayStopped), (4, errors.PlayedLate),
+    (5, errors.ImageRefused), (6, errors.NoBootloader), (7, errors.VerifyFailed), (8, errors.FlashInterrupted),
+    (9, errors.RunErrored), (10, errors.BoardLocked), (11, errors.RunFailed), (130, errors.Interrupted),
+    (143, errors.Interrupted), (255, errors.RemoteExecutionFailed), (127, errors.HapbridgeNotFound),
+])
+def test_each_documented_exit_status_raises_its_own_exception(status: int, cls: type) -> None:
+    error = errors.error_for_status(status, ["hapbridge", "flash"], "bench-a", "note\nError: no bootloader\n")
+    assert type(error) is cls
+    assert error.status == status and error.host == "bench-a"
+    assert "on bench-a" in str(error) and f"exited {status}" in str(error)
+    assert str(error).endswith("Error: no bootloader")
+
+
+def test_flash_statuses_share_a_base_class_for_callers_that_retry_any_flash_failure() -> None:
+    for status in (5, 6, 7, 8):
+        assert isinstance(errors.error_for_status(status, ["hapbridge"], "h", ""), errors.FlashError)
+    assert "SIGINT" in str(errors.error_for_status(130, ["hapbridge"], "h", ""))
+
+
+def test_a_figure_is_judged_against_either_bound_and_nan_fails() -> None:
+    assert figure_verdict(1.0, 0.5, 2.0) == "PASS"
+    assert figure_verdict(0.4, 0.5, None) == "FAIL"
+    assert figure_verdict(2.1, None, 2.0) == "FAIL"
+    assert figure_verdict(float("nan"), 0.0, 1.0) == "FAIL"
+    assert figure_verdict(3.0, None, None) == "UNCHECKED"
+
+
+def test_hapbridge_runs_junit_is_read_case_by_case(tmp_path: Path) -> None:
+    xml = tmp_path / "run.xml"
+    xml.write_text('<testsuites><testsuite name="s"><testcase name="a" classname="s" time="0.5"/>'
+                   '<testcase name="b" classname="s" time="1"><failure message="f0 out of limits"/></testcase>'
+                   '<testcase name="c" classname="s"><error message="board vanished"/></testcase>'
+                   '<testcase name="d" classname="s"><skipped message="needs flash"/></testcase>'
+                   '</testsuite></testsuites>')
+    report = parse_junit(xml)
+    assert (report.tests, report.failures, report.errors, report.skipped) == (4, 1, 1, 1)
+    assert report.cases[1].message == "f0 out of limits"
+
+
+def test_a_junit_file_that_is_not_junit_is_refused_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "run.xml"
+    bad.write_text("<html/>")
+    with pytest.raises(JUnitError, match=r"run.xml: root element <html>"):
+        parse_junit(bad)
+    bad.write_text("<testsuites><testcase time='soon'/></testsuites>")
+    with pytest.raises(JUnitError, match=r"time 'soon' is not a number"):
+        parse_junit(bad)
+
+
+def test_the_exporter_entry_point_adds_hapbridges_exports_to_labgrids_registry() -> None:
+    from labgrid.remote import exporter as labgrid_exporter
+
+    from hapbridge_labgrid.exporter import HapbridgeBoardExport, HapbridgeFT232HExport, register
+    register()
+    assert labgrid_exporter.exports["HapbridgeBoard"] is HapbridgeBoardExport
+    assert labgrid_exporter.exports["HapbridgeFT232H"] is HapbridgeFT232HExport
+    assert labgrid_exporter.exports["USBSerialPort"] is labgrid_exporter.SerialPortExport  # labgrid's own stay
+
+
+def test_the_example_exporter_configurations_match_boards_by_port() -> None:
+    import yaml
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    boards = 0
+    for config in sorted(examples.glob("exporter-*.yaml")):
+        for group, resources in yaml.safe_load(config.read_text()).items():
+            board = resources.get("HapbridgeBoard")
+            if board is not None:
+                _check_port_match(f"{config.name}: {group}: HapbridgeBoard", board["match"])
+                assert board["actuator"]
+                boards += 1
+    assert boards == 4
