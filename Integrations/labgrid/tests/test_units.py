@@ -107,3 +107,25 @@ def test_the_example_exporter_configurations_match_boards_by_port() -> None:
                 assert board["actuator"]
                 boards += 1
     assert boards == 4
+
+
+@pytest.mark.parametrize("config, said", [
+    ('g:\n  HapbridgeBoard:\n    match: {ID_SERIAL_SHORT: "0001"}\n',
+     'HapbridgeBoard {"match": {"ID_SERIAL_SHORT": "0001"}}: HapbridgeBoard: match: ID_SERIAL_SHORT: '
+     'a hapbridge board is matched by its USB port'),
+    ('g:\n  HapbridgeBoard:\n    match: {sys_name: "1-1"}\n    accelerometer_axis: w\n',
+     "'accelerometer_axis' must be in ['x', 'y', 'z'] (got 'w')"),
+])
+def test_the_exporter_refuses_a_bad_hapbridge_resource_in_one_line_with_status_2(
+        tmp_path: Path, config: str, said: str) -> None:
+    import subprocess
+    import sys
+    exporter = Path(sys.executable).parent / "hapbridge-labgrid-exporter"
+    resources = tmp_path / "exporter.yaml"
+    resources.write_text(config)
+    done = subprocess.run([str(exporter), "--coordinator", "127.0.0.1:1", str(resources)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    error_lines = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert len(error_lines) == 1 and said in error_lines[0], done.stderr
+    assert "Traceback" not in done.stderr

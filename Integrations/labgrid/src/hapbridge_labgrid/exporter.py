@@ -3,7 +3,9 @@
 labgrid's exporter has no plugin hook (labgrid issue #1205): what it can export is the
 dict ``labgrid.remote.exporter.exports``, class name → export class. ``main`` adds
 hapbridge's two classes to it and runs labgrid's ``main`` unchanged, so
-``hapbridge-labgrid-exporter`` takes exactly ``labgrid-exporter``'s arguments.
+``hapbridge-labgrid-exporter`` takes exactly ``labgrid-exporter``'s arguments. A
+hapbridge resource its configuration gets wrong ends it with one line naming the
+resource, its parameters and the rule, and status 2.
 
 labgrid's ``USBGenericExport`` builds its local resource by looking the class name up in
 ``labgrid.resource.udev``, where hapbridge's classes are not: these exports build
@@ -13,12 +15,28 @@ a client needs (what the port shows now, the serial, the hapbridge executable th
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
 import attr
 from labgrid.remote import exporter as labgrid_exporter
 
 from .resources import HapbridgeBoard, HapbridgeFT232H
+
+
+class HapbridgeConfigError(Exception):
+    """A hapbridge resource in the exporter's configuration breaks a rule."""
+
+
+def _local(cls: type, name: str, params: dict[str, Any]) -> Any:
+    try:
+        return cls(target=None, name=None, **params)
+    except (ValueError, TypeError) as e:
+        # attrs' validators raise ValueError/TypeError whose first argument is the sentence.
+        said = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+        shown = json.dumps(params, default=str)
+        raise HapbridgeConfigError(f"{name} {shown}: {said}") from e
 
 
 @attr.s(eq=False)
@@ -30,7 +48,7 @@ class HapbridgeBoardExport(labgrid_exporter.USBGenericExport):  # type: ignore[m
         # labgrid.resource.udev).
         labgrid_exporter.ResourceExport.__attrs_post_init__(self)
         self.data["cls"] = f"Network{self.cls}"
-        self.local = HapbridgeBoard(target=None, name=None, **self.local_params)
+        self.local = _local(HapbridgeBoard, "HapbridgeBoard", self.local_params)
 
     def _get_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super()._get_params()
@@ -53,7 +71,7 @@ class HapbridgeFT232HExport(labgrid_exporter.USBGenericExport):  # type: ignore[
     def __attrs_post_init__(self) -> None:
         labgrid_exporter.ResourceExport.__attrs_post_init__(self)
         self.data["cls"] = f"Network{self.cls}"
-        self.local = HapbridgeFT232H(target=None, name=None, **self.local_params)
+        self.local = _local(HapbridgeFT232H, "HapbridgeFT232H", self.local_params)
 
     def _get_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super()._get_params()
@@ -79,7 +97,12 @@ def register() -> None:
 def main() -> None:
     """``hapbridge-labgrid-exporter``: labgrid's exporter with hapbridge's exports."""
     register()
-    labgrid_exporter.main()
+    try:
+        labgrid_exporter.main()
+    except HapbridgeConfigError as e:
+        # labgrid's exporter has printed "resource config file: PATH" first.
+        print(f"Error: the exporter's resource configuration: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
