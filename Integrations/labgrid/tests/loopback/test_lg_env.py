@@ -38,7 +38,8 @@ def test_one_suite_runs_on_four_boards_and_a_killed_exporter_errors_only_its_own
         junit = tmp_path / "suite.xml"
         markers = tmp_path / "markers"
         markers.mkdir()
-        env = dict(farm.env, MARKER_DIR=str(markers), FLASH_TARGET="bench-a-1", VICTIM="bench-b-1")
+        env = dict(farm.env, MARKER_DIR=str(markers), FLASH_TARGET="bench-a-1", VICTIM="bench-b-1",
+                   STRATEGY_TARGET="bench-a-2", RUN_TARGET="bench-b-2")
         started = time.monotonic()
         inner = subprocess.Popen(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-s", "--lg-env", str(env_yaml),
@@ -62,6 +63,8 @@ def test_one_suite_runs_on_four_boards_and_a_killed_exporter_errors_only_its_own
             assert outcomes[f"test_info_names_the_board_on_its_port[{place}]"][0] == "passed", outcomes
             assert outcomes[f"test_measure_puts_each_figure_in_junit[{place}]"][0] == "passed", outcomes
         assert outcomes["test_flash_keeps_the_resource_and_the_board_is_back_within_ten_seconds[bench-a-1]"][0] == "passed"
+        assert outcomes["test_the_strategy_walks_a_board_from_off_to_ready[bench-a-2]"][0] == "passed", outcomes
+        assert outcomes["test_run_brings_back_the_record_and_the_junit_and_raises_on_a_fail[bench-b-2]"][0] == "passed", outcomes
         # The killed exporter's boards ERROR (the one under way and the one after it);
         # the other host's tests, run after the kill, finish and pass.
         steady = "test_measurements_continue_until_the_host_goes"

@@ -8,7 +8,7 @@ import time
 import pytest
 from pathlib import Path
 
-from hapbridge_labgrid import HapbridgeDriver
+from hapbridge_labgrid import HapbridgeDriver, RunFailed
 
 
 def test_info_names_the_board_on_its_port(board: HapbridgeDriver) -> None:
@@ -44,6 +44,32 @@ def test_flash_keeps_the_resource_and_the_board_is_back_within_ten_seconds(board
     assert board.info()["usb"]["port"] == resource.path
     print(f"flash: available again {back:.2f} s after the image verified")
     assert back < 10.0
+
+
+def test_the_strategy_walks_a_board_from_off_to_ready(board: HapbridgeDriver) -> None:
+    if board.target.name != os.environ.get("STRATEGY_TARGET"):
+        pytest.skip("one board of the farm is walked by the strategy (STRATEGY_TARGET)")
+    strategy = board.target.get_driver("HapbridgeStrategy")
+    strategy.transition("ready")  # off (no power switch here) → flashed → calibrated → ready
+    assert strategy.status.name == "ready"
+    assert strategy.flash_record is not None and strategy.flash_record.get("error") is None
+    assert strategy.board_info is not None
+    # info lists the actuators the board's host keeps a calibration for, by the board's serial.
+    assert board.board.actuator in strategy.board_info["calibrations"], strategy.board_info
+
+
+def test_run_brings_back_the_record_and_the_junit_and_raises_on_a_fail(board: HapbridgeDriver) -> None:
+    if board.target.name != os.environ.get("RUN_TARGET"):
+        pytest.skip("one board of the farm runs the HIL script (RUN_TARGET)")
+    suite = Path(__file__).resolve().parent / "hil-suite.yaml"
+    result = board.run(suite, check=False)
+    assert result.status == 11  # "impossible peak" FAILs, nothing ERRORs
+    outcomes = {c.name: c.outcome for c in result.junit.cases}
+    assert outcomes == {"bring-up": "passed", "impossible peak": "failure"}, result.junit
+    assert result.record.get("schema", "").startswith("hapbridge-hil-run/")
+    with pytest.raises(RunFailed) as raised:
+        board.run(suite)
+    assert raised.value.status == 11 and raised.value.host == board.board.host
 
 
 def test_measurements_continue_until_the_host_goes(board: HapbridgeDriver) -> None:
