@@ -51,14 +51,17 @@ def poll(condition: Callable[[], bool], bound: float, what: str, interval: float
 
 
 class LoopbackFarm:
-    def __init__(self, root: Path, hosts: dict[str, int], actuator: str = "pmd-c10-100") -> None:
+    def __init__(self, root: Path, hosts: dict[str, int], actuator: str = "pmd-c10-100",
+                 ft232h_hosts: dict[str, str] | None = None) -> None:
         self.root = root
         self.hosts = hosts
+        # host name → the serial of the one FT232H `hapbridge emulate ft232h` plugs in there
+        self.ft232h_hosts = ft232h_hosts or {}
         self.actuator = actuator
         self.hapbridge = hapbridge_executable()
         self.coordinator_port = free_port()
         self.coordinator = f"127.0.0.1:{self.coordinator_port}"
-        self.ssh_ports = {name: free_port() for name in hosts}
+        self.ssh_ports = {name: free_port() for name in [*hosts, *self.ft232h_hosts]}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.bin = root / "bin"
         self.env = dict(os.environ)
@@ -70,7 +73,7 @@ class LoopbackFarm:
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.root / key)], check=True)
         shutil.copy(self.root / "client_key.pub", self.root / "authorized_keys")
         host_pub = (self.root / "host_key.pub").read_text().split()
-        known = "".join(f"{name} {host_pub[0]} {host_pub[1]}\n" for name in self.hosts)
+        known = "".join(f"{name} {host_pub[0]} {host_pub[1]}\n" for name in self.ssh_ports)
         (self.root / "known_hosts").write_text(known)
         config = []
         for name, port in self.ssh_ports.items():
@@ -114,14 +117,20 @@ class LoopbackFarm:
         poll(self._coordinator_listening, 30, "labgrid-coordinator listening on " + self.coordinator)
         for name, boards in self.hosts.items():
             self.start_host(name, boards)
+        for name, serial in self.ft232h_hosts.items():
+            self.start_ft232h_host(name, serial)
         for name, boards in self.hosts.items():
             for port in range(1, boards + 1):
                 place = self.place(name, port)
                 self.client("-p", place, "create")
                 self.client("-p", place, "add-match", f"{name}/port-{port}/NetworkHapbridgeBoard")
+        for name in self.ft232h_hosts:
+            self.client("-p", f"{name}-ftdi", "create")
+            self.client("-p", f"{name}-ftdi", "add-match", f"{name}/ftdi/NetworkHapbridgeFT232H")
         watch = ResourceWatch(self.coordinator)
         try:
-            poll(lambda: all(watch.available(h, f"port-{p}") for h, b in self.hosts.items() for p in range(1, b + 1)),
+            poll(lambda: all(watch.available(h, f"port-{p}") for h, b in self.hosts.items() for p in range(1, b + 1))
+                 and all(watch.available(h, "ftdi", "HapbridgeFT232H") for h in self.ft232h_hosts),
                  60, "every board exported and available")
         finally:
             watch.close()
@@ -133,6 +142,17 @@ class LoopbackFarm:
         self.processes[name] = subprocess.Popen(
             [self.hapbridge, "emulate", "bridge", "--boards", str(boards), "--actuator", self.actuator,
              "--accelerometer", "--control-socket", str(self.control_socket(name)), "--",
+             str(HERE / "host.sh"), str(self.root), name, str(self.ssh_ports[name]), self.coordinator, str(config)],
+            env=self.env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def start_ft232h_host(self, name: str, serial: str) -> None:
+        config = self.root / f"exporter-{name}.yaml"
+        config.write_text("ftdi:\n  HapbridgeFT232H:\n"
+                          f"    match: {{ID_SERIAL_SHORT: \"{serial}\"}}\n"
+                          f"    actuator: {self.actuator}\n    hapbridge: {self.hapbridge}\n")
+        log = open(self.root / f"emulate-{name}.log", "wb")
+        self.processes[name] = subprocess.Popen(
+            [self.hapbridge, "emulate", "ft232h", "--serial", serial, "--actuator", self.actuator, "--",
              str(HERE / "host.sh"), str(self.root), name, str(self.ssh_ports[name]), self.coordinator, str(config)],
             env=self.env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
@@ -213,8 +233,8 @@ class ResourceWatch:
         found = self.session.resources.get(exporter, {}).get(group, {}).get(name)
         return {} if found is None else dict(found.data)
 
-    def available(self, exporter: str, group: str) -> bool:
-        return bool(self.entry(exporter, group).get("avail"))
+    def available(self, exporter: str, group: str, name: str = "HapbridgeBoard") -> bool:
+        return bool(self.entry(exporter, group, name).get("avail"))
 
     def close(self) -> None:
         import asyncio

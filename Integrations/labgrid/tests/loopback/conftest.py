@@ -24,7 +24,7 @@ def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackFarm]:
     if missing is not None:
         pytest.fail(f"{missing} not found: scripts/setup installs it (scripts/apt-packages.txt)")
     root = Path(tmp_path_factory.mktemp("farm"))
-    farm = LoopbackFarm(root, {"bench-a": 2, "bench-b": 2})
+    farm = LoopbackFarm(root, {"bench-a": 2, "bench-b": 2}, ft232h_hosts={"bench-c": "FTLAB01"})
     try:
         farm.start()
         yield farm
