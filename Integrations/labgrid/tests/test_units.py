@@ -129,3 +129,22 @@ def test_the_exporter_refuses_a_bad_hapbridge_resource_in_one_line_with_status_2
     error_lines = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     assert len(error_lines) == 1 and said in error_lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_figure_out_of_its_limits_fails_the_test_and_lands_in_junit_with_its_verdict(
+        pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+    pytester.makepyfile(test_fig='''
+def test_peak(hapbridge_figure):
+    hapbridge_figure("rise", 12.5, "ms", high=20)
+    hapbridge_figure("peak", 0.2, "g", low=0.3, high=3.0)
+''')
+    junit = pytester.path / "out.xml"
+    result = pytester.runpytest_subprocess(f"--junitxml={junit}", "-o", "junit_family=xunit1")
+    result.assert_outcomes(failed=1)
+    assert "figure peak: 0.2 g is outside its limits [0.3, 3] g" in result.stdout.str()
+    case = next(ET.parse(junit).getroot().iter("testcase"))
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props == {"figure.rise": "12.5", "figure.rise.unit": "ms", "figure.rise.high": "20",
+                     "figure.rise.verdict": "PASS", "figure.peak": "0.2", "figure.peak.unit": "g",
+                     "figure.peak.low": "0.3", "figure.peak.high": "3", "figure.peak.verdict": "FAIL"}

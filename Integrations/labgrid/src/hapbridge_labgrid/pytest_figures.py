@@ -4,7 +4,9 @@
 figure as the test's properties — ``figure.NAME`` = value, ``figure.NAME.unit``,
 ``figure.NAME.low``/``.high``, ``figure.NAME.verdict`` (PASS, FAIL, or UNCHECKED without
 limits) — through pytest's ``record_property``, so ``pytest --junitxml`` writes them
-inside the test's ``<testcase>``; a figure out of its limits fails the test with a
+inside the test's ``<testcase>`` (pytest warns that properties break the xunit2 schema:
+``-o junit_family=xunit1`` writes them to a schema that allows them), and prints one
+line per figure on the test's output; a figure out of its limits fails the test with a
 message naming the figure, its value, unit and limits. Loaded by the package's
 ``pytest11`` entry point.
 """
@@ -50,6 +52,12 @@ def hapbridge_figure(record_property: Callable[[str, object], None]) -> FigureRe
         if high is not None:
             record_property(f"figure.{name}.high", f"{high:g}")
         record_property(f"figure.{name}.verdict", verdict)
+        # The same in one line on the test's standard output: `-o junit_logging=system-out`
+        # puts it in the testcase's <system-out>, which dashboards that ignore <properties>
+        # (GitLab) show.
+        lo = "" if low is None else f"{low:g}"
+        hi = "" if high is None else f"{high:g}"
+        print(f"figure {name} = {float(value):g} {unit} [{lo}, {hi}] {verdict}")
         if check and verdict == "FAIL":
             bounds = f"[{'' if low is None else f'{low:g}'}, {'' if high is None else f'{high:g}'}]"
             pytest.fail(f"figure {name}: {float(value):g} {unit} is outside its limits {bounds} {unit}")
