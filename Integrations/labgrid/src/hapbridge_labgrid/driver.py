@@ -65,7 +65,7 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
     bindings = {
         "board": {"HapbridgeBoard", "NetworkHapbridgeBoard", "HapbridgeFT232H", "NetworkHapbridgeFT232H"},
     }
-    wait_available = attr.ib(default=10.0, validator=attr.validators.instance_of(float))
+    wait_available = attr.ib(default=10.0, converter=float)
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
@@ -260,11 +260,18 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
                 record: dict[str, Any] = {}
                 junit = JUnitReport(tests=0, failures=0, errors=0, skipped=0, cases=[])
                 if done.returncode in (0, 9, 11):
-                    self._get(f"{out}/run.json", local / "run.json")
-                    self._get(f"{out}/run.xml", local / "run.xml")
-                    loaded = json.loads((local / "run.json").read_text(encoding="utf-8"))
-                    record = loaded if isinstance(loaded, dict) else {}
-                    junit = parse_junit(local / "run.xml")
+                    # A run cut short (9) may have written nothing: then there is nothing to read.
+                    try:
+                        self._get(f"{out}/run.json", local / "run.json")
+                        self._get(f"{out}/run.xml", local / "run.xml")
+                    except (subprocess.CalledProcessError, OSError):
+                        if done.returncode == 0:
+                            raise
+                    if (local / "run.json").exists():
+                        loaded = json.loads((local / "run.json").read_text(encoding="utf-8"))
+                        record = loaded if isinstance(loaded, dict) else {}
+                    if (local / "run.xml").exists():
+                        junit = parse_junit(local / "run.xml")
             finally:
                 if self.is_remote:
                     self._remote_shell(f"rm -rf -- {shlex.quote(out)}")

@@ -45,7 +45,7 @@ class HapbridgeStrategy(Strategy):  # type: ignore[misc]
     status = attr.ib(default=Status.unknown)
     image = attr.ib(default=None, validator=attr.validators.optional(attr.validators.instance_of(str)))
     actuator = attr.ib(default=None, validator=attr.validators.optional(attr.validators.instance_of(str)))
-    power_wait = attr.ib(default=10.0, validator=attr.validators.instance_of(float))
+    power_wait = attr.ib(default=10.0, converter=float)
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
@@ -79,10 +79,14 @@ class HapbridgeStrategy(Strategy):  # type: ignore[misc]
         elif status == Status.calibrated:
             if self.status not in (Status.flashed, Status.ready):
                 self.transition(Status.flashed)
+            # labgrid deactivates a driver whose resource went away (a board that was
+            # briefly off its port); activation is idempotent.
+            self.target.activate(self.hapbridge)
             self.hapbridge.calibrate(self.actuator)
         elif status == Status.ready:
             if self.status != Status.calibrated:
                 self.transition(Status.calibrated)
+            self.target.activate(self.hapbridge)
             self.board_info = self.hapbridge.info()
         else:
             raise StrategyError(f"no transition found from {self.status} to {status}")
