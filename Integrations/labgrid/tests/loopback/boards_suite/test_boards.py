@@ -8,7 +8,7 @@ import time
 import pytest
 from pathlib import Path
 
-from hapbridge_labgrid import HapbridgeDriver, RunFailed
+from hapbridge_labgrid import HapbridgeDriver, PlayedLate, RunFailed
 
 
 def test_info_names_the_board_on_its_port(board: HapbridgeDriver) -> None:
@@ -19,7 +19,16 @@ def test_info_names_the_board_on_its_port(board: HapbridgeDriver) -> None:
 
 
 def test_measure_puts_each_figure_in_junit(board: HapbridgeDriver, hapbridge_figure) -> None:  # type: ignore[no-untyped-def]
-    record = board.measure("ios.impact.heavy")
+    # The emulated boards run in real time on a shared host: a play the host sent late is
+    # exit 4 (PlayedLate), which a HIL script's `retries` would retry; so does this test.
+    for attempt in range(3):
+        try:
+            record = board.measure("ios.impact.heavy")
+            break
+        except PlayedLate as late:
+            print(f"attempt {attempt + 1}: {late}")
+    else:
+        pytest.fail("three plays in a row were late (exit 4)")
     figures = {m["name"]: m for m in record["measurements"]}
     assert "peak acceleration" in figures, record.get("unmeasured")
     peak = figures["peak acceleration"]
@@ -72,16 +81,16 @@ def test_run_brings_back_the_record_and_the_junit_and_raises_on_a_fail(board: Ha
     assert raised.value.status == 11 and raised.value.host == board.board.host
 
 
-def test_measurements_continue_until_the_host_goes(board: HapbridgeDriver) -> None:
+def test_the_board_answers_until_its_host_goes(board: HapbridgeDriver) -> None:
     """The test under way when the outer test kills an exporter: the first target of
     the host the outer test names signals it has started, and measures until stopped."""
     marker_dir = Path(os.environ["MARKER_DIR"])
     (marker_dir / f"{board.target.name}.started").write_text("")
     victim = board.target.name == os.environ.get("VICTIM")
-    # The victim measures until its exporter is killed (bounded: the outer test kills it
-    # as soon as it sees the marker); the others a few plays each.
+    # The victim asks its board (info: nothing timed) until its exporter is killed
+    # (bounded: the outer test kills it as soon as it sees the marker); the others a few
+    # seconds each.
     deadline = time.monotonic() + (120.0 if victim else 3.0)
     while time.monotonic() < deadline:
-        record = board.measure("ios.impact.light")
-        assert record["measurements"], record.get("unmeasured")
+        assert board.info()["serial"] == board.board.serial
     assert not victim, "the victim's exporter was not killed within 120 s"
