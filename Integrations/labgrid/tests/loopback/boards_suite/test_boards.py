@@ -74,7 +74,8 @@ def test_run_brings_back_the_record_and_the_junit_and_raises_on_a_fail(board: Ha
     result = board.run(suite, check=False)
     assert result.status == 11  # "impossible peak" FAILs, nothing ERRORs
     outcomes = {c.name: c.outcome for c in result.junit.cases}
-    assert outcomes == {"bring-up": "passed", "impossible peak": "failure"}, result.junit
+    # hapbridge run names each testcase for its test and its device (the bench file names it "dut").
+    assert outcomes == {"bring-up [dut]": "passed", "impossible peak [dut]": "failure"}, result.junit
     assert result.record.get("schema", "").startswith("hapbridge-hil-run/")
     with pytest.raises(RunFailed) as raised:
         board.run(suite)
