@@ -23,11 +23,13 @@ extension EmulatedBoards {
             try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
         }
 
-        static func peak(_ o: [String: Any]) -> Double {
-            (o["measurements"] as? [[String: Any]])?.first { $0["name"] as? String == "peak acceleration" }?["value"] as? Double ?? 0
+        static func peak(_ o: [String: Any]) -> Double { figure("peak acceleration", o) }
+
+        static func figure(_ name: String, _ o: [String: Any]) -> Double {
+            (o["measurements"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["value"] as? Double ?? 0
         }
 
-        @Test("measure on a USB board with --accelerometer: every figure from the sensor, the peak within 3 % + 25 mg of the model's on sim", arguments: Emulate.backings)
+        @Test("measure on a USB board with --accelerometer: every figure from the sensor; played on time, its RMS within 3 % + 5 mg of the model's on sim and its peak, one noisy sample, within 3 % + 40 mg", arguments: Emulate.backings)
         func measureUsesTheSensor(_ backing: Emulate.Backing) throws {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-accel-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -48,7 +50,20 @@ extension EmulatedBoards {
             let model = try Self.object(sim.output)
             #expect(model["source"] as? String == "model")
             let (p, m) = (Self.peak(usb), Self.peak(model))
-            #expect(m > 0.1 && abs(p - m) <= 0.03 * m + 0.025, "peak: sensor over USB \(p) g, model on sim \(m) g")
+            let (r, rm) = (Self.figure("RMS acceleration", usb), Self.figure("RMS acceleration", model))
+            #expect(m > 0.1 && rm > 0.05, "model on sim: peak \(m) g, RMS \(rm) g")
+            // The sensor reads the drive the chip got. A play the loaded host made late
+            // (exit 4: the board started commands late) drove the actuator otherwise than
+            // the model's on-time play, so only an on-time play is held to the model.
+            if run.status == 0 {
+                // RMS averages the sensor's noise out (idle and beside stress-ng: 0.1181–0.1194 g
+                // against the model's 0.1187 g). The peak is one sample, the largest of ~680
+                // each carrying the LIS3DH's noise (its datasheet density at 1344 Hz: ~5.7 mg
+                // rms), so two runs' crests differ by several times that (0.262–0.310 g
+                // against the model's 0.2765 g over 24 runs).
+                #expect(abs(r - rm) <= 0.03 * rm + 0.005, "RMS: sensor over USB \(r) g, model on sim \(rm) g\n\(run)")
+                #expect(abs(p - m) <= 0.03 * m + 0.040, "peak: sensor over USB \(p) g, model on sim \(m) g\n\(run)")
+            }
         }
 
         @Test("info on a USB board with --accelerometer lists the capability and the LIS3DH at 0x18; lsusb -v still reads the board", arguments: Emulate.backings)
