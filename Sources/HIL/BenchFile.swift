@@ -21,6 +21,9 @@ public struct BenchFile: Sendable {
         /// The bench accelerometer's axis the actuator moves along (`accelerometer:
         /// {axis: z}`): X by default, a sled on rails; a coin LRA moves along Z.
         public var accelerometerAxis: AccelerationAxis = .x
+        /// Tags a test's `device` may name instead of a device (`tags: [farm]`): the
+        /// test then runs on every device carrying it, concurrently (farm mode).
+        public var tags: [String] = []
         /// Where the file gives `actuator`, for an error about the profile it names.
         var actuatorLine: Int?
 
@@ -79,7 +82,7 @@ public struct BenchFile: Sendable {
     /// The keys each mapping of the format allows; the JSON Schema lists the same ones
     /// (a test compares them).
     public static let keys = ["bench", "devices", "fixture", "features"]
-    public static let deviceKeys = ["name", "address", "actuator", "simulate", "power", "accelerometer"]
+    public static let deviceKeys = ["name", "address", "actuator", "tags", "simulate", "power", "accelerometer"]
     public static let accelerometerKeys = ["axis"]
     public static let simulateKeys = ["fault", "supply"]
     public static let powerKeys = ["uhubctl"]
@@ -103,6 +106,7 @@ public struct BenchFile: Sendable {
             throw m["bench"]!.error("must be letters, digits, '-', '_' or '.', not \(YAMLNode.echo(name))")
         }
         var devices: [Device] = []
+        var tagNodes: [YAMLNode?] = []
         let list = try m.required("devices").sequence()
         guard !list.isEmpty else { throw m["devices"]!.error("must name at least one device") }
         for item in list {
@@ -148,7 +152,21 @@ public struct BenchFile: Sendable {
                 }
                 device.accelerometerAxis = axis
             }
+            tagNodes.append(d["tags"])
+            if let tagsNode = d["tags"] {
+                for tag in try tagsNode.strings() {
+                    guard !tag.isEmpty else { throw tagsNode.error("a tag must not be empty") }
+                    if !device.tags.contains(tag) { device.tags.append(tag) }
+                }
+            }
             devices.append(device)
+        }
+        // A test's `device` names a device or a tag: one word must not mean both.
+        for (d, tagsNode) in zip(devices, tagNodes) {
+            guard let tagsNode else { continue }
+            for tag in d.tags where devices.contains(where: { $0.name == tag }) {
+                throw tagsNode.error("tag \(YAMLNode.echo(tag)) is also a device's name: a test's `device` names one or the other, so give the tag another name")
+            }
         }
         var fixture = Fixture()
         if let f = m["fixture"] {
@@ -163,5 +181,14 @@ public struct BenchFile: Sendable {
     public func device(named name: String?) -> Device? {
         guard let name else { return devices.first }
         return devices.first { $0.name == name }
+    }
+
+    /// The devices a test's `device` selects, in the bench's order: the device of that
+    /// name, else every device carrying it as a tag (farm mode: the test runs on each,
+    /// concurrently); no `device`: the first device, as before tags. Empty: no match.
+    public func devices(matching selector: String?) -> [Device] {
+        if let one = device(named: selector) { return [one] }
+        guard let selector else { return [] }
+        return devices.filter { $0.tags.contains(selector) }
     }
 }

@@ -16,38 +16,44 @@ extension TestScript {
     public func check(against bench: BenchFile, profiles: [String: ActuatorProfile]) throws(ScriptError) {
         let directory = HILRunner.directory(of: file)
         for (t, test) in tests.enumerated() {
-            let profile = bench.device(named: test.device).flatMap { profiles[$0.name] }
-            for (s, step) in test.steps.enumerated() {
-                let key = "tests[\(t)].steps[\(s)].\(step.kind.rawValue)"
-                func refuse(_ rule: String, _ subkey: String = "") -> ScriptError {
-                    ScriptError(file: file, line: step.valueLine ?? step.line, key: key + subkey, rule: rule)
+            // A test on a tag is checked against each device it selects.
+            for device in bench.devices(matching: test.device) {
+                try check(test, index: t, on: device, profile: profiles[device.name], directory: directory)
+            }
+        }
+    }
+
+    func check(_ test: TestCase, index t: Int, on device: BenchFile.Device, profile: ActuatorProfile?, directory: String) throws(ScriptError) {
+        for (s, step) in test.steps.enumerated() {
+            let key = "tests[\(t)].steps[\(s)].\(step.kind.rawValue)"
+            func refuse(_ rule: String, _ subkey: String = "") -> ScriptError {
+                ScriptError(file: file, line: step.valueLine ?? step.line, key: key + subkey, rule: rule)
+            }
+            switch step.action {
+            case .play(let name), .measure(let name):
+                do { _ = try PatternReference.load(name, relativeTo: directory) } catch { throw refuse(error.description) }
+            case .sweep(let options):
+                guard let profile else { continue }
+                guard profile.kind == .lra, let lra = profile.lra else {
+                    throw refuse("\(profile.displayName) (on \(device.name)) is not an LRA: a sweep drives a resonator at OL_LRA_PERIOD")
                 }
-                switch step.action {
-                case .play(let name), .measure(let name):
-                    do { _ = try PatternReference.load(name, relativeTo: directory) } catch { throw refuse(error.description) }
-                case .sweep(let options):
-                    guard let profile else { continue }
-                    guard profile.kind == .lra, let lra = profile.lra else {
-                        throw refuse("\(profile.displayName) (on \(test.device ?? bench.devices.first?.name ?? "?")) is not an LRA: a sweep drives a resonator at OL_LRA_PERIOD")
-                    }
-                    let range = options.range(resonanceHz: lra.resonantFrequencyHz)
-                    guard (try? FrequencySweep.codes(fromHz: range.fromHz, toHz: range.toHz)) == nil else { continue }
-                    func end(_ given: Double?, _ name: String, _ hz: Double) -> String {
-                        let text = "\(name) \(Limit.format((hz * 10).rounded() / 10)) Hz"
-                        return given == nil ? "\(text) (the default for \(profile.displayName))" : text
-                    }
-                    let from = end(options.fromHz, "from", range.fromHz), to = end(options.toHz, "to", range.toHz)
-                    // Named at the end the script gave (the other being the default).
-                    guard range.fromHz < range.toHz else { throw refuse("\(from) is not below \(to)", options.fromHz != nil ? ".from" : ".to") }
-                    let periodStep = DRV2605Formulas.lraPeriodSeconds(code: 1) * 1e6
-                    throw refuse(
-                        "no OL_LRA_PERIOD code lies between \(from) and \(to): its periods are \(Limit.format((periodStep * 100).rounded() / 100)) µs apart, so widen the range")
-                case .flash(let image?):
-                    let path = HILRunner.path(image, relativeTo: directory)
-                    do { try FileReader.check(FilePath(path), limit: FirmwareImageFile.byteLimit) } catch { throw refuse(error.description) }
-                default:
-                    break
+                let range = options.range(resonanceHz: lra.resonantFrequencyHz)
+                guard (try? FrequencySweep.codes(fromHz: range.fromHz, toHz: range.toHz)) == nil else { continue }
+                func end(_ given: Double?, _ name: String, _ hz: Double) -> String {
+                    let text = "\(name) \(Limit.format((hz * 10).rounded() / 10)) Hz"
+                    return given == nil ? "\(text) (the default for \(profile.displayName))" : text
                 }
+                let from = end(options.fromHz, "from", range.fromHz), to = end(options.toHz, "to", range.toHz)
+                // Named at the end the script gave (the other being the default).
+                guard range.fromHz < range.toHz else { throw refuse("\(from) is not below \(to)", options.fromHz != nil ? ".from" : ".to") }
+                let periodStep = DRV2605Formulas.lraPeriodSeconds(code: 1) * 1e6
+                throw refuse(
+                    "no OL_LRA_PERIOD code lies between \(from) and \(to): its periods are \(Limit.format((periodStep * 100).rounded() / 100)) µs apart, so widen the range")
+            case .flash(let image?):
+                let path = HILRunner.path(image, relativeTo: directory)
+                do { try FileReader.check(FilePath(path), limit: FirmwareImageFile.byteLimit) } catch { throw refuse(error.description) }
+            default:
+                break
             }
         }
     }

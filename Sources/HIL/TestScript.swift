@@ -88,6 +88,7 @@ public struct Step: Sendable {
 /// nothing about the part, a FAIL may be noise worth measuring again).
 public struct TestCase: Sendable {
     public var name: String
+    /// A bench device's name, or a tag: the test runs on every device carrying it.
     public var device: String?
     public var requires: [String]
     public var timeoutSeconds: Double
@@ -124,8 +125,11 @@ public struct TestScript: Sendable {
             let name = try t.required("name").string()
             if tests.contains(where: { $0.name == name }) { throw t["name"]!.error("test \(YAMLNode.echo(name)) is named twice") }
             let device = try t["device"]?.string()
-            if let device, let bench, bench.device(named: device) == nil {
-                throw t["device"]!.error("the bench \(bench.file) has no device \(YAMLNode.echo(device)) (it has \(bench.devices.map(\.name).joined(separator: ", ")))")
+            if let device, let bench, bench.devices(matching: device).isEmpty {
+                let tags = Set(bench.devices.flatMap(\.tags)).sorted()
+                throw t["device"]!.error(
+                    "the bench \(bench.file) has no device \(YAMLNode.echo(device)) and no device tagged so (it has \(bench.devices.map(\.name).joined(separator: ", "))"
+                        + (tags.isEmpty ? ")" : "; tags \(tags.joined(separator: ", ")))"))
             }
             var steps: [Step] = []
             let stepList = try t.required("steps").sequence()
