@@ -47,7 +47,37 @@ public struct HILRunner: Sendable {
         }
     }
 
+    /// One test on one device: what the run does, in the order of the record (the
+    /// scripts', then their tests', then the bench's devices).
+    struct Entry: Sendable {
+        var index: Int
+        var script: TestScript
+        var test: TestCase
+        var device: BenchFile.Device
+    }
+
+    /// What one device's share of the run did: its results by entry, and why it stopped
+    /// early (its health check, the run's timeout), if it did.
+    struct DeviceShare: Sendable {
+        var results: [(index: Int, result: TestResult)] = []
+        var aborted: String?
+    }
+
     public func run() async throws(ScriptError) -> RunRecord {
+        // Devices run concurrently (farm mode): their progress lines are handed on one
+        // at a time, each whole.
+        let gate = NSLock()
+        let hear = options.progress
+        var serialized = options
+        serialized.progress = { line in gate.withLock { hear(line) } }
+        return try await HILRunner(bench: bench, scripts: scripts, options: serialized, catalog: catalog).runDevices()
+    }
+
+    /// Every device's share of the run, each in a task of its own (structured: the run
+    /// ends when every device is done), so a board that vanishes, fails its health
+    /// check or hangs in a step delays and ERRORs its own tests only. One device: as a
+    /// run always was, its tests in order.
+    func runDevices() async throws(ScriptError) -> RunRecord {
         let start = ContinuousClock.now
         let deadline = start + TimeLimits.duration(options.runTimeoutSeconds)
         let interruption = options.interruption
@@ -57,57 +87,98 @@ public struct HILRunner: Sendable {
                 spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog,
                 fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature), interruption: interruption)
         }
-        var record = RunRecord(bench: bench, devices: [], tests: [], aborted: nil, seconds: 0)
-        for d in bench.devices where interruption.reason == nil {
-            guard let slot = slots[d.name] else { continue }
-            let h = await health(slot)
-            let status = h.problem.map { "ERROR: \($0)" } ?? "OK, " + Self.identityText(h)
-            options.progress("health \(d.name) (\(d.address)): \(status)")
-            record.devices.append(h)
+        var entries: [Entry] = []
+        for script in scripts {
+            for test in script.tests {
+                for device in bench.devices(matching: test.device) {
+                    entries.append(Entry(index: entries.count, script: script, test: test, device: device))
+                }
+            }
         }
+        // Progress names the device once a run spans several.
+        let named = Set(entries.map(\.device.name)).count > 1
+        let total = entries.count
+        let tag: @Sendable (Entry) -> String = { e in
+            "[\(e.index + 1)/\(total)] \(e.script.suite) › \(e.test.name)" + (named ? " [\(e.device.name)]" : "")
+        }
+        var record = RunRecord(bench: bench, devices: [], tests: [], aborted: nil, seconds: 0)
+        // Health checks, every device at once; recorded in the bench's order.
+        let checked = await withTaskGroup(of: (Int, DeviceHealth?).self) { group in
+            for (i, d) in bench.devices.enumerated() {
+                guard let slot = slots[d.name] else { continue }
+                group.addTask {
+                    guard interruption.reason == nil else { return (i, nil) }
+                    let h = await health(slot)
+                    let status = h.problem.map { "ERROR: \($0)" } ?? "OK, " + Self.identityText(h)
+                    options.progress("health \(d.name) (\(d.address)): \(status)")
+                    return (i, h)
+                }
+            }
+            var found: [(Int, DeviceHealth?)] = []
+            for await h in group { found.append(h) }
+            return found.sorted { $0.0 < $1.0 }.compactMap(\.1)
+        }
+        record.devices = checked
         if let why = interruption.reason {
             record.aborted = why  // a health check cut short says nothing of the device
         } else if let bad = record.devices.first(where: { $0.problem != nil }) {
             record.aborted = "health check failed on \(bad.name) (\(bad.address)): \(bad.problem ?? "")"
         }
-        let total = scripts.reduce(0) { $0 + $1.tests.count }
-        var index = 0
-        for script in scripts {
-            for test in script.tests {
-                index += 1
-                let tag = "[\(index)/\(total)] \(script.suite) › \(test.name)"
-                let device = bench.device(named: test.device)?.name ?? "?"
-                if let why = interruption.reason {
-                    record.aborted = record.aborted ?? why
-                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .skipped, message: "not run: \(why)", attempts: []))
-                    options.progress("\(tag): SKIP (not run: \(why))")
-                    continue
-                }
-                if let why = record.aborted {
-                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .error, message: "not run: \(why)", attempts: []))
-                    options.progress("\(tag): ERROR (not run)")
-                    continue
-                }
-                let missing = test.requires.filter { !bench.features.contains($0) }
-                if !missing.isEmpty {
-                    let why = "needs \(missing.joined(separator: ", ")), which the bench \(bench.name) lacks"
-                    record.tests.append(TestResult(suite: script.suite, file: script.file, name: test.name, device: device, verdict: .skipped, message: why, attempts: []))
-                    options.progress("\(tag): SKIP (\(why))")
-                    continue
-                }
-                guard let slot = slots[device] else { continue }  // the script was checked against the bench
-                let result = await runTest(test, script: script, slot: slot, tag: tag, runDeadline: deadline)
-                record.tests.append(result)
-                options.progress("\(tag): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "") (\(result.attempts.count) attempt(s))")
-                if ContinuousClock.now >= deadline, record.aborted == nil {
-                    record.aborted = "the run's timeout (\(Limit.format(options.runTimeoutSeconds)) s) passed"
+        let runAborted = record.aborted
+        let shares = await withTaskGroup(of: (String, DeviceShare).self) { group in
+            for d in bench.devices {
+                guard let slot = slots[d.name] else { continue }
+                let mine = entries.filter { $0.device.name == d.name }
+                // A device whose health check failed runs nothing; one run on with a
+                // healthy board beside a sick one (several devices) runs its own.
+                let health = record.devices.first { $0.name == d.name }
+                let sick = health?.problem.map { "health check failed on \(d.name) (\(d.address)): \($0)" }
+                let before = bench.devices.count == 1 || interruption.reason != nil ? runAborted : sick
+                group.addTask {
+                    var share = DeviceShare(aborted: before)
+                    for e in mine {
+                        let tag = tag(e)
+                        if let why = interruption.reason {
+                            share.aborted = share.aborted ?? why
+                            share.results.append((e.index, TestResult(suite: e.script.suite, file: e.script.file, name: e.test.name, device: d.name, verdict: .skipped, message: "not run: \(why)", attempts: [])))
+                            options.progress("\(tag): SKIP (not run: \(why))")
+                            continue
+                        }
+                        if let why = share.aborted {
+                            share.results.append((e.index, TestResult(suite: e.script.suite, file: e.script.file, name: e.test.name, device: d.name, verdict: .error, message: "not run: \(why)", attempts: [])))
+                            options.progress("\(tag): ERROR (not run)")
+                            continue
+                        }
+                        let missing = e.test.requires.filter { !bench.features.contains($0) }
+                        if !missing.isEmpty {
+                            let why = "needs \(missing.joined(separator: ", ")), which the bench \(bench.name) lacks"
+                            share.results.append((e.index, TestResult(suite: e.script.suite, file: e.script.file, name: e.test.name, device: d.name, verdict: .skipped, message: why, attempts: [])))
+                            options.progress("\(tag): SKIP (\(why))")
+                            continue
+                        }
+                        let result = await runTest(e.test, script: e.script, slot: slot, tag: tag, runDeadline: deadline)
+                        share.results.append((e.index, result))
+                        options.progress("\(tag): \(result.verdict.rawValue)\(result.message.map { " — \($0)" } ?? "") (\(result.attempts.count) attempt(s))")
+                        if ContinuousClock.now >= deadline, share.aborted == nil {
+                            share.aborted = "the run's timeout (\(Limit.format(options.runTimeoutSeconds)) s) passed"
+                        }
+                    }
+                    // The bench is left as it was found: a board the last test unplugged is plugged back in.
+                    if let line = await slot.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress(line) }
+                    return (d.name, share)
                 }
             }
+            var done: [String: DeviceShare] = [:]
+            for await (name, share) in group { done[name] = share }
+            return done
         }
-        // The bench is left as it was found: a board the last test unplugged is plugged back in.
+        record.tests = shares.values.flatMap(\.results).sorted { $0.index < $1.index }.map(\.result)
         for d in bench.devices {
-            if let line = await slots[d.name]?.restore(within: max(options.vanishWaitSeconds, StepExecution.replugWaitSeconds)) { options.progress(line) }
+            if let why = shares[d.name]?.aborted { record.deviceAborted[d.name] = why }
         }
+        // The run's own: the first device's reason in the bench's order (its health
+        // check, the run's timeout), as a run on one device always said it.
+        record.aborted = record.aborted ?? bench.devices.lazy.compactMap { shares[$0.name]?.aborted }.first
         if let why = interruption.reason {
             record.interruption = why
             record.aborted = record.aborted ?? why

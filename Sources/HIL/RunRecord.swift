@@ -77,6 +77,10 @@ public struct RunRecord: Sendable {
     public var aborted: String?
     /// Set when the run was interrupted (`RunInterruption`): "interrupted by SIGINT".
     public var interruption: String? = nil
+    /// Why each device's share of the run stopped early, by device name (its health
+    /// check, the run's timeout, an interruption); a device that ran its tests through
+    /// is not in it. `aborted` is the first of them in the bench's order.
+    public var deviceAborted: [String: String] = [:]
     /// When it started (its boards locked), on the wall clock.
     public var started = Date()
     public var seconds: Double
@@ -88,4 +92,21 @@ public struct RunRecord: Sendable {
     }
 
     public func count(_ v: Verdict) -> Int { tests.filter { $0.verdict == v }.count }
+
+    /// The devices the run's tests ran on (or were meant to), in the bench's order.
+    public var testedDevices: [String] {
+        bench.devices.map(\.name).filter { name in tests.contains { $0.device == name } }
+    }
+
+    /// One device's share of the run as a record of its own (farm mode's per-device
+    /// record): its health check, its tests, why it stopped early; the bench, the start
+    /// and the run's wall time are the run's. The run's record is the union of these.
+    public func record(of device: String) -> RunRecord {
+        var r = self
+        r.devices = devices.filter { $0.name == device }
+        r.tests = tests.filter { $0.device == device }
+        r.aborted = deviceAborted[device] ?? interruption
+        r.deviceAborted = deviceAborted.filter { $0.key == device }
+        return r
+    }
 }

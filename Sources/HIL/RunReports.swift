@@ -48,6 +48,30 @@ public enum RunReports {
             ])) + "\n"
     }
 
+    /// Where each device's own record goes beside the run's (`--json FILE` on a run
+    /// over several devices): FILE with the device's name before its extension,
+    /// `run.json` → `run.board-1.json` (`run` → `run.board-1`). The name is made
+    /// file-safe as a lock file's is (letters, digits, '-', '_', '.'; others '_'); two
+    /// devices whose names come out the same get `-2`, `-3` in the bench's order.
+    public static func deviceRecordPaths(beside json: String, devices: [String]) -> [(device: String, path: String)] {
+        let slash = json.lastIndex(of: "/")
+        let base = slash.map { json[json.index(after: $0)...] } ?? json[...]
+        let dot = base.lastIndex(of: ".").flatMap { $0 == base.startIndex ? nil : $0 }
+        let stem = String(json[..<(dot ?? json.endIndex)]), ext = dot.map { String(json[$0...]) } ?? ""
+        var used: Set<String> = []
+        return devices.map { d in
+            let safe = BoardLock.Key.fileSafe(d)
+            var name = safe
+            var n = 1
+            while used.contains(name) {
+                n += 1
+                name = "\(safe)-\(n)"
+            }
+            used.insert(name)
+            return (d, "\(stem).\(name)\(ext)")
+        }
+    }
+
     /// "2025-06-24T10:03:12.345Z".
     static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

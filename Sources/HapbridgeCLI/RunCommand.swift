@@ -25,6 +25,12 @@ public struct RunCommand: AsyncParsableCommand {
             --timeout, --vanish-wait, --wait) are at most one week. Patterns, images and profiles a file names are \
             found beside it; every pattern is read, every flash image found and every sweep range checked against \
             its device's actuator before anything runs. BENCH or one TEST may be - (standard input). \
+            Farm mode: a test's `device` may name a tag the bench gives devices (`tags: [farm]`); the test then runs \
+            on every device carrying it. Each device's tests run in order in a task of their own, every device at \
+            once, each result keyed by its device (JSON, JUnit, OpenMetrics); a board that vanishes or fails its \
+            health check ERRORs its own tests only. With tests on several devices, --json FILE also gets one record \
+            per device beside it, the device's name before the extension (run.json → run.board-1.json), whose counts \
+            sum to the run's. \
             Each board the bench names is locked for the run, for every user of the host: a lock file per board \
             (a bridge board by its USB port and serial, an FT232H by its serial, the simulated board as sim) in \
             --lock-dir, else $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge (the Debian package makes it for the \
@@ -55,7 +61,10 @@ public struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Test scripts (YAML; one may be - for standard input), run in order.")
     public var tests: [String]
 
-    @Option(help: "Write the run's record as JSON to this file (- for standard output).")
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's record as JSON to this file (- for standard output). A run over several devices also writes each device's record beside it, its name before the extension: run.json → run.DEVICE.json.",
+            valueName: "file"))
     public var json: String?
 
     @Option(help: "Write JUnit XML to this file (- for standard output).")
@@ -190,6 +199,8 @@ public struct RunCommand: AsyncParsableCommand {
             written = made
         }
         if let jsonFile { try deliver { try jsonFile.write(RunReports.json(record)) } }
+        // Farm mode: each device's own record beside the run's (`deviceRecordPaths`).
+        if let jsonFile { try deliver { try writeDeviceRecords(record, beside: jsonFile) } }
         if let junitFile { try deliver { try junitFile.write(RunReports.junit(record, plots: written)) } }
         if let metricsFile { try deliver { try metricsFile.write(RunReports.openMetrics(record)) } }
         try Interruption.shared.exitIfInterrupted()
@@ -225,6 +236,25 @@ public struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.failure.rawValue)
             }
         }
+    }
+
+    /// A run over several devices: each device's record (`RunRecord.record(of:)`) beside
+    /// `--json FILE`, named by `RunReports.deviceRecordPaths` (`run.json` →
+    /// `run.board-1.json`). Only beside a regular file: standard output, a FIFO or a
+    /// device holds the run's record alone (said once). Each file is tried; the first
+    /// failure is thrown after the rest are written.
+    func writeDeviceRecords(_ record: RunRecord, beside json: OutputFile) throws {
+        let devices = record.testedDevices
+        guard devices.count > 1 else { return }
+        guard let path = json.path, case .replace = try json.destination(of: path) else {
+            try Console.err("note: the per-device records are written beside a --json file only, not to \(json.name): the run's record holds every device's tests")
+            return
+        }
+        var first: (any Error)?
+        for (device, file) in RunReports.deviceRecordPaths(beside: path, devices: devices) {
+            do { try OutputFile(file, purpose: "JSON record of \(device)").write(RunReports.json(record.record(of: device))) } catch { first = first ?? error }
+        }
+        if let first { throw first }
     }
 
     /// `--plots DIR`, made (with its parents) before the run, so that a path that is a
