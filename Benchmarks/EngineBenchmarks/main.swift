@@ -1,7 +1,7 @@
 // The engine's timing figures, as percentiles, beside this machine's own baseline
 // measured in the same run. Run with `scripts/bench` (release build).
 //
-// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --cpu-only | --ft232h-only [--long] | --long-only]
+// usage: EngineBenchmarks [--quick] [--simavr-only | --emulated-usb-only | --start-latency-only | --discovery-only | --farm-only | --cpu-only | --ft232h-only [--long] | --long-only]
 //
 // What each figure is:
 // - baseline: Task.sleep(until:) wake-up lateness at a 1 ms period on this machine
@@ -28,6 +28,9 @@
 //   from one process with their late commands and underruns.
 // - discovery (Discovery.swift): `hapbridge list` over 5, 20 and 126 emulated boards,
 //   each run whole (process start to exit); goal: the full bus in < 2 s.
+// - farm mode (FarmRun.swift): `hapbridge run` of one suite on one emulated board, then
+//   on four at once, each run whole; the one-board run is the baseline; goal: four
+//   boards within 1.5× one board's wall time at p50.
 // - FT232H (FT232HTiming.swift): host-timed write error (actual − stamp) of the hosted
 //   firmware core over 10,000 events 2 ms apart (a 1 kHz envelope) on the emulated FT232H, with and without
 //   SCHED_FIFO, beside a cyclictest-like clock_nanosleep baseline at the same period
@@ -69,6 +72,7 @@ func run() async throws {
         return try await EmulatedUSBClient(arguments: CommandLine.arguments).run()
     }
     if CommandLine.arguments.contains(Discovery.clientFlag) { return try Discovery.client(arguments: CommandLine.arguments) }
+    if CommandLine.arguments.contains(FarmRun.clientFlag) { return try FarmRun.client(arguments: CommandLine.arguments) }
     if CommandLine.arguments.contains(FT232HTiming.clientFlag) { return try await FT232HTiming.client(arguments: CommandLine.arguments) }
     func ft232h() async throws {
         print("== FT232H: the firmware core hosted in process, host-timed writes 2 ms apart, a 1 kHz envelope (\(events) events; hapbridge emulate ft232h)")
@@ -81,6 +85,11 @@ func run() async throws {
         try Discovery.run(runs: quick ? 3 : 5)
     }
     if CommandLine.arguments.contains("--discovery-only") { return try await discovery() }
+    func farm() throws {
+        print("== farm mode: hapbridge run, one suite on 1 board and on \(FarmRun.boards) at once (hapbridge emulate bridge --firmware core --boards \(FarmRun.boards))")
+        try FarmRun.run(runs: quick ? 3 : 7)
+    }
+    if CommandLine.arguments.contains("--farm-only") { return try farm() }
     let defaultMargin = HapticEngine.Options().leadMarginMicroseconds
     // --simavr-only / --emulated-usb-only: just that part (the rest takes a minute of real time).
     let simavrOnly = CommandLine.arguments.contains("--simavr-only")
@@ -137,6 +146,7 @@ func run() async throws {
     if !simavrOnly && !usbOnly {
         try await reportCPUCost(quick: quick)
         try await discovery()
+        try farm()
     }
     if !simavrOnly && !usbOnly { try await ft232h() }
     if !simavrOnly {
