@@ -7,6 +7,18 @@ import Testing
 
 @Suite("Refused commands are never lost")
 struct RefusedCommandsTests {
+    /// An engine on the simulated board that rides a long hold out rather than stop for
+    /// it, so everything the board refuses must go again.
+    static func ridingOutEngine() throws -> HapticEngine {
+        let p = try profile()
+        let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500))
+        var options = HapticEngine.Options(driving: .manual)
+        options.keepsSentCommandLog = true
+        options.overloadLagMicroseconds = 10_000_000
+        options.keepAliveMilliseconds = 5_000
+        return HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+    }
+
     @Test(
         "a board whose timer is held back 30 ms fills its queue and refuses commands (QUEUE_FULL); the link takes the refused run back and sends it again: the chip gets every compiled drive value in order, the refusals are counted by reason, none is dropped"
     )
@@ -45,14 +57,7 @@ struct RefusedCommandsTests {
         "a board whose timer is held 400 ms, ridden out rather than stopped for: every refused command goes again, none runs twice, and the board's own count of what ran settles the books (the chip's writes the witness)"
     )
     func aLongHoldWithAWrappedBacklogLosesNothing() async throws {
-        let p = try profile()
-        let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500))
-        var options = HapticEngine.Options(driving: .manual)
-        options.keepsSentCommandLog = true
-        // Ride the hold out rather than stop for it, so everything refused must go again.
-        options.overloadLagMicroseconds = 10_000_000
-        options.keepAliveMilliseconds = 5_000
-        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        let engine = try Self.ridingOutEngine()
         try await engine.start()
         let player = try await engine.makePlayer(with: alternatingSteps(1_000, step: 0.001))
         try await player.start(atTime: 0)
@@ -88,13 +93,7 @@ struct RefusedCommandsTests {
         "a board held whole for 400 ms (its clock, timer and USB intake, as simavr holds the ELF) takes hundreds of commands in silently as it catches up: fewer frames than a sequence number spans are ever unaccounted for, so each refusal names its own command, and what the link says ran is exactly what the chip was written, once each, in order"
     )
     func aBoardHeldWholeHasEachRefusalNamed() async throws {
-        let p = try profile()
-        let device = SimulatedBridgeDevice(board: SimulatedBoard(configuration: .init(profile: p, variant: .drv2605L)), link: .init(latencyMicroseconds: 500))
-        var options = HapticEngine.Options(driving: .manual)
-        options.keepsSentCommandLog = true
-        options.overloadLagMicroseconds = 10_000_000
-        options.keepAliveMilliseconds = 5_000
-        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: options)
+        let engine = try Self.ridingOutEngine()
         try await engine.start()
         // A drive change every millisecond for 3 s (as NothingLostTests' play at `--playback-rate 2`).
         let player = try await engine.makePlayer(with: alternatingSteps(3_000, step: 0.001))
