@@ -29,6 +29,11 @@ _IDENTITY_KEYS = ("ID_VENDOR_ID", "ID_MODEL_ID", "ID_SERIAL", "ID_SERIAL_SHORT",
 _PORT_KEYS = ("ID_PATH", "ID_PATH_TAG", "sys_name", "sys_path", "DEVPATH")
 
 
+# How long a client waits for a network resource to come back (as labgrid's other remote
+# USB resources): a board re-enumerating, through a flash, is back within this.
+_REENUMERATION_SECONDS = 10.0
+
+
 class HapbridgeResourceError(ValueError):
     """A hapbridge resource's configuration breaks a rule; the message names the
     resource class, the field and the rule."""
@@ -167,8 +172,7 @@ class NetworkHapbridgeBoard(RemoteUSBResource):
     accelerometer_axis = _optional_str()
 
     def __attrs_post_init__(self) -> None:
-        # As labgrid's other remote USB resources: a board re-enumerating is back within this.
-        self.timeout = 10.0
+        self.timeout = _REENUMERATION_SECONDS
         super().__attrs_post_init__()
 
     @property
@@ -186,7 +190,7 @@ class NetworkHapbridgeFT232H(RemoteUSBResource):
     actuator = _optional_str()
 
     def __attrs_post_init__(self) -> None:
-        self.timeout = 10.0
+        self.timeout = _REENUMERATION_SECONDS
         super().__attrs_post_init__()
 
     @property
