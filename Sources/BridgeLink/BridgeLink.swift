@@ -28,7 +28,8 @@ public final class BridgeLink {
         /// How long the board waits for the next frame before it stops and closes the
         /// session; by default the board's own (`HostFrameEncoder.defaultKeepAliveMilliseconds`).
         public var keepAliveMilliseconds: UInt16
-        /// The board's continuous-drive limit (0: the board's default).
+        /// The board's continuous-drive limit; 0 asks for the board's default
+        /// (`HostFrameEncoder.defaultMaxDriveMilliseconds`), which bench sessions keep.
         public var maxDriveMilliseconds: UInt16
         /// The protocol minor offered (lower it to talk as a 1.0 host would).
         public var protocolMinor: UInt8

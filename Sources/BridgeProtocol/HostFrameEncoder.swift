@@ -43,6 +43,12 @@ public struct HostFrameEncoder: Sendable {
     /// The keep-alive a board keeps when HELLO asks for none (HB_DEFAULT_KEEPALIVE_MS):
     /// the one default, which the link and the engine offer too.
     public static let defaultKeepAliveMilliseconds = UInt16(HB_DEFAULT_KEEPALIVE_MS)
+    /// The continuous-drive limit a board keeps when HELLO asks for none
+    /// (HB_DEFAULT_MAX_DRIVE_MS, 5 s): what a link's bench session gets.
+    public static let defaultMaxDriveMilliseconds = UInt16(HB_DEFAULT_MAX_DRIVE_MS)
+    /// The longest continuous-drive limit a board grants (HB_MAX_DRIVE_LIMIT_MS, 30 s):
+    /// what the engine asks for, since a pattern may drive that long without a pause.
+    public static let maximumMaxDriveMilliseconds = UInt16(HB_MAX_DRIVE_LIMIT_MS)
 
     /// HELLO: opens (or reopens) a session. 0 means the board's default for either limit.
     /// `protocolMinor` below this host's asks for an older reply layout (tests of 1.0 hosts).

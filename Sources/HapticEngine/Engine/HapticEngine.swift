@@ -46,7 +46,9 @@ public actor HapticEngine {
         /// The control rate: one mixing/compilation step per this many µs.
         public var controlStepMicroseconds: Int64
         public var keepAliveMilliseconds: UInt16
-        /// The board's continuous-drive safety limit (HELLO); 30 s is the protocol's most.
+        /// The board's continuous-drive safety limit (HELLO); by default the most a board
+        /// grants (`HostFrameEncoder.maximumMaxDriveMilliseconds`), since a pattern may
+        /// drive that long without a pause.
         public var maxDriveMilliseconds: UInt16
         /// Auto-shutdown: idle this long → standby. Core Haptics: "approximately two minutes".
         public var idleTimeoutMicroseconds: Int64
@@ -115,7 +117,7 @@ public actor HapticEngine {
 
         public init(
             driving: Driving = .automatic, lookAheadMicroseconds: Int64 = 20_000, servicePeriodMicroseconds: Int64 = 2_000,
-            controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = 30_000,
+            controlStepMicroseconds: Int64 = 1_000, keepAliveMilliseconds: UInt16 = HostFrameEncoder.defaultKeepAliveMilliseconds, maxDriveMilliseconds: UInt16 = HostFrameEncoder.maximumMaxDriveMilliseconds,
             idleTimeoutMicroseconds: Int64 = 120_000_000, syncIntervalMicroseconds: Int64 = 250_000, syncExchangesPerRound: Int = 4,
             queueStatusIntervalMicroseconds: Int64 = 20_000, startTimeoutMicroseconds: Int64 = Int64(BridgeLink.defaultReplyTimeoutMicroseconds),
             leadMarginMicroseconds: Int64 = 50, frameIntakeMicroseconds: Int64 = 100
