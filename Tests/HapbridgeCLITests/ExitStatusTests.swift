@@ -66,6 +66,25 @@ import Testing
         #expect(command?["commandName"] as? String == "hapbridge" && (command?["subcommands"] as? [Any])?.isEmpty == false, "longest line \(longest)")
     }
 
+    @Test("No help text has a run of spaces inside a sentence (a joined source line left its indentation in flash's discussion and its man page)")
+    func helpHasNoSpaceRunsInsideSentences() throws {
+        let run = try Hapbridge.run(["--experimental-dump-help"])
+        let json = try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any]
+        var found: [String] = []
+        func walk(_ command: [String: Any], _ path: String) {
+            var texts = ["abstract", "discussion"].compactMap { command[$0] as? String }
+            texts += (command["arguments"] as? [[String: Any]] ?? []).compactMap { $0["abstract"] as? String }
+            for line in texts.flatMap({ $0.split(separator: "\n") }) where line.contains(/\S {3,}\S/) {
+                found.append("\(path): \(line.prefix(100))")
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path + " " + (sub["commandName"] as? String ?? "?"))
+            }
+        }
+        walk(json?["command"] as? [String: Any] ?? [:], "hapbridge")
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
     @Test("calibrate checks the plot's location before calibrating")
     func calibrateChecksThePlotFirst() throws {
         let run = try Hapbridge.run(["calibrate", "--actuator", "pmd-c10-100", "--plot", "/no/such/directory/cal.svg"])
