@@ -37,7 +37,8 @@ struct StandalonePackageTests {
     )
     func installedPackageStandsAlone() throws {
         guard let deb = DebianPackageTests.package else {
-            #expect(!DebianPackageTests.required, "no .build/hapbridge_*.deb: run scripts/package-deb")
+            let note = "no .build/hapbridge_*.deb: run scripts/package-deb"
+            if DebianPackageTests.required { Issue.record(Comment(rawValue: note)) } else { print("skipped: \(note)") }
             return
         }
         let checkout = Hapbridge.repository.standardizedFileURL.path
@@ -51,7 +52,8 @@ struct StandalonePackageTests {
         let canHide = Self.commandWorks(["unshare", "--mount", "--propagation", "private", "--", "true"], in: scratch)
         let canTrace = Self.commandWorks(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=%file", "-o", "/dev/null", "true"], in: scratch)
         guard canHide || canTrace else {
-            #expect(!DebianPackageTests.required, "neither unshare (as root) nor strace is available to keep the build tree out of reach")
+            let note = "neither unshare (as root) nor strace (scripts/apt-packages.txt) is available to keep the build tree out of reach"
+            if DebianPackageTests.required { Issue.record(Comment(rawValue: note)) } else { print("skipped: \(note)") }
             return
         }
         let isolation: Isolation = canHide ? .hidden : .traced
@@ -119,7 +121,8 @@ struct StandalonePackageTests {
     )
     func copyrightCarriesEveryNotice() throws {
         guard let deb = DebianPackageTests.package else {
-            #expect(!DebianPackageTests.required, "no .build/hapbridge_*.deb: run scripts/package-deb")
+            let note = "no .build/hapbridge_*.deb: run scripts/package-deb"
+            if DebianPackageTests.required { Issue.record(Comment(rawValue: note)) } else { print("skipped: \(note)") }
             return
         }
         let scratch = try Hapbridge.scratchDirectory()
@@ -186,7 +189,8 @@ struct StandalonePackageTests {
     )
     func shippedDocumentsAreComplete() throws {
         guard let deb = DebianPackageTests.package else {
-            #expect(!DebianPackageTests.required, "no .build/hapbridge_*.deb: run scripts/package-deb")
+            let note = "no .build/hapbridge_*.deb: run scripts/package-deb"
+            if DebianPackageTests.required { Issue.record(Comment(rawValue: note)) } else { print("skipped: \(note)") }
             return
         }
         let scratch = try Hapbridge.scratchDirectory()
