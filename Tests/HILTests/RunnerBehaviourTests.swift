@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `hapbridge run`'s rules on small scripts of their own, through the built executable
@@ -190,20 +191,37 @@ struct RunnerBehaviourTests {
         #expect((o.tests[0]["message"] as? String)?.hasSuffix("stopped before the pattern's end: chip fault: over-current") == true, "\(o.tests[0])")
     }
 
-    @Test("A script beside the working directory finds its patterns there (`hapbridge run bench.yaml suite.yaml`)")
-    func relativeScriptFindsItsPatterns() throws {
+    @Test("Paths in a bench file and a script resolve beside the file that names them, however the files are named (`run bench.yaml suite.yaml`, from their directory, from / and from its parent), never against /")
+    func relativePathsResolveBesideTheirFile() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let name = (dir as NSString).lastPathComponent
+        let parent = (dir as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: "\(dir)/profiles", withIntermediateDirectories: true)
+        // A profile of its own id, so the record shows which file was read.
+        let profile = try String(contentsOfFile: Repo.path("Hardware/actuators/pmd-c10-100.json"), encoding: .utf8)
+        try profile.replacingOccurrences(of: "\"id\": \"pmd-c10-100\"", with: "\"id\": \"bench-lra\"")
+            .write(toFile: "\(dir)/profiles/bench-lra.json", atomically: true, encoding: .utf8)
         try Self.denseSteps.write(toFile: "\(dir)/steps.ahap", atomically: true, encoding: .utf8)
+        try "bench: relative\ndevices:\n  - {name: dut, address: sim, actuator: profiles/bench-lra.json}\n"
+            .write(toFile: "\(dir)/bench.yaml", atomically: true, encoding: .utf8)
         try "suite: s\ntests:\n  - name: a\n    steps:\n      - play: steps.ahap\n".write(toFile: "\(dir)/t.yaml", atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
-        p.arguments = ["run", Repo.path("Examples/hil/bench-sim.yaml"), "t.yaml", "--lock-dir", "."]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        for (directory, bench, script) in [(dir, "bench.yaml", "t.yaml"), ("/", dir + "/bench.yaml", dir + "/t.yaml"), (parent, name + "/bench.yaml", name + "/t.yaml")] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Repo.hapbridge)
+            p.arguments = ["run", bench, script, "--lock-dir", dir, "--json", "\(dir)/record.json"]
+            p.currentDirectoryURL = URL(fileURLWithPath: directory)
+            let isolated = TestEnvironment.isolated()
+            defer { isolated.cleanup() }
+            p.environment = isolated.environment
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "from \(directory): \(text)")
+            let record = (try? String(contentsOfFile: "\(dir)/record.json", encoding: .utf8)) ?? ""
+            #expect(record.contains("\"actuator\": \"bench-lra\""), "from \(directory), the profile was not read from \(dir)/profiles: \(record.prefix(400))")
+        }
     }
 }
