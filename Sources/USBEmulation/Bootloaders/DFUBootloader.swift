@@ -113,8 +113,10 @@ public final class DFUBootloader: USBDeviceModel {
     /// logs them); one configuration (bus powered, 100 mA) of 18 bytes: one interface
     /// whose class, subclass and protocol are 0, no endpoints and no DFU functional
     /// descriptor. (avrdude's flip1.c expects FE at the device and warns of 255 on real
-    /// parts too; it notes the interface's zeros, against doc7618. dfu-programmer takes
-    /// the first interface of the 8-bit parts whatever its class.)
+    /// parts too — "USB bDeviceClass = 255 (expected 254)" from an ATmega32U4 in its
+    /// factory DFU, and "bDeviceClass = 255 … bDeviceSubClass = 1" from an ATmega32U2's,
+    /// as users of avrdude report them; it notes the interface's zeros, against doc7618.
+    /// dfu-programmer takes the first interface of the 8-bit parts whatever its class.)
     static let deviceDescriptor: [UInt8] = [
         18, 1, 0x00, 0x02, 0xFF, 0x01, 0x00, UInt8(controlPacketSize),
         UInt8(BootloaderIdentity.atmega32u4DFU.vendorID & 0xFF), UInt8(BootloaderIdentity.atmega32u4DFU.vendorID >> 8),
