@@ -1,6 +1,6 @@
 import Foundation
 
-/// Farm mode's wall time (issue 32): one HIL suite under `hapbridge run` on one emulated
+/// Farm mode's wall time (`run` on a bench's devices at once): one HIL suite under `hapbridge run` on one emulated
 /// bridge board, then the same suite on four at once (a bench of four boards tagged
 /// alike), each whole run timed from process start to exit. The one-board run is this
 /// machine's own baseline in the same emulation; the goal is the four-board run at most

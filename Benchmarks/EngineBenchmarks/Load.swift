@@ -1,8 +1,8 @@
 import Foundation
 
 /// Another process keeping every core busy for the length of a measurement: what the
-/// host's scheduler must hold against (issue: "0 late commands and 0 underruns over
-/// 10,000 events while another process keeps both cores busy"). The children are this
+/// host's scheduler must hold against (the goal: 0 late commands and 0 underruns over
+/// 10,000 events while another process keeps both cores busy). The children are this
 /// same binary started with `--burn-cpu`, at normal priority, one per core.
 final class CPULoad {
     private var children: [Process] = []
