@@ -255,7 +255,7 @@ let package = Package(
                 "JSON", "Haptics", "Plot", "DRV2605", "Actuators", "BridgeProtocol", "BridgeLink", "DeviceInterface",
                 "HapticCompilation", "HapticEngine", "SimulatedBridgeDevice", "SimulatedBoard", "Devices", "USBBridge",
                 "USBEmulation", "SimavrBridgeDevice", "FileAccess", "RealTime", "Bench", "FirmwareImage", "Flashing", "Measurements", "HIL", "HostedBoard",
-                "FTDIBridge", "EmulationControl", "SensorModel", "AVRBootloaders",
+                "EmulationControl", "SensorModel", "AVRBootloaders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "Hex", .product(name: "Logging", package: "swift-log"),
             ],
@@ -355,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "HapbridgeCLITests",
             dependencies: [
-                "HapbridgeCLI", "TestSupport", "FileAccess", "Actuators", "BridgeLink", "DRV2605", "Devices", "HapticEngine", "Haptics", "Plot",
+                "HapbridgeCLI", "TestSupport", "HostedBoard", "FileAccess", "Actuators", "BridgeLink", "DRV2605", "Devices", "HapticEngine", "Haptics", "Plot",
                 "SimulatedBoard", "SimulatedBridgeDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

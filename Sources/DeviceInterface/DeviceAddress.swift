@@ -9,13 +9,24 @@ internal import CHapbridgeProtocol
 /// usb:BUS-PORT[.PORT]   the bridge board on this USB port (as `lsusb -t` and sysfs
 ///                       name it: 1-2, 3-1.4); stays the same across re-plugging into
 ///                       the same socket, unlike the device number
-/// ftdi, ftdi:SERIAL     an FT232H, the DRV2605 on its MPSSE I2C (the firmware core hosted in process)
+/// SCHEME, SCHEME:SERIAL a hosted adapter (`hostedSchemes`), the DRV2605 on its I2C
+///                       (the firmware core hosted in process): the first one plugged
+///                       in, or the one with this serial
 /// ```
 /// A serial number that looks like a port path can be written `usb:serial=1-2`.
 public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     case simulated
     case usb(USBSelector)
-    case ftdi(serial: String?)
+    /// An I2C adapter with no microcontroller, whose firmware core runs in this process:
+    /// `scheme` is one of `hostedSchemes` (as parsed, in lower case), `serial` nil for the
+    /// first one plugged in.
+    case hosted(scheme: String, serial: String?)
+
+    /// The schemes of the hosted adapters, the one list the parser, the descriptions and
+    /// the error text take them from: `DeviceCatalog.hostedAdapters` must register an
+    /// adapter for each, and no other (DevicesTests checks both ways). Lower case, and
+    /// never `sim`, `simulated` or `usb`.
+    public static let hostedSchemes = ["ftdi"]
 
     public enum USBSelector: Sendable, Hashable {
         /// The only board, or the first one found.
@@ -31,7 +42,7 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
         case .usb(.any): "usb"
         case .usb(.serial(let s)): Self.looksLikePortPath(s) ? "usb:serial=\(s)" : "usb:\(s)"
         case .usb(.port(let bus, let ports)): "usb:\(Self.portPath(bus: bus, ports: ports))"
-        case .ftdi(let serial): serial.map { "ftdi:\($0)" } ?? "ftdi"
+        case .hosted(let scheme, let serial): serial.map { "\(scheme):\($0)" } ?? scheme
         }
     }
 
@@ -66,17 +77,23 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
                 guard Self.isValidSerial(rest) else { throw .init(text, Self.serialRule) }
                 self = .usb(.serial(String(rest)))
             }
-        case "ftdi":
+        case let other:
+            guard let hosted = Self.hostedSchemes.first(where: { $0 == other }) else { throw .init(text, Self.expected) }
             if let rest {
                 guard Self.isValidSerial(rest) else { throw .init(text, Self.serialRule) }
-                self = .ftdi(serial: String(rest))
+                self = .hosted(scheme: hosted, serial: String(rest))
             } else {
-                self = .ftdi(serial: nil)
+                self = .hosted(scheme: hosted, serial: nil)
             }
-        default:
-            throw .init(text, "expected sim, usb, usb:SERIAL, usb:BUS-PORT[.PORT] or ftdi[:SERIAL]")
         }
     }
+
+    /// "expected sim, usb, usb:SERIAL, usb:BUS-PORT[.PORT] or ftdi[:SERIAL]": every form
+    /// an address takes, the hosted ones from `hostedSchemes`.
+    static let expected: String = {
+        let forms = ["sim", "usb", "usb:SERIAL", "usb:BUS-PORT[.PORT]"] + hostedSchemes.map { "\($0)[:SERIAL]" }
+        return "expected " + forms.dropLast().joined(separator: ", ") + " or " + (forms.last ?? "")
+    }()
 
     /// The rule a serial number in an address follows: a bridge board's, as the protocol
     /// header defines it (`HB_SERIAL_MAX_LEN`, `hb_serial_char_ok`) and `BoardSerialNumber`

@@ -11,7 +11,7 @@ import USBBridge
 /// door every command, `run`, HapbridgeTesting and `HapticEngine.open(address:)` open a
 /// device through. An address's scheme picks the way: `sim` the simulated board, `usb`
 /// a bridge board on USB, and any other scheme the hosted adapter registered for it
-/// (`hostedAdapters`: `ftdi` the FT232H), whose firmware core runs in this process. Every
+/// (`hostedAdapters`), whose firmware core runs in this process. Every
 /// way gives the same thing: a `FrameTransport` to a board running the firmware core,
 /// which states its serial in HELLO_REPLY.
 ///
@@ -29,7 +29,8 @@ public final class DeviceCatalog: Sendable {
     }
 
     /// How a hosted adapter opened here runs: its I2C clock, and the watchdog process it
-    /// starts (none by default: a library user opting in says which program).
+    /// starts (by default the installed hapbridge's `guard`: `HostedAdapterSettings`; a
+    /// library user who drives unguarded says `.none`).
     public let adapterSettings: HostedAdapterSettings
 
     public init(logger: Logger = Logger(label: "hapbridge.devices"), adapterSettings: HostedAdapterSettings = HostedAdapterSettings()) {
@@ -121,8 +122,8 @@ public final class DeviceCatalog: Sendable {
             // apart by it, and "the first" would drive whichever enumerated first.
             if case .serial = selector, matching.count > 1 { throw .ambiguousAddress(DeviceAddress.usb(selector), matching) }
             return .usb(board)
-        case .ftdi(let serial)?:
-            return .hosted(scheme: "ftdi", serial: serial)
+        case .hosted(let scheme, let serial)?:
+            return .hosted(scheme: scheme, serial: serial)
         }
     }
 
@@ -153,6 +154,17 @@ public final class DeviceCatalog: Sendable {
     /// The hosted adapter registered for `scheme` (`hostedAdapters`).
     public static func hostedAdapter(scheme: String) -> (any HostedAdapter)? {
         hostedAdapters.first { $0.scheme == scheme }
+    }
+
+    /// The hosted adapter `address` names (nil: none, or no adapter is registered for its scheme).
+    public static func hostedAdapter(_ address: DeviceAddress) -> (any HostedAdapter)? {
+        guard case .hosted(let scheme, _) = address else { return nil }
+        return hostedAdapter(scheme: scheme)
+    }
+
+    /// The hosted adapter with this USB vendor and product ID (`HostedAdapter.usbIdentity`).
+    public static func hostedAdapter(vendorID: UInt16, productID: UInt16) -> (any HostedAdapter)? {
+        hostedAdapters.first { $0.usbIdentity == (vendorID, productID) }
     }
 
     /// Opens the hosted adapter registered for `scheme` with the firmware core hosted in

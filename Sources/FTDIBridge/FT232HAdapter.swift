@@ -8,26 +8,30 @@ import Glibc
 
 /// The FT232H as the device catalog opens it (`ftdi`, `ftdi:SERIAL`): a DRV2605 on its
 /// MPSSE I2C (`FT232HHostedI2C`), played through the firmware core hosted in the player,
-/// its guardian process (`FT232HGuardian`, `hapbridge guard-ft232h`) stopping the chip if
+/// its guardian process (`FT232HGuardian`, `hapbridge guard ftdi`) stopping the chip if
 /// the player dies, is stopped or hangs. Hardware/boards/ft232h.md has the wiring.
 public struct FT232HAdapter: HostedAdapter {
     public let scheme = "ftdi"
     public let name = "FT232H"
+    public let nameWithArticle = "an FT232H"
+    public let wiringDocument = "Hardware/boards/ft232h.md"
+    public var usbIdentity: (vendorID: UInt16, productID: UInt16) { (FT232HIdentity.vendorID, FT232HIdentity.productID) }
+    public var guardianProcessName: String { FT232HGuardian.processName }
 
     public init() {}
 
-    /// The hapbridge subcommand that runs the guardian (`GuardFT232HCommand`).
-    public static let guardianSubcommand = "guard-ft232h"
-
     /// `HAPBRIDGE_FT232H_TIMING` set: the stamped writes' lateness on standard error at close.
     static let timingSwitch = "HAPBRIDGE_FT232H_TIMING"
+    /// `HAPBRIDGE_FT232H_GUARDIAN=off`: no guardian, whatever the settings ask (what the
+    /// tests use to show the chip keeps driving when an unguarded player dies).
+    static let guardianSwitch = "HAPBRIDGE_FT232H_GUARDIAN"
 
     /// Opens the FT232H and, with `settings.guardian`, starts its guardian once the FT232H
     /// is open (it takes the adapter by the usbfs node libusb opened) and before the chip
     /// is brought up. A guardian that cannot be started, or ends before it is ready, is an
     /// error: nothing is driven unguarded unless the caller asked (no guardian command).
     public func open(serial: String?, settings: HostedAdapterSettings) throws(HostedAdapterError) -> HostedAdapterConnection {
-        let address = DeviceAddress.ftdi(serial: serial)
+        let address = DeviceAddress.hosted(scheme: scheme, serial: serial)
         // Plain `ftdi`: the first FT232H's serial, read before it is opened and then opened
         // by it, so the serial the core states is the opened adapter's (libftdi's
         // ftdi_usb_get_strings2, the USB serial string: the FT232H's EEPROM).
@@ -37,18 +41,12 @@ public struct FT232HAdapter: HostedAdapter {
             throw .open(DeviceError.notFound("\(address): \(error.description)"))
         }
         let command: GuardianCommand?
-        switch settings.guardian {
-        case .none: command = nil
-        case .command(let c): command = c
-        case .installed:
-            guard let found = GuardianCommand.installedHapbridge(arguments: [Self.guardianSubcommand]) else {
-                port.shutDown()
-                throw .refused(
-                    "\(address): no hapbridge executable beside this program or on PATH to run the FT232H's guardian "
-                        + "(`hapbridge \(Self.guardianSubcommand)`): without it nothing would stop the chip if this program died, "
-                        + "were stopped or hung, so it is not driven (install hapbridge, or open with HostedAdapterSettings(guardian: .none) to drive unguarded)")
-            }
-            command = found
+        do {
+            command = getenv(Self.guardianSwitch).map { String(cString: $0) } == "off"
+                ? nil : try settings.guardian.command(for: self, address: address.description)
+        } catch {
+            port.shutDown()
+            throw error
         }
         var guardian: FT232HGuardian?
         if let command {
@@ -59,11 +57,24 @@ public struct FT232HAdapter: HostedAdapter {
                 port.shutDown()
                 throw .refused(
                     "\(address): could not start the FT232H's guardian (\(error)): without it nothing would stop the chip if this "
-                        + "player died, were stopped or hung, so it is not driven (HAPBRIDGE_FT232H_GUARDIAN=off plays without one)")
+                        + "player died, were stopped or hung, so it is not driven (\(Self.guardianSwitch)=off plays without one)")
             }
         }
         return HostedAdapterConnection(
             port: port, serial: named, guardian: guardian, reportsTiming: getenv(Self.timingSwitch) != nil)
+    }
+
+    /// The guardian's side (`hapbridge guard ftdi`): the FT232H's usbfs node opened
+    /// (`FT232HTakeover`), then watched over (`FT232HGuardianWatch`).
+    public func runGuardian(_ request: HostedGuardianRequest, say: (String) -> Void) -> HostedGuardianOutcome {
+        let takeover: FT232HTakeover
+        do { takeover = try FT232HTakeover(path: request.node) } catch { return .cannotWatch(error.description) }
+        let watch = FT232HGuardianWatch(player: request.player, serial: request.serial, sclHz: Double(request.sclHz), takeover: takeover)
+        switch watch.run(say: say) {
+        case .disarmed, .tookOver: return .done
+        case .stoppedAfterDeath(let what): return .stoppedAfterDeath(what)
+        case .failed(let why): return .failed(why)
+        }
     }
 
     /// The serial of the first FT232H on the bus, nil when there is none or it has none.

@@ -10,7 +10,7 @@ import Glibc
 /// player that died, was stopped or hangs. A bridge board's firmware stops the chip after
 /// 495 ms of host silence; with the firmware core hosted in the player, its watchdog stops
 /// with the player. The guardian is the watchdog outside the player: a small process
-/// started beside it (`hapbridge guard-ft232h`, `FT232HGuardianWatch`), connected by a
+/// started beside it (`hapbridge guard ftdi`, `FT232HGuardianWatch`), connected by a
 /// socket pair on which:
 ///
 /// - the player sends a heartbeat every 50 ms from the hosted core's service thread (the
@@ -42,7 +42,8 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
     // thread ended); everything else that changes is behind `state`.
 
     /// What starts a guardian: the program and the arguments before the ones `init` adds
-    /// (`--player`, `--usbfs`, `--scl-hz`, the serial); it runs under `processName`.
+    /// (`HostedGuardianRequest.arguments`: `guard ftdi --player … --node … --scl-hz …`, the
+    /// serial); it runs under `processName`.
     public typealias Command = GuardianCommand
 
     /// argv[0] and the comm the guardian gives itself: no "hapbridge" in it, so a `pkill`
@@ -104,7 +105,7 @@ public final class FT232HGuardian: HostedBoardGuard, @unchecked Sendable {
         }
         let arguments =
             [Self.processName] + command.arguments
-            + ["--player", "\(getpid())", "--usbfs", usbfs, "--scl-hz", "\(Int(sclHz))"] + (serial.map { [$0] } ?? [])
+            + HostedGuardianRequest(scheme: FT232HAdapter().scheme, player: getpid(), node: usbfs, sclHz: Int(sclHz), serial: serial).arguments
         var child: pid_t = 0
         let r = Self.spawn(command.executable, arguments, stdin: ends[1], pid: &child)
         close(ends[1])

@@ -3,7 +3,7 @@ import HostedBoard
 import Glibc
 #endif
 
-/// The guardian's side of `FT232HGuardian` (`hapbridge guard-ft232h`): standard input is
+/// The guardian's side of `FT232HGuardian` (`hapbridge guard ftdi`): standard input is
 /// its end of the socket pair; it watches the player's heartbeats and the socket's end,
 /// and when the player can no longer stop the chip itself — dead, stopped, frozen, hung,
 /// or stuck closing — takes the FT232H and stops it (`FT232HTakeover`).

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// A board is keyed by what it is, not by what a bench file calls it
 /// (`BoardLock.Key.keys(for:catalog:)`): a bridge board by its USB port and its serial,
-/// so `usb:1-2`, `usb:SERIAL` and `usb` on one board meet; an FT232H by its serial; the
+/// so `usb:1-2`, `usb:SERIAL` and `usb` on one board meet; a hosted adapter by its scheme and serial; the
 /// simulated board as `sim`, so a rehearsal on it behaves as the bench will (a CI job
 /// running simulations alongside others gives each its own `--lock-dir`).
 public final class BoardLock: Sendable {
@@ -49,15 +49,15 @@ public final class BoardLock: Sendable {
 
         /// The keys of the board a bench device names, as it is found now: a bridge board
         /// on USB by its port ("usb-1-2") and its serial ("usb-serial-HB0001"); one not
-        /// found (unplugged, in its bootloader) by what its address says. An FT232H by
-        /// its serial, the simulated board as "sim".
+        /// found (unplugged, in its bootloader) by what its address says. A hosted adapter
+        /// by its scheme and serial ("ftdi-FT1234"), the simulated board as "sim".
         public static func keys(for device: BenchFile.Device, catalog: DeviceCatalog) -> [Key] {
             let label = "\(device.name) (\(device.address))"
             switch device.address {
             case .simulated:
                 return [Key(name: "sim", device: label)]
-            case .ftdi(let serial):
-                return [Key(name: catalog.hostedSerial(.ftdi(serial: serial)).map { "ftdi-\($0)" } ?? "ftdi", device: label)]
+            case .hosted(let scheme, _):
+                return [Key(name: catalog.hostedSerial(device.address).map { "\(scheme)-\($0)" } ?? scheme, device: label)]
             case .usb(let selector):
                 if case .usb(let board)? = try? catalog.choose(device.address) {
                     return [Key(name: "usb-\(board.portPath)", device: label)] + (board.serialNumber.map { [Key(name: "usb-serial-\($0)", device: label)] } ?? [])

@@ -1,4 +1,5 @@
 import DeviceInterface
+import Devices
 import EmulationControl
 import Foundation
 
@@ -34,8 +35,9 @@ enum PortPower: Sendable, CustomStringConvertible {
     static func choose(for device: BenchFile.Device, environment: [String: String]) -> Result<PortPower, Unavailable> {
         switch device.address {
         case .simulated: return .success(.simulated)
-        case .ftdi:
-            return .failure(Unavailable(description: "\(device.name) (\(device.address)) cannot be switched from the host (an FT232H has no switchable port in this bench)"))
+        case .hosted:
+            let adapter = DeviceCatalog.hostedAdapter(device.address)?.nameWithArticle ?? "a hosted adapter"
+            return .failure(Unavailable(description: "\(device.name) (\(device.address)) cannot be switched from the host (\(adapter) has no switchable port in this bench)"))
         case .usb(let selector):
             if let socket = environment[ControlClient.environmentVariable], !socket.isEmpty {
                 let board: String? =

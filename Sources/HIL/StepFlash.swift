@@ -22,7 +22,9 @@ enum StepFlash {
     {
         switch slot.spec.address {
         case .simulated: return StepOutcome(verdict: .skipped, message: "the simulated board has no bootloader to flash")
-        case .ftdi: return StepOutcome(verdict: .skipped, message: "an FT232H runs no firmware of ours: nothing to flash")
+        case .hosted:
+            let adapter = DeviceCatalog.hostedAdapter(slot.spec.address)?.nameWithArticle ?? "a hosted adapter"
+            return StepOutcome(verdict: .skipped, message: "\(adapter) runs no firmware of ours: nothing to flash")
         case .usb: break
         }
         let loaded = try load(image, relativeTo: scriptDirectory)

@@ -17,8 +17,8 @@ public struct CalibrateCommand: AsyncParsableCommand {
             On PASS the results are stored per board serial number and actuator under \
             $XDG_CONFIG_HOME/hapbridge/calibration (default ~/.config/hapbridge/calibration), and `play` on the same \
             board and actuator drives an LRA in closed loop with them. It runs on any device (--device): through a \
-            board's register frames exactly as on the simulated board, an FT232H's through the firmware core hosted \
-            in this process. Without --actuator: the simulated board's own actuator; on a board, the one stored for it \
+            board's register frames exactly as on the simulated board, a hosted adapter's (--device ftdi) through the \
+            firmware core hosted in this process. Without --actuator: the simulated board's own actuator; on a board, the one stored for it \
             (calibrated again); with neither, nothing is driven (exit 2). Exits 1 on FAIL, and when the results \
             cannot be stored (printed first, then the file and the cause; --no-save does not store them).
             """)

@@ -17,7 +17,8 @@ public struct DeviceOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Device: sim (the simulated board), usb (the only or first bridge board), usb:SERIAL or usb:BUS-PORT[.PORT], "
-                + "ftdi or ftdi:SERIAL (a DRV2605 on an FT232H's MPSSE I2C, timed by this host). "
+                + DeviceCatalog.hostedAdapters.map { "\($0.scheme) or \($0.scheme):SERIAL (a DRV2605 on \($0.nameWithArticle)'s I2C, timed by this host)" }
+                .joined(separator: ", ") + ". "
                 + "Without it: the bridge board if exactly one is plugged in, else the simulated board.",
             valueName: "address"))
     public var device: DeviceArgument?
@@ -37,7 +38,9 @@ public struct DeviceOptions: ParsableArguments {
         help: "Simulated board only: a LIS3DH accelerometer fitted on its I2C bus at 0x18, on the actuator's sled (\(ShippedFiles.document("Hardware/boards/accelerometer.md"))); acceleration figures then come from the sensor (labelled sensor), not the model.")
     public var accelerometer = false
 
-    @Option(name: .customLong("i2c-khz"), help: "FT232H only (--device ftdi): the I2C clock, 400 (the DRV2605's fast mode) or 100 kHz (long wires, weak pull-ups).")
+    @Option(
+        name: .customLong("i2c-khz"),
+        help: "\(Self.hostedDevices) only, whose I2C this host drives: the I2C clock, 400 (the DRV2605's fast mode) or 100 kHz (long wires, weak pull-ups).")
     public var i2cKHz: Int = 400
 
     @Option(help: PlotOption.help)
@@ -51,8 +54,8 @@ public struct DeviceOptions: ParsableArguments {
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
         try PlotOption.validate(plot)
         guard [100, 400].contains(i2cKHz) else { throw ValidationError("--i2c-khz must be 400 or 100, not \(i2cKHz)") }
-        if i2cKHz != 400, let address, !namesFT232H {
-            throw ValidationError("--i2c-khz applies to an FT232H (--device ftdi), whose I2C this host drives; \(address) keeps its own bus at 400 kHz")
+        if i2cKHz != 400, let address, !namesHostedAdapter {
+            throw ValidationError("--i2c-khz applies to an adapter whose I2C this host drives (\(Self.hostedDevices)); \(address) keeps its own bus at 400 kHz")
         }
         if case .failure(let error)? = device?.parsed { throw ValidationError(TerminalText.safe(error.description)) }
     }
@@ -61,16 +64,19 @@ public struct DeviceOptions: ParsableArguments {
     /// `validate()` refused a malformed one before any command could run.
     var address: DeviceAddress? { device?.address }
 
-    /// Whether `--device` names an FT232H (`ftdi`, `ftdi:SERIAL`).
-    var namesFT232H: Bool {
-        if case .ftdi? = address { return true }
+    /// Whether `--device` names a hosted adapter (`ftdi`, `ftdi:SERIAL`: `DeviceAddress.hostedSchemes`).
+    var namesHostedAdapter: Bool {
+        if case .hosted? = address { return true }
         return false
     }
+
+    /// "--device ftdi[:SERIAL]": the addresses `--i2c-khz` applies to.
+    static let hostedDevices = "--device " + DeviceAddress.hostedSchemes.map { "\($0)[:SERIAL]" }.joined(separator: ", ")
 
     /// How a hosted adapter (`--device ftdi`) runs: the I2C clock `--i2c-khz` says, and a
     /// guardian that stops the chip if this process dies (SIGKILL, a crash).
     var adapterSettings: HostedAdapterSettings {
-        HostedAdapterSettings(i2cClockHz: Double(i2cKHz) * 1000, guardian: GuardFT232HCommand.command())
+        HostedAdapterSettings(i2cClockHz: Double(i2cKHz) * 1000, guardian: GuardCommand.choice)
     }
 
     static func simulatorOnly(_ address: DeviceAddress) -> CLIError {

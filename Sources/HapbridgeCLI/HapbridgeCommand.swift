@@ -19,7 +19,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             RenderCommand.self,
             LibraryCommand.self,
             CalibrateCommand.self,
-            GuardFT232HCommand.self,
+            GuardCommand.self,
             DiagnoseCommand.self,
             ROMCommand.self,
             EmulateCommand.self,

@@ -21,7 +21,7 @@ public struct InfoCommand: AsyncParsableCommand {
             "firmwareUpdate" (the version `hapbridge flash` would write when the board's firmware is older, else null), \
             "capabilities" (names), "queueCapacity", "keepAliveMs", "maxDriveMs", "chipID", "chip", "bootloader", \
             "serial", "registers" (null at protocol 1.0: name → value), "supplyVolts", "calibrations" (actuator ids), "accelerometer" (a board with \
-            a LIS3DH, capability 11: "part", "address", "rateHz", "fullScaleG"; else null), "hostTiming" (an FT232H, whose writes the host times: "realTime", \
+            a LIS3DH, capability 11: "part", "address", "rateHz", "fullScaleG"; else null), "hostTiming" (a hosted adapter, whose writes the host times: "realTime", \
             "scheduling", "precision"; else null)}.
             """)
 
@@ -143,7 +143,8 @@ public struct InfoCommand: AsyncParsableCommand {
             // No board clock: the firmware core runs in this process and the host times each write.
             lines.append("host timing: \(timing); \(timing.precision)")
             if !timing.isRealTime {
-                lines.append("to allow real-time scheduling (\(ShippedFiles.document("Hardware/boards/ft232h.md")), \"Real-time permission\"):")
+                let wiring = DeviceCatalog.hostedAdapter(opened.address).map { ShippedFiles.document($0.wiringDocument) + ", " } ?? ""
+                lines.append("to allow real-time scheduling (\(wiring)\"Real-time permission\"):")
                 lines += HostedScheduling.howToGrant.map { "  " + $0 }
             }
         }

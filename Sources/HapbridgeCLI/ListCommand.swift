@@ -13,20 +13,20 @@ import USBBridge
 public struct ListCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the bridge boards on USB (and their bootloaders, FT232Hs): port, kind, serial, firmware and protocol, chip.",
+        abstract: "List the bridge boards on USB (and their bootloaders, \(hostedAdapterNames)s): port, kind, serial, firmware and protocol, chip.",
         discussion: """
             Lists every USB device of a known identity by its port: bridge firmware (\(USBKnownIdentity.identities(of: .bridgeFirmware).map(\.usbID).joined(separator: ", "))), Caterina \
             bootloaders (\(USBKnownIdentity.identities(of: .caterinaBootloader).map(\.usbID).joined(separator: ", "))), the Atmel DFU bootloader \
-            (\(USBKnownIdentity.identities(of: .atmelDFUBootloader).map(\.usbID).joined(separator: ", "))), the FT232H \
-            (\(USBKnownIdentity.identities(of: .ft232h).map(\.usbID).joined(separator: ", "))) and boards running an Arduino sketch, which \
+            (\(USBKnownIdentity.identities(of: .atmelDFUBootloader).map(\.usbID).joined(separator: ", "))), \(hostedAdapterIdentities) \
+            and boards running an Arduino sketch, which \
             `hapbridge flash` resets into their Caterina (\(USBKnownIdentity.identities(of: .arduinoSketch).map(\.usbID).joined(separator: ", "))). A board keeps its port (its address, usb:BUS-PORT) whatever it enumerates as. \
             Each bridge board is opened once and asked HELLO (this opens a session on it, which the board closes \
             by itself after its keep-alive: a board another program holds open shows as busy and is not \
             disturbed); the other kinds are listed with what their descriptors say. \
             The simulated board (--device sim) is always available and is not listed. \
             --json prints one object: {"schema": "hapbridge-list/1", "boards": [BOARD...]}, each BOARD with \
-            "address" ("usb:1-2"), "kind" ("bridge-firmware", "caterina-bootloader", "atmel-dfu-bootloader", \
-            "ft232h", "arduino-sketch"), "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
+            "address" ("usb:1-2"), "kind" (\(USBDeviceKind.allCases.map { "\"\($0)\"" }.joined(separator: ", "))), \
+            "usbID" ("1209:0001"), "bus", "ports", "deviceNumber", "serial" (string or null), \
             "bcdDevice", "status" ("ok", "busy", "access-denied", "no-answer", "not-hapbridge", "error"), \
             "message" (null when ok; for a board whose firmware is older than this hapbridge's, the notice that \
             `hapbridge flash` updates it), "firmwareUpdate" (the version `flash` would write when the board's is older, \
@@ -34,6 +34,16 @@ public struct ListCommand: AsyncParsableCommand {
             "firmware", "protocol", "chipID", "chip", "bootloader", "queueCapacity". \
             Exits 0 whatever was found, 1 if USB itself could not be used.
             """)
+
+    /// "FT232H": the hosted adapters `list` shows (`DeviceCatalog.hostedAdapters`).
+    static var hostedAdapterNames: String { DeviceCatalog.hostedAdapters.map(\.name).joined(separator: "s, ") }
+
+    /// "the FT232H (0403:6014)", each hosted adapter by its USB identity.
+    static var hostedAdapterIdentities: String {
+        DeviceCatalog.hostedAdapters.map {
+            "the \($0.name) (\(USBKnownIdentity.usbID(vendorID: $0.usbIdentity.vendorID, productID: $0.usbIdentity.productID)))"
+        }.joined(separator: ", ")
+    }
 
     @Flag(help: "Print JSON (schema above) instead of a table.")
     public var json = false
@@ -90,9 +100,9 @@ struct BoardEntry {
             if let e = device.openFailure {
                 entry.status = status(of: .device(e))
                 entry.message = TerminalText.safe("its serial could not be read: \(e)")
-            } else if device.kind == .ft232h {
-                // Not a bridge board: reached by its serial through libftdi, not by its port.
-                entry.message = TerminalText.safe("a DRV2605 on its I2C: --device ftdi:\(device.serialNumber ?? "SERIAL") (timed by this host)")
+            } else if let adapter = DeviceCatalog.hostedAdapter(vendorID: device.identity.vendorID, productID: device.identity.productID) {
+                // Not a bridge board: a hosted adapter, reached by its serial, not by its port.
+                entry.message = TerminalText.safe("a DRV2605 on its I2C: --device \(adapter.scheme):\(device.serialNumber ?? "SERIAL") (timed by this host)")
             }
             return entry
         }

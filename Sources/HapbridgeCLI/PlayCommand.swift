@@ -31,7 +31,7 @@ public struct PlayCommand: AsyncParsableCommand {
             line at each tenth of the pattern. It shows the pattern time, commands streamed, commands the host sent \
             too late, and underruns the board reported (commands it started more than 100 µs after their stamp). \
             If the engine stops before the pattern's end (the board's continuous-drive limit of 30 s, a chip fault, \
-            the board falling behind, the device going away, an FT232H's guardian gone or taking the adapter from a \
+            the board falling behind, the device going away, a hosted adapter's guardian gone or taking the adapter from a \
             player that was stopped) the reason is printed and the exit status is 3. A pattern \
             played to its end with any command sent after its stamp or any underrun did not play on time: exit status 4. \
             The summary says what ran on the chip by the board's own count (QUEUE_STATUS), what a stop flushed, and \
@@ -119,7 +119,7 @@ public struct PlayCommand: AsyncParsableCommand {
 
         try Console.lines(["device: \(session.summary)", "actuator: \(chosen.line)"], to: .output)
         // One notice per cause: where the device already said its host timer was refused
-        // real time (an FT232H), the service thread's refusal has the same cause and remedy.
+        // real time (a hosted adapter), the service thread's refusal has the same cause and remedy.
         if session.isRealTime, session.hostTimerIsRealTime != false, let notice = session.engine.serviceThreadScheduling.notice {
             try Console.err("note: \(notice)")
         }

@@ -32,7 +32,7 @@ public struct RunCommand: AsyncParsableCommand {
             per device beside it, the device's name before the extension (run.json → run.board-1.json), whose counts \
             sum to the run's. \
             Each board the bench names is locked for the run, for every user of the host: a lock file per board \
-            (a bridge board by its USB port and serial, an FT232H by its serial, the simulated board as sim) in \
+            (a bridge board by its USB port and serial, a hosted adapter by its scheme and serial, the simulated board as sim) in \
             --lock-dir, else $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge (the Debian package makes it for the \
             hapbridge group), held with flock(2) while the run lives. A board another run holds is refused at once \
             (exit 10) naming its holder (user, host, pid, command, since when); --wait [SECONDS] queues for it \
@@ -162,8 +162,8 @@ public struct RunCommand: AsyncParsableCommand {
             try Console.err("Error: \(TerminalText.safe(e.description))")
             throw ExitCode(Status.badScript.rawValue)
         }
-        // The same door the other commands open devices through: an FT232H gets its guardian.
-        let catalog = DeviceCatalog(adapterSettings: HostedAdapterSettings(guardian: GuardFT232HCommand.command()))
+        // The same door the other commands open devices through: a hosted adapter gets its guardian.
+        let catalog = DeviceCatalog(adapterSettings: HostedAdapterSettings(guardian: GuardCommand.choice))
         let lock = try await takeLocks(benchFile, catalog: catalog)
         defer { lock.release() }
         let interruption = RunInterruption()

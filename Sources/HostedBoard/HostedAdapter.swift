@@ -9,10 +9,20 @@ import Foundation
 /// (`HostedBoard`), states the serial in HELLO_REPLY and hands the link on
 /// (`HostedBoardTransport`) like any other board's.
 public protocol HostedAdapter: Sendable {
-    /// The scheme its addresses take: `ftdi` for `ftdi`, `ftdi:SERIAL`.
+    /// The scheme its addresses take (`SCHEME`, `SCHEME:SERIAL`): one of
+    /// `DeviceAddress.hostedSchemes`, where the address parser learns it.
     var scheme: String { get }
     /// What it is called in messages and summaries (its part name).
     var name: String { get }
+    /// Its name with the indefinite article, as a sentence takes it ("an FT232H"): the
+    /// article follows how the name is said, which no rule on its letters gets right.
+    var nameWithArticle: String { get }
+    /// Its wiring document, by repository path (`Hardware/boards/NAME.md`): where `info`
+    /// sends a user to allow real-time scheduling, and what the Debian package ships.
+    var wiringDocument: String { get }
+    /// Its USB vendor and product ID (as `list` finds it: `USBKnownIdentity`), so `list`
+    /// can say which address reaches it.
+    var usbIdentity: (vendorID: UInt16, productID: UInt16) { get }
     /// Opens the adapter `serial` names (nil: the first one plugged in) with the DRV2605's
     /// EN high, and starts its watchdog when `settings.guardian` asks for one. A failure
     /// says why in the adapter's words, and leaves nothing open.
@@ -21,6 +31,17 @@ public protocol HostedAdapter: Sendable {
     /// it has none): what a bare scheme opens, for a caller that must name it first (a
     /// run's per-board lock).
     func firstSerial() -> String?
+
+    /// argv[0] and the kernel's comm of its guardian process (at most 15 characters, the
+    /// comm's limit, and no "hapbridge" in it, so a `pkill hapbridge` aimed at a player
+    /// that will not stop spares the guardian that stops the chip).
+    var guardianProcessName: String { get }
+    /// Its guardian's side, run in the guardian process (`hapbridge guard SCHEME`, started
+    /// by `open` with `HostedGuardianRequest.arguments`): standard input is the socket to
+    /// the player. Watches until the player's end and stops the chip when the player can no
+    /// longer; `say` prints a line as things happen. The caller has already checked the
+    /// process is the player's child on that socket, named it and set its signals.
+    func runGuardian(_ request: HostedGuardianRequest, say: (String) -> Void) -> HostedGuardianOutcome
 }
 
 /// How the catalog asks a hosted adapter to run.
@@ -28,9 +49,9 @@ public struct HostedAdapterSettings: Sendable, Equatable {
     /// The I2C clock (Hz) the host drives the bus at: 400 kHz (the DRV2605's fast mode)
     /// or 100 kHz (long wires, weak pull-ups).
     public var i2cClockHz: Double
-    /// What starts the adapter's watchdog process. The default is the installed
-    /// hapbridge's: a program that opens an adapter through the library is guarded as
-    /// `hapbridge play` is, or not driven at all.
+    /// What starts the adapter's watchdog process (`hapbridge guard SCHEME`). The default
+    /// is the installed hapbridge's: a program that opens an adapter through the library is
+    /// guarded as `hapbridge play` is, or not driven at all.
     public var guardian: GuardianChoice
 
     public init(i2cClockHz: Double = 400_000, guardian: GuardianChoice = .installed) {
@@ -51,8 +72,8 @@ public enum GuardianChoice: Sendable, Equatable {
     case none
 }
 
-/// What starts a watchdog process: the program and the arguments before the ones the
-/// adapter adds.
+/// What starts a watchdog process: a `hapbridge` executable and the arguments before the
+/// ones the adapter adds (`HostedGuardianRequest.arguments`: `guard SCHEME …`).
 public struct GuardianCommand: Sendable, Equatable {
     public var executable: String
     public var arguments: [String]

@@ -12,8 +12,8 @@ struct DeviceAddressTests {
             ("usb:1-2", .usb(.port(bus: 1, ports: [2]))),
             ("usb:3-1.4", .usb(.port(bus: 3, ports: [1, 4]))),
             ("usb:serial=1-2", .usb(.serial("1-2"))),
-            ("ftdi", .ftdi(serial: nil)),
-            ("ftdi:FT1234", .ftdi(serial: "FT1234")),
+            ("ftdi", .hosted(scheme: "ftdi", serial: nil)),
+            ("ftdi:FT1234", .hosted(scheme: "ftdi", serial: "FT1234")),
         ]
         for (text, address) in cases {
             #expect(try DeviceAddress(parsing: text) == address, "\(text)")
@@ -31,8 +31,21 @@ struct DeviceAddressTests {
         }
         do {
             _ = try DeviceAddress(parsing: "bluetooth:1")
+            Issue.record("bluetooth:1 parsed")
         } catch {
-            #expect(error.description.contains("expected sim, usb"))
+            #expect(error.rule == "expected sim, usb, usb:SERIAL, usb:BUS-PORT[.PORT] or ftdi[:SERIAL]", "\(error)")
+        }
+    }
+
+    @Test("a hosted adapter's scheme parses in any case to the listed scheme, and takes a serial by the serial rule: ftdi, FTDI:FT1, not ftdi: or ftdi:a b")
+    func hostedSchemesParseFromTheirList() throws {
+        for scheme in DeviceAddress.hostedSchemes {
+            #expect(try DeviceAddress(parsing: scheme.uppercased()) == .hosted(scheme: scheme, serial: nil))
+            #expect(try DeviceAddress(parsing: scheme.uppercased() + ":FT1") == .hosted(scheme: scheme, serial: "FT1"))
+            #expect(DeviceAddress.hosted(scheme: scheme, serial: "FT1").description == scheme + ":FT1")
+            for bad in [scheme + ":", scheme + ":a b", scheme + ":\u{1B}[31m"] {
+                #expect(throws: DeviceAddressError.self, "\(bad)") { try DeviceAddress(parsing: bad) }
+            }
         }
     }
 }

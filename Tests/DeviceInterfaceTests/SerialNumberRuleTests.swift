@@ -14,7 +14,7 @@ struct SerialNumberRuleTests {
         let serial = String(repeating: "A", count: Self.longest)
         #expect(try DeviceAddress(parsing: "usb:" + serial) == .usb(.serial(serial)))
         #expect(try DeviceAddress(parsing: "usb:serial=" + serial) == .usb(.serial(serial)))
-        #expect(try DeviceAddress(parsing: "ftdi:" + serial) == .ftdi(serial: serial))
+        #expect(try DeviceAddress(parsing: "ftdi:" + serial) == .hosted(scheme: "ftdi", serial: serial))
         for text in ["usb:", "usb:serial=", "ftdi:"] {
             #expect(throws: DeviceAddressError.self, "\(text)") { try DeviceAddress(parsing: text + serial + "A") }
         }

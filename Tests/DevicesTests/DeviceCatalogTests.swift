@@ -37,14 +37,39 @@ struct DeviceCatalogTests {
     @Test("ftdi chooses the FT232H path (the firmware core hosted in process); with none plugged in, opening it says no FT232H was found")
     func ftdiWithoutAnFT232H() throws {
         let catalog = DeviceCatalog()
-        #expect(try catalog.choose(.ftdi(serial: nil)) == .hosted(scheme: "ftdi", serial: nil))
-        #expect(try catalog.choose(.ftdi(serial: "FT9")) == .hosted(scheme: "ftdi", serial: "FT9"))
+        #expect(try catalog.choose(.hosted(scheme: "ftdi", serial: nil)) == .hosted(scheme: "ftdi", serial: nil))
+        #expect(try catalog.choose(.hosted(scheme: "ftdi", serial: "FT9")) == .hosted(scheme: "ftdi", serial: "FT9"))
         do {
-            _ = try catalog.open(.ftdi(serial: nil), simulated: .init(actuator: try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile, directories: [actuatorDirectory])))
+            _ = try catalog.open(.hosted(scheme: "ftdi", serial: nil), simulated: .init(actuator: try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile, directories: [actuatorDirectory])))
             Issue.record("an FT232H opened on a machine without one")
         } catch {
             #expect("\(error)".contains("FT232H"), "\(error)")
         }
+    }
+
+    @Test(
+        "DeviceAddress.hostedSchemes and DeviceCatalog.hostedAdapters agree both ways: every scheme an address can take has an adapter, every adapter's scheme parses to it, and no two adapters share one"
+    )
+    func hostedSchemesAreTheRegisteredAdapters() throws {
+        let registered = DeviceCatalog.hostedAdapters.map(\.scheme)
+        #expect(Set(registered) == Set(DeviceAddress.hostedSchemes), "\(registered) vs \(DeviceAddress.hostedSchemes)")
+        #expect(Set(registered).count == registered.count, "two adapters answer to one scheme: \(registered)")
+        for adapter in DeviceCatalog.hostedAdapters {
+            let address = try DeviceAddress(parsing: adapter.scheme)
+            #expect(address == .hosted(scheme: adapter.scheme, serial: nil))
+            #expect(DeviceCatalog.hostedAdapter(address)?.name == adapter.name)
+            #expect(try DeviceAddress(parsing: "\(adapter.scheme):A1") == .hosted(scheme: adapter.scheme, serial: "A1"))
+            #expect(DeviceCatalog.hostedAdapter(vendorID: adapter.usbIdentity.vendorID, productID: adapter.usbIdentity.productID)?.scheme == adapter.scheme)
+            // A USB identity discovery knows, so `list` shows it (and the udev rules grant it: UdevRulesTests).
+            #expect(USBKnownIdentity.lookup(vendorID: adapter.usbIdentity.vendorID, productID: adapter.usbIdentity.productID) != nil, "\(adapter.name)")
+            // Its guardian's name fits the kernel's comm and is spared by `pkill hapbridge`.
+            #expect((1...15).contains(adapter.guardianProcessName.utf8.count) && !adapter.guardianProcessName.contains("hapbridge"))
+            // Its wiring document exists (the Debian package ships Hardware/boards/*.md).
+            #expect(adapter.wiringDocument.hasPrefix("Hardware/boards/") && adapter.wiringDocument.hasSuffix(".md"), "\(adapter.wiringDocument)")
+            let repository = URL(fileURLWithPath: actuatorDirectory).deletingLastPathComponent().deletingLastPathComponent()
+            #expect(FileManager.default.fileExists(atPath: repository.appendingPathComponent(adapter.wiringDocument).path), "\(adapter.wiringDocument)")
+        }
+        for scheme in ["sim", "simulated", "usb"] { #expect(!registered.contains(scheme)) }
     }
 
     @Test("the simulated board opens with the default actuator and answers HELLO with a DRV2605L")

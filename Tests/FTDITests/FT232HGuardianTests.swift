@@ -36,7 +36,7 @@ struct FT232HGuardianTests {
         let script = try HostedPlayTests.script(
             pattern: pattern, action: "kill -STOP $PLAYER", later: ["took the FT232H from it": "sleep 1; kill -CONT $PLAYER"])
         let run = try EmulatedFT232H.run(["--log", log], [script])
-        #expect(run.output.contains("guard-ft232h: FT232H FT0001: player (pid "), "\(run)")
+        #expect(run.output.contains("hapbridge guard ftdi: FT232H FT0001: player (pid "), "\(run)")
         #expect(run.output.contains("was stopped (SIGSTOP"), "\(run)")
         #expect(run.output.contains("took the FT232H from it and put the DRV2605 in standby with EN low"), "\(run)")
         #expect(run.output.contains("player-status 3"), "\(run)")
@@ -66,7 +66,7 @@ struct FT232HGuardianTests {
         #expect(run.output.contains("player-state T"), "\(run)")
         #expect(run.output.contains("record-written-before-continuing"), "\(run)")
         #expect(run.output.contains("player-status 148"), "\(run)")
-        #expect(!run.output.contains("guard-ft232h"), "an orderly stop disarms the guardian: \(run)")
+        #expect(!run.output.contains("hapbridge guard ftdi:"), "an orderly stop disarms the guardian: \(run)")
         #expect(run.errors.contains(Self.standbyWithENLow), "\(run)")
     }
 
@@ -109,15 +109,15 @@ struct FT232HGuardianTests {
         let run = try EmulatedFT232H.run([], [script])
         #expect(run.output.contains("guardian-comm \(FT232HGuardian.processName)"), "\(run)")
         let cmdline = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("guardian-cmdline ") })
-        #expect(!cmdline.contains("hapbridge") && cmdline.contains("guard-ft232h"), "\(cmdline)")
+        #expect(!cmdline.contains("hapbridge") && cmdline.contains("\(FT232HGuardian.processName) guard ftdi --player "), "\(cmdline)")
         #expect(run.output.contains("player-status 137"), "\(run)")
-        #expect(run.output.contains("guard-ft232h: FT232H FT0001: the player went away without stopping the DRV2605"), "\(run)")
+        #expect(run.output.contains("hapbridge guard ftdi: FT232H FT0001: the player went away without stopping the DRV2605"), "\(run)")
         #expect(run.errors.contains(Self.standbyWithENLow), "\(run)")
     }
 
     @Test("a guardian that cannot be started, or ends before it is ready, is an error saying why (the player then refuses to drive)")
     func guardianThatCannotStartIsAnError() throws {
-        let missing = FT232HGuardian.Command(executable: "/nonexistent/hapbridge", arguments: ["guard-ft232h"])
+        let missing = FT232HGuardian.Command(executable: "/nonexistent/hapbridge", arguments: [])
         #expect {
             _ = try FT232HGuardian(command: missing, usbfs: "/dev/null", sclHz: 400_000, serial: nil)
         } throws: { error in

@@ -136,7 +136,7 @@ struct HostedPlayTests {
             let run = try EmulatedFT232H.run([], [script])
             #expect(run.output.contains("player-status \(status)"), "\(signal): \(run)")
             #expect(run.output.contains("the engine stopped and the board's queue was flushed"), "\(signal): \(run)")
-            #expect(!run.output.contains("guard-ft232h"), "an orderly stop disarms the guardian: \(run)")
+            #expect(!run.output.contains("hapbridge guard ftdi:"), "an orderly stop disarms the guardian: \(run)")
             #expect(run.errors.contains("chip at the end: MODE 0x40, RTP 0x00, EN low: the actuator is not driven"), "\(signal): \(run)")
         }
     }
@@ -147,7 +147,7 @@ struct HostedPlayTests {
         let script = try Self.script(pattern: pattern, action: "kill -KILL $PLAYER")
         let guarded = try EmulatedFT232H.run([], [script])
         #expect(guarded.output.contains("player-status 137"), "\(guarded)")
-        #expect(guarded.output.contains("guard-ft232h: FT232H FT0001: the player went away without stopping the DRV2605"), "\(guarded)")
+        #expect(guarded.output.contains("hapbridge guard ftdi: FT232H FT0001: the player went away without stopping the DRV2605"), "\(guarded)")
         #expect(guarded.errors.contains("chip at the end: MODE 0x40, RTP 0x00, EN low: the actuator is not driven"), "\(guarded)")
 
         // The same without the guardian: the emulated FT232H keeps its pins and the chip
