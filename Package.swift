@@ -375,7 +375,7 @@ let package = Package(
         .testTarget(name: "DeviceInterfaceTests", dependencies: ["DeviceInterface", "BridgeProtocol"], swiftSettings: strict),
         .testTarget(name: "RealTimeTests", dependencies: ["RealTime"], swiftSettings: strict),
         .testTarget(
-            name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge"], swiftSettings: strict),
+            name: "DevicesTests", dependencies: ["Devices", "BridgeLink", "DeviceInterface", "BridgeProtocol", "Actuators", "DRV2605", "USBBridge", "HostedBoard"], swiftSettings: strict),
         .testTarget(
             name: "SimulatedBoardTests",
             dependencies: ["SimulatedBoard", "BridgeProtocol", "DeviceInterface", "DRV2605", "DRV2605Model", "Actuators", "TestSupport"],

@@ -188,6 +188,9 @@ public final class DeviceCatalog: Sendable {
         guard let adapter = Self.hostedAdapter(scheme: scheme) else {
             throw .unsupported("\(address): no adapter is registered for addresses of the scheme \(scheme)")
         }
+        // Checked before the adapter is touched: a NaN or an out-of-range clock from a
+        // library caller would otherwise reach integer conversions in the adapter.
+        if let problem = adapterSettings.i2cClockProblem { throw .unsupported("\(address): \(problem)") }
         let connection: HostedAdapterConnection
         do { connection = try adapter.open(serial: serial, settings: adapterSettings) } catch {
             switch error {

@@ -54,6 +54,17 @@ public struct HostedAdapterSettings: Sendable, Equatable {
     /// guarded as `hapbridge play` is, or not driven at all.
     public var guardian: GuardianChoice
 
+    /// The I2C clocks a hosted adapter is driven at: up to the DRV2605's fast mode
+    /// (400 kHz, its datasheet's fSCL maximum), down to a rate a slow bus still carries
+    /// a 1 kHz envelope at (10 kHz: ~3 bytes a millisecond).
+    public static let i2cClockRange: ClosedRange<Double> = 10_000...400_000
+
+    /// Why `i2cClockHz` cannot be used (not a number, out of `i2cClockRange`), or nil.
+    public var i2cClockProblem: String? {
+        Self.i2cClockRange.contains(i2cClockHz) ? nil
+            : "an I2C clock of \(i2cClockHz) Hz: give \(Int(Self.i2cClockRange.lowerBound)) to \(Int(Self.i2cClockRange.upperBound)) Hz"
+    }
+
     public init(i2cClockHz: Double = 400_000, guardian: GuardianChoice = .installed) {
         self.i2cClockHz = i2cClockHz
         self.guardian = guardian

@@ -3,6 +3,7 @@ import BridgeProtocol
 import DeviceInterface
 import Devices
 import Foundation
+import HostedBoard
 import Testing
 @testable import USBBridge
 
@@ -44,6 +45,17 @@ struct DeviceCatalogTests {
             Issue.record("an FT232H opened on a machine without one")
         } catch {
             #expect("\(error)".contains("FT232H"), "\(error)")
+        }
+    }
+
+    @Test("A hosted adapter asked for an I2C clock that is not a number or outside 10–400 kHz is refused naming it, before the adapter is touched", arguments: [Double.nan, .infinity, -1, 0, 9_999, 400_001, 1e30])
+    func unusableI2CClockIsRefused(hz: Double) throws {
+        let catalog = DeviceCatalog(adapterSettings: HostedAdapterSettings(i2cClockHz: hz, guardian: .none))
+        do {
+            _ = try catalog.open(.hosted(scheme: "ftdi", serial: nil), simulated: .init(actuator: try ActuatorProfileLoader.resolve(SimulatedBoardSetup.defaultActuatorProfile, directories: [actuatorDirectory])))
+            Issue.record("opened with an I2C clock of \(hz) Hz")
+        } catch {
+            #expect("\(error)".contains("I2C clock of \(hz) Hz: give 10000 to 400000 Hz"), "\(error)")
         }
     }
 
