@@ -158,6 +158,26 @@ public final class BridgeLink {
         let spread = clock.deliverySpreadMicroseconds
         return spread > Int64(HB_LATE_TOLERANCE_US) ? spread : 0
     }
+    /// How long the board may be away from its USB intake when a frame reaches it:
+    /// while it streams its accelerometer, its longest sensor read
+    /// (`longestSensorReadMicroseconds`); 0 otherwise. The firmware reads the sensor's
+    /// FIFO in its main loop, between two bulk OUT packets (Firmware/core/lis3dh.c,
+    /// `hbi_accel_poll`), sized to end before the commands already queued, not before
+    /// the ones still arriving: a block of commands sharing one stamp whose second
+    /// packet waited behind a read was still coming in at its stamp, and the commands
+    /// taken in after the queue had run dry started on their own, late (underruns a
+    /// real board counts too: under simavr, 1–8 in the first play after a replug).
+    public var intakeHoldMicroseconds: Int64 { sensor == nil ? 0 : Self.longestSensorReadMicroseconds }
+
+    /// The board's longest sensor read, µs: FIFO_SRC, then `HB_ACCEL_MAX_SAMPLES`
+    /// samples in one burst, each timed as an untimed read is (`UntimedRequest`):
+    /// 114 + 1,024 µs. Under simavr the ELF took 112 + 1,010 µs, 23 µs apart.
+    public static let longestSensorReadMicroseconds: Int64 = {
+        // The address and registers do not change a read's length on the wire.
+        func read(_ count: Int) -> Int64 { UntimedRequest.read(address: 0, register: 0, count: count).busMicroseconds }
+        return read(1) + read(Int(HB_ACCEL_MAX_SAMPLES) * Int(HB_ACCEL_SAMPLE_LEN))
+    }()
+
     /// When the link's next SYNC is due (host µs): a round's next exchange is due at
     /// once (`nil` there means now), else the next round.
     public var nextSyncAt: Int64 { clock.exchangesLeftInRound > 0 ? .min : clock.nextRoundAt }

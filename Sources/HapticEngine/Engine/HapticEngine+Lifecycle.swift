@@ -153,8 +153,11 @@ extension HapticEngine {
         guard let target, let now = boardNow() else { return 0 }
         // The block ends with RTP 0: the compiler knows the chip is at rest.
         compiler?.resetToRest()
-        // A block of frames: the last must be taken in before the shared stamp.
-        let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds
+        // A block of frames: the last must be taken in before the shared stamp. It
+        // spans two bulk OUT packets or more, and a board streaming its accelerometer
+        // may read the sensor between two of them (beside the read `lead()` allows for
+        // at its arrival): one more read's time (`BridgeLink.intakeHoldMicroseconds`).
+        let intake = Int64(target.setupWrites.count) * options.frameIntakeMicroseconds + link.intakeHoldMicroseconds
         let at = max(now + lead() + intake, scheduler.generatedUntil)
         scheduler.pending += target.setupCommands(at: at).map(Self.stamped)
         scheduler.pending.append(StampedCommand(time: at, kind: .rtp(0)))

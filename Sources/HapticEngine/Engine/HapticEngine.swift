@@ -340,9 +340,11 @@ public actor HapticEngine {
     /// link's one-way delay, the host's own margin, and the board's latch lead (a
     /// stamp is when the chip takes the command; the board starts its writes that
     /// long before, HELLO_REPLY `[42..43]`).
+    /// While the board streams its accelerometer, a frame may reach it in the middle of
+    /// a sensor read, which holds its intake that long (`BridgeLink.intakeHoldMicroseconds`).
     func lead() -> Int64 {
         Int64((link.clockErrorMicroseconds ?? 0).rounded(.up)) + oneWayMicroseconds + options.leadMarginMicroseconds
-            + Int64(link.helloReply?.latchLeadMicroseconds ?? 0)
+            + Int64(link.helloReply?.latchLeadMicroseconds ?? 0) + link.intakeHoldMicroseconds
     }
 
     var oneWayMicroseconds: Int64 { link.oneWayMicroseconds }
