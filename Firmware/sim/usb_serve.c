@@ -44,6 +44,11 @@
  *   busreset ID               USB bus reset                -> busreset ID ok
  *   quit                                                   -> bye
  *
+ * Any of these may come as "@HOST_US LINE": sent at HOST_US on the host's clock.
+ * It is then carried out when simulated time reaches HOST_US under the pacing, not
+ * before (below, "lines stamped with the host's clock"): what a board that keeps
+ * real time would see, when the simulation has fallen behind the wall clock.
+ *
  * Events:
  *   ready SIM_US EPOCH_US     booted and bus-reset: waiting at address 0 to be enumerated
  *   in EP HEX                 one bulk IN packet, read at a poll (every --poll-us of
@@ -435,8 +440,89 @@ static bool handle(char *cmd)
     return true;
 }
 
+/* The wall clock (host µs) the pacing has simulated time at. */
+static uint64_t due_host_us(void) { return anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle); }
+
 /* Sleeps until the wall clock reaches simulated time (or the host writes). */
-static void pace(void) { rt_wait_until(anchor_host_us + (uint64_t)us(board.avr->cycle - anchor_cycle)); }
+static void pace(void) { rt_wait_until(due_host_us()); }
+
+/* ---- lines stamped with the host's clock ("@HOST_US LINE") ---------------------
+ *
+ * A board that keeps real time sees a packet when the wire brings it.  This one
+ * falls behind the wall clock whenever the host starves it of CPU (it catches up at
+ * ~2x real time), and a packet handed in at once would then reach the firmware early
+ * by the lag, in its own clock: a SYNC read the board's clock that much low, the
+ * host's fit took the lag for the clocks' offset, and once the simulation had caught
+ * up the commands stamped from that fit reached the board after their stamps
+ * (underruns that were the emulation's).  So a stamped line waits until simulated
+ * time reaches the moment it was sent; while one waits, every later line waits
+ * behind it (order is the wire's).  Ahead of the wall clock (the simulation runs a
+ * slice ahead), a line is due at once, as before. */
+#define HELD_MAX 32u
+typedef struct held_line {
+    uint64_t host_us;
+    char text[RT_MAX_LINE + 1];
+} held_line;
+static held_line held[HELD_MAX];
+static unsigned held_head, held_count;
+
+/* Takes the line from handle_stamped: runs it now or queues it. */
+static bool handle(char *cmd);
+static bool handle_held(void);
+
+static bool handle_stamped(char *line)
+{
+    uint64_t at = 0;
+    char *cmd = line;
+    if (line[0] == '@') {
+        char *end = NULL;
+        at = strtoull(line + 1, &end, 10);
+        cmd = end && *end == ' ' ? end + 1 : end ? end : line;
+    }
+    if (!held_count && at <= due_host_us()) {
+        return handle(cmd);
+    }
+    if (held_count == HELD_MAX) {
+        /* More lines in flight than a host sends (16 bulk OUT transfers at most, a
+         * control transfer, polls): the oldest goes now, early, rather than none. */
+        if (!handle_held()) {
+            return false;
+        }
+    }
+    held_line *h = &held[(held_head + held_count) % HELD_MAX];
+    h->host_us = at;
+    snprintf(h->text, sizeof h->text, "%s", cmd);
+    held_count++;
+    return true;
+}
+
+/* Runs the oldest held line. */
+static bool handle_held(void)
+{
+    static char text[RT_MAX_LINE + 1];
+    memcpy(text, held[held_head].text, sizeof text);
+    held_head = (held_head + 1) % HELD_MAX;
+    held_count--;
+    return handle(text);
+}
+
+/* Runs the held lines simulated time has reached; false on "quit". */
+static bool release_held(void)
+{
+    while (held_count && held[held_head].host_us <= due_host_us()) {
+        if (!handle_held()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cycle the oldest held line is due at (simulated time reaches its host µs). */
+static avr_cycle_count_t held_due_cycle(void)
+{
+    uint64_t at = held[held_head].host_us;
+    return anchor_cycle + (avr_cycle_count_t)((at > anchor_host_us ? at - anchor_host_us : 0u) * SIM_CYCLES_PER_US);
+}
 
 /* Reads the --eeprom file: at most the ATmega32U4's 1 KiB (E2END + 1). */
 static uint8_t eeprom_bytes[1024];
@@ -511,7 +597,7 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
     line_out("ready %.4f %.4f", now(), us(epoch));
 
     avr_cycle_count_t next_chip_tick = board.avr->cycle;
-    while (rt_read_lines(handle)) {
+    while (rt_read_lines(handle_stamped) && release_held()) {
         service_outs();
         bool any_polling = false;
         for (unsigned i = 0; i < HOST_ENDPOINTS; i++) {
@@ -520,6 +606,9 @@ static int usb_serve(const char *elf_path, const char *serial, uint32_t poll_us,
         avr_cycle_count_t end = board.avr->cycle + slice_cycles;
         if (any_polling && next_poll < end) {
             end = next_poll > board.avr->cycle ? next_poll : board.avr->cycle;
+        }
+        if (held_count && held_due_cycle() < end) {
+            end = held_due_cycle() > board.avr->cycle ? held_due_cycle() : board.avr->cycle;
         }
         if (end > board.avr->cycle && !sim_run_cycles(&board, end - board.avr->cycle)) {
             emit_i2c();

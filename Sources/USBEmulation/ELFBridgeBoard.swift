@@ -209,7 +209,20 @@ final class ELFBridgeBoard: USBDeviceModel {
 
     // MARK: the harness's lines
 
+    /// A line of the host's side of the bus (a transfer, a reset, polling), stamped
+    /// with when it was sent: the harness carries it out when simulated time reaches
+    /// that moment, never earlier (Firmware/sim/usb_serve.c, "lines stamped with the
+    /// host's clock"). Handed in at once, a packet reached a simulation that had fallen
+    /// behind the wall clock early in the board's own clock: the host's clock sync took
+    /// the lag for the clocks' offset and, once the simulation caught up, stamped
+    /// commands that reached the board after their stamps (underruns of the
+    /// emulation's, reported as the board's).
     private func send(_ line: String) {
+        _ = writeAll(socket, "@\(RealTimeExecutor.monotonicMicroseconds()) " + line + "\n")
+    }
+
+    /// A reply the harness is waiting for (a chip or sensor read): at once, unstamped.
+    private func reply(_ line: String) {
         _ = writeAll(socket, line + "\n")
     }
 
@@ -236,7 +249,7 @@ final class ELFBridgeBoard: USBDeviceModel {
         let handling = RealTimeExecutor(name: "sim-harness lines", priority: Int32(Self.harnessFIFOPriority))
         while let line = reader.next() {
             if HarnessChip.isPeerLine(line), let reply = chip.answer(line) {
-                if !reply.isEmpty { send(reply) }  // the harness waits for it
+                if !reply.isEmpty { self.reply(reply) }  // the harness waits for it
                 continue
             }
             handling.schedule(atMicroseconds: 0) { [self] in handle(line) }
