@@ -215,7 +215,16 @@ final class USBDevFSHandler: USBHostPort, Sendable {
     /// emulation's device threads are). The client is kept alive until it has been.
     func accept(_ client: Client) {
         let thread = state.withLock { s -> RealTimeExecutor in
-            if s.mainContext == nil { s.mainContext = GMainContextPointer(raw: g_main_context_ref_thread_default()) }
+            if s.mainContext == nil {
+                s.mainContext = GMainContextPointer(raw: g_main_context_ref_thread_default())
+                // umockdev starts its worker at the normal priority of the thread that made
+                // the testbed: on a loaded host every ioctl then waited for a core (a
+                // libusb submit reached the device 30 ms after the engine stamped it, past
+                // its stamp; SYNC round trips of 90–150 ms). The worker and the client
+                // threads it starts run at the emulated boards' priority, as a kernel's
+                // usbfs does not wait behind user processes.
+                _ = ThreadScheduling.adoptForCurrentThread(priority: Self.workerFIFOPriority)
+            }
             let address = UInt(bitPattern: client)
             if let t = s.threads[address] { return t }
             let t = RealTimeExecutor(name: "usbfs client", priority: Self.callingThreadFIFOPriority())
@@ -228,6 +237,11 @@ final class USBDevFSHandler: USBHostPort, Sendable {
             held.release()
         }
     }
+
+    /// SCHED_FIFO priority of umockdev's worker and the client threads (granted to root;
+    /// refused, they stay at normal priority): the ELF board's harness's, above every
+    /// normal process and below a HapticEngine's service thread.
+    static let workerFIFOPriority = Int32(ELFBridgeBoard.harnessFIFOPriority)
 
     /// The SCHED_FIFO priority the calling thread runs at; nil in the normal class.
     static func callingThreadFIFOPriority() -> Int32? {
