@@ -1,7 +1,9 @@
 import Actuators
 import BridgeLink
+import BridgeProtocol
 import DRV2605
 import DeviceInterface
+import HapticEngine
 import SensorModel
 import SimavrBridgeDevice
 import SimulatedBoard
@@ -162,5 +164,41 @@ struct AccelerometerOnFirmwareTests {
             abs(core.sensorPeak - elf.sensorPeak) <= 0.03 * core.modelPeak + 0.025,
             "sensor peak \(core.sensorPeak) g on the core, \(elf.sensorPeak) g on the ELF")
         print("# peaks: core sensor \(core.sensorPeak) g / model \(core.modelPeak) g; ELF sensor \(elf.sensorPeak) g / model \(elf.modelPeak) g")
+    }
+}
+
+/// The engine's chip setup (a block of ~10 frames sharing one stamp, two bulk OUT
+/// packets) on the firmware ELF while it streams its LIS3DH, in virtual time. The
+/// firmware reads the sensor's FIFO in its main loop (up to 1,138 µs), between two
+/// packets, sized to end before the commands already queued but not before those still
+/// coming: a block whose second packet waited behind a read was taken in partly after
+/// its stamp, and its commands taken in after the queue had run dry started late (the
+/// first play after a replug in `run` under `emulate bridge --firmware elf
+/// --accelerometer`: 1–8 underruns). Each wake from standby sends the block again at a
+/// new phase of the sensor's reads (every ~4.5 ms); none may start late.
+@Suite(.serialized, .enabled(if: simavrRuns, "the firmware ELF and sim-harness are not built: \(SimavrBridgeDevice.buildHint)"))
+struct SetupBlockBesideTheSensorTests {
+    @Test("every setup block is taken in before its stamp while the board reads its sensor: sixteen wakes at phases across a read period, no underrun")
+    func setupBlocksRunOnTheirStampsBesideSensorReads() async throws {
+        let p = try profile()
+        let device = try SimavrBridgeDevice(packageRoot: packageRoot, load: .actuator(Actuator(profile: p)), accelerometer: LIS3DHChip.Mounting())
+        #expect(device.accelerometer != nil)
+        let idle: Int64 = 20_000
+        let engine = HapticEngine(link: BridgeLink(transport: device), actuator: p, options: .init(driving: .manual, idleTimeoutMicroseconds: idle))
+        await engine.setAutoShutdownEnabled(true)
+        try await engine.start()
+        var blocks = 1
+        for i in 0..<16 {
+            // Into standby, then a wake 371 µs further into the sensor's cycle than the last.
+            try await engine.advance(bySeconds: Double(idle) / 1e6 + 0.01 + Double(i) * 371e-6)
+            #expect(await engine.isInStandby)
+            try await engine.start()
+            blocks += 1
+            try await engine.advance(bySeconds: 0.01)
+        }
+        let setups = Dictionary(grouping: await sentCommands(engine), by: { $0.stamp! }).values.filter { $0.count >= 5 }
+        #expect(setups.count == blocks, "\(setups.count) setup blocks sent, \(blocks) expected")
+        #expect(await engine.statistics.boardUnderruns == 0)
+        await engine.stop()
     }
 }
