@@ -32,6 +32,9 @@ public struct FT232HAdapter: HostedAdapter {
     /// error: nothing is driven unguarded unless the caller asked (no guardian command).
     public func open(serial: String?, settings: HostedAdapterSettings) throws(HostedAdapterError) -> HostedAdapterConnection {
         let address = DeviceAddress.hosted(scheme: scheme, serial: serial)
+        // Before anything is opened: the clock divisor and the guardian's command line
+        // are integers made from it (the catalog checks too; a library may call this).
+        if let problem = settings.i2cClockProblem { throw .refused("\(address): \(problem)") }
         // Plain `ftdi`: the first FT232H's serial, read before it is opened and then opened
         // by it, so the serial the core states is the opened adapter's (libftdi's
         // ftdi_usb_get_strings2, the USB serial string: the FT232H's EEPROM).

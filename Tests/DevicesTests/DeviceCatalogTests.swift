@@ -59,6 +59,20 @@ struct DeviceCatalogTests {
         }
     }
 
+    @Test("Every registered hosted adapter refuses an unusable I2C clock itself, opened directly as a library may")
+    func adaptersRefuseAnUnusableClock() {
+        for adapter in DeviceCatalog.hostedAdapters {
+            for hz in [Double.nan, 0, 1e30] {
+                do {
+                    _ = try adapter.open(serial: nil, settings: HostedAdapterSettings(i2cClockHz: hz, guardian: .none))
+                    Issue.record("\(adapter.name) opened with an I2C clock of \(hz) Hz")
+                } catch {
+                    #expect(error == .refused("\(adapter.scheme): an I2C clock of \(hz) Hz: give 10000 to 400000 Hz"), "\(error)")
+                }
+            }
+        }
+    }
+
     @Test(
         "DeviceAddress.hostedSchemes and DeviceCatalog.hostedAdapters agree both ways: every scheme an address can take has an adapter, every adapter's scheme parses to it, and no two adapters share one"
     )
