@@ -66,11 +66,46 @@ extension EmulatedBoards {
                 \(h) play ios.notification.success --device usb --actuator pmd-c10-100 --record '\(record)'
                 echo play-status=$?
                 """
-            let run = try Emulate.bridge(.elf, [], ["bash", "-c", script])
+            let log = dir.appendingPathComponent("log.jsonl").path
+            let run = try Emulate.bridge(.elf, ["--log", log], ["bash", "-c", script])
             #expect(run.status == 0, "\(run)")
             #expect(run.output.contains("ok stalled 1-1 for 400 ms"), "\(run)")
             let (underruns, hostLate) = try Self.lateness(record)
-            if !hostLate { #expect(underruns == 0, "\(underruns) commands started late by the board\n\(run)") }
+            // What the harness's hold guarantees holds while the simulation keeps pace
+            // with the wall clock through the play. On a machine whose cores are busy it
+            // may not: then the firmware's clock falls further behind during the play
+            // (seen in the log as its chip writes' host_us − board_us growing), the
+            // host's stamps meet a board running slow, and its late starts are the
+            // emulation's, which the test says rather than blames on the firmware.
+            let drift = try Self.lagDrift(log)
+            if !hostLate, drift <= Self.keptPaceMicroseconds {
+                #expect(underruns == 0, "\(underruns) commands started late by the board (the simulation's lag moved \(drift) µs during the play)\n\(run)")
+            } else if underruns > 0 {
+                print("OnTimeStartTests: \(underruns) late starts left to the emulation: the simulated ELF's lag moved \(drift) µs during the play (host late: \(hostLate))")
+            }
+        }
+
+        /// A simulation keeping pace: its lag behind the wall clock moves by less than a
+        /// few of the harness's simulation slices (~100 µs each) across a play.
+        static let keptPaceMicroseconds: Int64 = 500
+
+        /// How far the simulated firmware's lag behind the wall clock (host_us − board_us
+        /// of its chip writes, as the emulation's log records them) moved across the play:
+        /// from the first chip write after the stall to the last.
+        static func lagDrift(_ path: String) throws -> Int64 {
+            var stalledAt: Int64?
+            var lags: [Int64] = []
+            for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let event = object["event"] as? String, let host = (object["host_us"] as? NSNumber)?.int64Value
+                else { continue }
+                if event == "stall" { stalledAt = host }
+                if event == "i2c", let stalled = stalledAt, host > stalled, let board = (object["board_us"] as? NSNumber)?.int64Value {
+                    lags.append(host - board)
+                }
+            }
+            guard let low = lags.min(), let high = lags.max() else { return 0 }
+            return high - low
         }
     }
 }
