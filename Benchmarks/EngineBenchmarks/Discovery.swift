@@ -12,29 +12,17 @@ enum Discovery {
 
     /// Runs the client under an emulation of each size; its lines go to our standard output.
     static func run(runs: Int) throws {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let hapbridge = me.deletingLastPathComponent().appendingPathComponent("hapbridge").path
-        guard FileManager.default.isExecutableFile(atPath: hapbridge) else {
-            print("   skipped: no hapbridge beside this binary (swift build --product hapbridge)")
-            return
-        }
+        guard let (me, hapbridge) = EmulatedClient.hapbridge() else { return }
         for boards in boardCounts {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: hapbridge)
-            process.arguments = [
-                "emulate", "bridge", "--firmware", "core", "--boards", String(boards), "--",
-                me.path, clientFlag, "--hapbridge", hapbridge, "--boards", String(boards), "--runs", String(runs),
-            ]
-            fflush(nil)  // our lines first: the client writes to the same descriptor
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 { print("   WARNING: the run with \(boards) boards ended with status \(process.terminationStatus)") }
+            let status = try EmulatedClient.run(
+                boards: boards, clientArguments: [clientFlag, "--boards", String(boards), "--runs", String(runs)], me: me, hapbridge: hapbridge)
+            if status != 0 { print("   WARNING: the run with \(boards) boards ended with status \(status)") }
         }
     }
 
     /// Client mode: times `hapbridge list --json` `runs` times; each must list every board.
     static func client(arguments: [String]) throws {
-        func value(_ flag: String) -> String? { arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+        func value(_ flag: String) -> String? { EmulatedClient.value(flag, in: arguments) }
         guard let hapbridge = value("--hapbridge"), let boards = value("--boards").flatMap(Int.init), let runs = value("--runs").flatMap(Int.init)
         else { throw DiscoveryBenchmarkError("usage: \(clientFlag) --hapbridge PATH --boards N --runs R") }
         var samples: [Double] = []

@@ -41,27 +41,14 @@ enum FarmRun {
 
     /// Runs the client under the emulation; its lines go to our standard output.
     static func run(runs: Int) throws {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let hapbridge = me.deletingLastPathComponent().appendingPathComponent("hapbridge").path
-        guard FileManager.default.isExecutableFile(atPath: hapbridge) else {
-            print("   skipped: no hapbridge beside this binary (swift build --product hapbridge)")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: hapbridge)
-        process.arguments = [
-            "emulate", "bridge", "--firmware", "core", "--boards", String(boards), "--",
-            me.path, clientFlag, "--hapbridge", hapbridge, "--runs", String(runs),
-        ]
-        fflush(nil)  // our lines first: the client writes to the same descriptor
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { print("   WARNING: the emulation ended with status \(process.terminationStatus)") }
+        guard let (me, hapbridge) = EmulatedClient.hapbridge() else { return }
+        let status = try EmulatedClient.run(boards: boards, clientArguments: [clientFlag, "--runs", String(runs)], me: me, hapbridge: hapbridge)
+        if status != 0 { print("   WARNING: the emulation ended with status \(status)") }
     }
 
     /// Client mode: `runs` rounds, each one run on one board and one on four.
     static func client(arguments: [String]) throws {
-        func value(_ flag: String) -> String? { arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+        func value(_ flag: String) -> String? { EmulatedClient.value(flag, in: arguments) }
         guard let hapbridge = value("--hapbridge"), let runs = value("--runs").flatMap(Int.init), runs > 0
         else { throw DiscoveryBenchmarkError("usage: \(clientFlag) --hapbridge PATH --runs R") }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hapbridge-farm-bench-\(getpid())").path
