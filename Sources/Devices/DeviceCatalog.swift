@@ -38,6 +38,15 @@ public final class DeviceCatalog: Sendable {
         self.adapterSettings = adapterSettings
     }
 
+    /// A catalog with these settings and a libusb context of its own, so its devices'
+    /// transfers complete on an event thread of their own. Farm mode gives each device
+    /// one: one event thread reaps every device of its context in turn, so a device
+    /// whose reap is slow (an emulated board's each costs a round trip to the
+    /// emulation) would delay the others' replies and keep-alives.
+    public func withOwnUSBContext() -> DeviceCatalog {
+        DeviceCatalog(logger: logger, adapterSettings: adapterSettings)
+    }
+
     /// libusb, or nil where it could not start (no USB stack): then only `sim` exists.
     public var usb: USBContext? {
         if case .available(let c) = availability { return c }

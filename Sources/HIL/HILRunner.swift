@@ -81,12 +81,7 @@ public struct HILRunner: Sendable {
         let start = ContinuousClock.now
         let deadline = start + TimeLimits.duration(options.runTimeoutSeconds)
         let interruption = options.interruption
-        var slots: [String: DeviceSlot] = [:]
-        for d in bench.devices {
-            slots[d.name] = DeviceSlot(
-                spec: d, profile: try Self.profile(for: d, bench: bench), catalog: catalog,
-                fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature), interruption: interruption)
-        }
+        let slots = try makeSlots()
         var entries: [Entry] = []
         for script in scripts {
             for test in script.tests {
@@ -185,6 +180,21 @@ public struct HILRunner: Sendable {
         }
         record.seconds = DeviceSlot.seconds(ContinuousClock.now - start)
         return record
+    }
+
+    /// Each bench device's slot, by name. Several devices each get a libusb context of
+    /// their own (`DeviceCatalog.withOwnUSBContext`): with one event thread for all, a
+    /// farm of emulated boards ran 1.9× one board's time, each with its own 1.4×
+    /// (Examples/hil/README.md, "Farm mode").
+    func makeSlots() throws(ScriptError) -> [String: DeviceSlot] {
+        var slots: [String: DeviceSlot] = [:]
+        let ownContexts = bench.devices.count > 1
+        for d in bench.devices {
+            slots[d.name] = DeviceSlot(
+                spec: d, profile: try Self.profile(for: d, bench: bench), catalog: ownContexts ? catalog.withOwnUSBContext() : catalog,
+                fitsAccelerometer: bench.features.contains(BenchFile.accelerometerFeature), interruption: options.interruption)
+        }
+        return slots
     }
 
     /// HELLO (identity: serial, firmware), the chip's ID and the supply it reads.
