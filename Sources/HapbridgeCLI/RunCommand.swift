@@ -67,8 +67,13 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "file"))
     public var json: String?
 
-    @Option(help: "Write JUnit XML to this file (- for standard output).")
+    @Option(help: ArgumentHelp("Write JUnit XML to this file (- for standard output), valid against Jenkins' junit-10.xsd.", valueName: "file"))
     public var junit: String?
+
+    @Flag(
+        name: .customLong("junit-testcase-file"),
+        help: "Also name the script in each JUnit testcase's file attribute, where GitLab reads it; junit-10.xsd has no such attribute, and Jenkins' xUnit plugin skips a file that has it.")
+    public var junitTestcaseFile = false
 
     @Option(
         help: ArgumentHelp(
@@ -108,6 +113,7 @@ public struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--wait must be 0 or more seconds, \(TimeLimits.maxText), not \(wait)")
         }
         if tests.isEmpty { throw ValidationError("give at least one TEST script after BENCH") }
+        if junitTestcaseFile, junit == nil { throw ValidationError("--junit-testcase-file shapes the JUnit XML: give --junit FILE with it") }
         if lockDirectory?.isEmpty == true { throw ValidationError("--lock-dir must name a directory (without it: $HAPBRIDGE_LOCK_DIR, else /run/lock/hapbridge)") }
         if ([bench] + tests).filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read once: give it as BENCH or as one TEST")
@@ -201,7 +207,7 @@ public struct RunCommand: AsyncParsableCommand {
         if let jsonFile { try deliver { try jsonFile.write(RunReports.json(record)) } }
         // Farm mode: each device's own record beside the run's (`deviceRecordPaths`).
         if let jsonFile { try deliver { try writeDeviceRecords(record, beside: jsonFile) } }
-        if let junitFile { try deliver { try junitFile.write(RunReports.junit(record, plots: written)) } }
+        if let junitFile { try deliver { try junitFile.write(RunReports.junit(record, plots: written, testcaseFile: junitTestcaseFile)) } }
         if let metricsFile { try deliver { try metricsFile.write(RunReports.openMetrics(record)) } }
         try Interruption.shared.exitIfInterrupted()
         if failed { throw ExitCode(ExitStatus.failure.rawValue) }
