@@ -351,7 +351,7 @@ let package = Package(
         // The bench file and script formats, limits and verdicts, and `hapbridge run` on
         // Examples/hil through the built executable (JSON record, JUnit XML), on sim and on
         // a bridge board under `hapbridge emulate bridge` (flash, unplug, replug).
-        .testTarget(name: "HILTests", dependencies: ["HIL", "Measurements", "Bench", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HILTests", dependencies: ["HIL", "Measurements", "Bench", "Devices", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HapbridgeCLITests",
             dependencies: [
