@@ -24,9 +24,9 @@ public final class TestBench: Sendable {
 
     /// Where the boards' locks are and how long a board in use is waited for, a step's
     /// time limit, and where the record is written when the bench closes (`RunReports`'
-    /// formats). With neither `json` nor `junit` given, `$HAPBRIDGE_HIL_RECORD` (a
-    /// directory) gets `BENCH.json` and `BENCH.junit.xml`: a CI job collects every bench's
-    /// record without a change to the tests.
+    /// formats). With none of `json`, `junit` and `metrics` given, `$HAPBRIDGE_HIL_RECORD`
+    /// (a directory) gets `BENCH.json`, `BENCH.junit.xml` and `BENCH.metrics.txt`: a CI job
+    /// collects every bench's record without a change to the tests.
     public struct Options: Sendable {
         /// The boards' locks' directory (nil: $HAPBRIDGE_LOCK_DIR, else the host's,
         /// /run/lock/hapbridge: `BoardLockDirectory`).
@@ -39,13 +39,18 @@ public final class TestBench: Sendable {
         public var json: String?
         /// JUnit XML, written on close.
         public var junit: String?
+        /// OpenMetrics text (every figure a gauge, as `hapbridge run --metrics`), written on close.
+        public var metrics: String?
         /// A step's wall-clock limit, s.
         public var stepTimeoutSeconds: Double = 120
 
-        public init(lockDirectory: String? = nil, json: String? = nil, junit: String? = nil, stepTimeoutSeconds: Double = 120) {
+        public init(
+            lockDirectory: String? = nil, json: String? = nil, junit: String? = nil, metrics: String? = nil, stepTimeoutSeconds: Double = 120
+        ) {
             self.lockDirectory = lockDirectory
             self.json = json
             self.junit = junit
+            self.metrics = metrics
             self.stepTimeoutSeconds = stepTimeoutSeconds
         }
     }
@@ -210,19 +215,21 @@ public final class TestBench: Sendable {
     /// Everything measured so far, as `hapbridge run` records a run.
     public var record: RunRecord { session.record }
 
-    /// Writes the record (`Options.json`, `.junit`) and releases the boards' locks.
+    /// Writes the record (`Options.json`, `.junit`, `.metrics`) and releases the boards' locks.
     public func close() throws {
         defer { session.close() }
-        var json = options.json, junit = options.junit
-        if json == nil, junit == nil, let dir = ProcessInfo.processInfo.environment["HAPBRIDGE_HIL_RECORD"], !dir.isEmpty {
+        var json = options.json, junit = options.junit, metrics = options.metrics
+        if json == nil, junit == nil, metrics == nil, let dir = ProcessInfo.processInfo.environment["HAPBRIDGE_HIL_RECORD"], !dir.isEmpty {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             json = "\(dir)/\(name).json"
             junit = "\(dir)/\(name).junit.xml"
+            metrics = "\(dir)/\(name).metrics.txt"
         }
         let r = record
         // Through the one safe writer, as `hapbridge run` writes them.
         if let json { try FileWriter.write(RunReports.json(r), to: FilePath(json)) }
         if let junit { try FileWriter.write(RunReports.junit(r), to: FilePath(junit)) }
+        if let metrics { try FileWriter.write(RunReports.openMetrics(r), to: FilePath(metrics)) }
     }
 }
 

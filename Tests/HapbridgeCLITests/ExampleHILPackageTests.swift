@@ -9,7 +9,7 @@ import Testing
 extension ExamplePackageTests {
     static let hilExample = Hapbridge.path("Examples/HILPackage")
 
-    @Test("The HIL example package's swift test passes on sim: bring-up, calibration, response-time and sweep limits; the accelerometer test skipped with the reason; the record holds the sweep's f0")
+    @Test("The HIL example package's swift test passes on sim: bring-up, calibration, response-time and sweep limits; the accelerometer test skipped with the reason; the record holds the sweep's f0, and its OpenMetrics the same value")
     func hilExamplePackageTests() throws {
         let scratch = try ExampleScratch.shared()
         let records = scratch.appendingPathComponent("hil-record-\(UUID().uuidString)")
@@ -47,5 +47,13 @@ extension ExamplePackageTests {
         #expect(skipped?["verdict"] as? String == "SKIP" && (skipped?["message"] as? String)?.contains("lis3dh") == true)
         let junit = try String(contentsOf: records.appendingPathComponent("hilpackage-sim.junit.xml"), encoding: .utf8)
         #expect(junit.contains("› resonance f0 (sweep fit)\" value=\"17") && junit.contains("<skipped message=\"needs lis3dh"), "\(junit)")
+        // The same figures as OpenMetrics, as `hapbridge run --metrics` writes them.
+        let metrics = try String(contentsOf: records.appendingPathComponent("hilpackage-sim.metrics.txt"), encoding: .utf8)
+        let metricLines = metrics.split(separator: "\n").map(String.init)
+        let f0Line = metricLines.first { $0.hasPrefix("hapbridge_hil_f0_hertz{") && $0.contains("figure=\"resonance f0 (sweep fit)\"") } ?? ""
+        let sampled: Double? = f0Line.split(separator: " ").last.flatMap { Double(String($0)) }
+        let recorded: Double? = f0["value"] as? Double
+        #expect(sampled != nil && sampled == recorded, "\(f0Line) against \(String(describing: recorded))\n\(metrics)")
+        #expect(metrics.hasSuffix("# EOF\n"), "\(metrics.suffix(200))")
     }
 }
