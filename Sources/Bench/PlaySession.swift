@@ -24,6 +24,9 @@ public final class PlaySession: Sendable {
     /// Acceleration kept from before the play's first stamp, µs: the sled at rest
     /// before the drive (a few of a bench accelerometer's 744 µs sample periods).
     public static let preTriggerMicroseconds: UInt64 = 5_000
+    /// How much further back a sensor's recording may start, to begin at a zero crossing
+    /// of the sled at rest (`restingStart`).
+    public static let longestPreTriggerMicroseconds: UInt64 = 50_000
 
     public struct Options: Sendable {
         /// How fast the pattern plays (1: as written).
@@ -285,6 +288,7 @@ public final class PlaySession: Sendable {
         let (origin, source, axis) = await engine.withLink {
             ($0.telemetry?.accelerationOrigin, $0.telemetry?.accelerationSource, $0.telemetry?.accelerationAxis)
         }
+        let since = origin == .sensor ? await restingStart(since: since, until: until, driveStart: drive.first?.time) : since
         var recorded = await engine.acceleration(since: since)
         var losses = await engine.withLink { $0.telemetry?.accelerationLosses(since: since) } ?? []
         if let until, let all = recorded {
@@ -305,6 +309,30 @@ public final class PlaySession: Sendable {
         return PlayTrace(
             samples: recorded.map { ZeroGOffset.motion(in: $0, origin: origin ?? .model) }, source: source, drive: drive, origin: origin,
             axis: axis, losses: losses)
+    }
+
+    /// Where a sensor's recording starts: `since`, unless the sled's rest from there to
+    /// the drive's start never crosses zero (less the zero-g offset of the recording from
+    /// `since`, as `recording` takes it out) — then the latest sample before a crossing
+    /// that lies within `longestPreTriggerMicroseconds` before `since`. The envelope's first point is the largest sample of the recording's first
+    /// run of one sign: a run from `since` into the motion put it at the motion's first
+    /// peak, after the drive's start, and rise time and lag then found nothing recorded
+    /// at the start (the sensor's noise at rest, less an offset estimated over the whole
+    /// recording, can keep one sign for the 5 ms pre-trigger: seen in 1 of 3 four-board
+    /// farm runs).
+    private func restingStart(since: UInt64, until: UInt64?, driveStart: UInt64?) async -> UInt64 {
+        guard let driveStart, driveStart > since else { return since }
+        let reach = since > Self.longestPreTriggerMicroseconds ? since - Self.longestPreTriggerMicroseconds : 0
+        guard let all = await engine.acceleration(since: reach) else { return since }
+        let offset = ZeroGOffset.of(all.filter { $0.boardMicroseconds >= since && $0.boardMicroseconds <= (until ?? .max) })
+        let rest = all.filter { $0.boardMicroseconds < driveStart }
+        func sign(_ g: Double) -> Int { g > offset ? 1 : (g < offset ? -1 : 0) }
+        guard let nominal = rest.firstIndex(where: { $0.boardMicroseconds >= since }) else { return since }
+        // A crossing within the nominal pre-trigger: nothing to do.
+        if rest[nominal...].indices.dropFirst().contains(where: { sign(rest[$0].g) != sign(rest[$0 - 1].g) }) { return since }
+        var i = nominal
+        while i > 0, sign(rest[i - 1].g) == sign(rest[i].g) { i -= 1 }
+        return i > 0 ? rest[i - 1].boardMicroseconds : since
     }
 
     private func pass(_ seconds: Double) async throws {
