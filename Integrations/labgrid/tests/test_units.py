@@ -148,3 +148,30 @@ def test_peak(hapbridge_figure):
     assert props == {"figure.rise": "12.5", "figure.rise.unit": "ms", "figure.rise.high": "20",
                      "figure.rise.verdict": "PASS", "figure.peak": "0.2", "figure.peak.unit": "g",
                      "figure.peak.low": "0.3", "figure.peak.high": "3", "figure.peak.verdict": "FAIL"}
+    # The <failure> is the test's own line that recorded the figure, not the helper's code.
+    failure = case.find("failure")
+    assert failure is not None
+    text = failure.text or ""
+    assert 'hapbridge_figure("peak", 0.2, "g", low=0.3, high=3.0)' in text, text
+    assert "record_property" not in text and "def record" not in text, text
+    assert len(text.splitlines()) < 12, text  # 34 lines of the helper's frame before
+    # Without junit_logging, the helper says once that <system-out> stays empty.
+    assert result.stdout.str().count("hapbridge_figure: --junitxml without `-o junit_logging=system-out`") == 1
+
+
+def test_with_junit_logging_system_out_each_figure_is_a_line_of_the_testcases_system_out(
+        pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+    pytester.makepyfile(test_fig='''
+def test_peak(hapbridge_figure):
+    hapbridge_figure("rise", 12.5, "ms", high=20)
+    hapbridge_figure("lag", 0.11, "ms")
+''')
+    junit = pytester.path / "out.xml"
+    # pytest's default junit_family (xunit2) with system-out: GitLab's form.
+    result = pytester.runpytest_subprocess(f"--junitxml={junit}", "-o", "junit_logging=system-out")
+    result.assert_outcomes(passed=1)
+    assert "junit_logging=system-out" not in result.stdout.str()  # no warning then
+    case = next(ET.parse(junit).getroot().iter("testcase"))
+    lines = (case.findtext("system-out") or "").splitlines()
+    assert "figure rise = 12.5 ms [, 20] PASS" in lines and "figure lag = 0.11 ms [, ] UNCHECKED" in lines, lines

@@ -14,6 +14,7 @@ message naming the figure, its value, unit and limits. Loaded by the package's
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Callable, Protocol
 
 import pytest
@@ -38,10 +39,30 @@ def figure_verdict(value: float, low: float | None, high: float | None) -> str:
     return "PASS"
 
 
+_WARNED = pytest.StashKey[bool]()
+
+
+def _warn_without_system_out(config: pytest.Config) -> None:
+    """Say once per session when ``--junitxml`` is given but the figures' lines will not
+    reach the testcases' ``<system-out>`` (``junit_logging`` is ``no``, pytest's default)."""
+    if config.stash.get(_WARNED, False):
+        return
+    config.stash[_WARNED] = True
+    if config.getoption("xmlpath", None) and config.getini("junit_logging") == "no":
+        warnings.warn(pytest.PytestWarning(
+            "hapbridge_figure: --junitxml without `-o junit_logging=system-out` leaves each figure's line "
+            "(value, unit, limits, verdict) out of the testcase's <system-out>, the only place GitLab "
+            "shows it"), stacklevel=3)
+
+
 @pytest.fixture
-def hapbridge_figure(record_property: Callable[[str, object], None]) -> FigureRecorder:
+def hapbridge_figure(record_property: Callable[[str, object], None],
+                     pytestconfig: pytest.Config) -> FigureRecorder:
+    _warn_without_system_out(pytestconfig)
     def record(name: str, value: float, unit: str, low: float | None = None,
                high: float | None = None, *, check: bool = True) -> str:
+        # A failing figure's report is the test's line that recorded it, not this helper's code.
+        __tracebackhide__ = True
         if low is not None and high is not None and low > high:
             raise ValueError(f"figure {name}: low {low:g} is above high {high:g}")
         verdict = figure_verdict(float(value), low, high)
