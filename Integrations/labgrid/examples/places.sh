@@ -10,4 +10,7 @@ for host in bench-a bench-b; do
         labgrid-client -p "$place" set-tags board=hapbridge-32u4 host="$host"
     done
 done
-labgrid-client -p bench-a-1 add-match "bench-a/bench-a-port-1/NetworkUSBPowerPort"
+# bench-b's boards hang on a hub that switches each port's power (USBPowerDriver).
+for port in 1 2; do
+    labgrid-client -p "bench-b-$port" add-match "bench-b/bench-b-port-$port/NetworkUSBPowerPort"
+done

@@ -3,8 +3,10 @@ rules, exit statuses, the figure verdict, the JUnit reader, the exporter's regis
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import attr
 import pytest
 
 from hapbridge_labgrid import errors
@@ -94,19 +96,87 @@ def test_the_exporter_entry_point_adds_hapbridges_exports_to_labgrids_registry()
     assert labgrid_exporter.exports["USBSerialPort"] is labgrid_exporter.SerialPortExport  # labgrid's own stay
 
 
-def test_the_example_exporter_configurations_match_boards_by_port() -> None:
-    import yaml
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-    examples = Path(__file__).resolve().parent.parent / "examples"
-    boards = 0
-    for config in sorted(examples.glob("exporter-*.yaml")):
-        for group, resources in yaml.safe_load(config.read_text()).items():
-            board = resources.get("HapbridgeBoard")
-            if board is not None:
-                _check_port_match(f"{config.name}: {group}: HapbridgeBoard", board["match"])
-                assert board["actuator"]
-                boards += 1
-    assert boards == 4
+
+def _example_exports() -> dict[str, dict[str, object]]:
+    """Every resource of every example exporter configuration, built the way labgrid's
+    exporter builds it (``Exporter.add_resource``: its ``ResourceConfig``, the class
+    named by the entry or its ``cls``, the export class from its ``exports`` registry,
+    which makes the local labgrid resource): {"host/group/class": export}."""
+    import contextlib
+    import io
+
+    from labgrid.remote import exporter as labgrid_exporter
+    from labgrid.remote.config import ResourceConfig
+
+    from hapbridge_labgrid.exporter import register
+    register()
+    built: dict[str, object] = {}
+    for config in sorted(EXAMPLES.glob("exporter-*.yaml")):
+        host = config.stem.removeprefix("exporter-")
+        with contextlib.redirect_stdout(io.StringIO()):  # labgrid 26's ResourceConfig pprints what it loads
+            data = ResourceConfig(str(config)).data
+        for group, resources in data.items():
+            for name, params in resources.items():
+                if name == "location":
+                    continue
+                params = dict(params or {})
+                cls = params.pop("cls", name)
+                export_cls = labgrid_exporter.exports[cls]  # a KeyError: a class labgrid cannot export
+                export = export_cls({"avail": False, "cls": cls, "params": params}, host=host,
+                                    proxy="client", proxy_required=False)
+                built[f"{host}/{group}/{cls}"] = export
+    return built
+
+
+def test_every_resource_of_the_example_exporters_is_built_by_labgrids_own_exporter_classes() -> None:
+    from labgrid.resource.udev import USBPowerPort
+
+    from hapbridge_labgrid.resources import HapbridgeBoard, HapbridgeFT232H
+    built = _example_exports()
+    boards = {k: e.local for k, e in built.items() if isinstance(e.local, HapbridgeBoard)}  # type: ignore[attr-defined]
+    assert len(boards) == 4 and sum(isinstance(e.local, HapbridgeFT232H) for e in built.values()) == 1  # type: ignore[attr-defined]
+    for key, board in boards.items():
+        _check_port_match(key, board.match)
+        assert board.actuator, key
+    powers = {k: e.local for k, e in built.items() if isinstance(e.local, USBPowerPort)}  # type: ignore[attr-defined]
+    assert len(powers) == 2
+    for key, port in powers.items():
+        # labgrid matches a USBPowerPort on the hub's interface (udev.py USBPowerPort:
+        # DEVTYPE=usb_interface, DRIVER=hub), whose ID_PATH ends in :CONFIG.INTERFACE;
+        # a device's ID_PATH (the board's own port) can never match it.
+        assert port.match["DEVTYPE"] == "usb_interface" and port.match["DRIVER"] == "hub", key
+        hub_path, interface = port.match["ID_PATH"].rsplit(":", 1)
+        assert re.fullmatch(r"\d+\.\d+", interface), f"{key}: {port.match['ID_PATH']} is not a hub interface's path"
+        # The port it switches is the one the board of its group hangs on.
+        board = boards[key.replace("/USBPowerPort", "/HapbridgeBoard")]
+        assert board.match["ID_PATH"] == f"{hub_path}.{port.index}", (key, board.match, port.match)
+
+
+def test_the_example_environment_names_only_classes_labgrid_knows_and_places_that_have_them() -> None:
+    import hapbridge_labgrid  # noqa: F401  (registers the classes, as env.yaml's `imports` does)
+    from labgrid.config import Config
+    from labgrid.factory import target_factory
+
+    config = Config(str(EXAMPLES / "env.yaml"))
+    places = (EXAMPLES / "places.sh").read_text()
+    groups = {key.rsplit("/", 1)[0]: key for key in _example_exports()}
+    for name, target in config.get_targets().items():
+        for cls, args in target["resources"].items():
+            assert cls in target_factory.resources, f"env.yaml: {name}: resource {cls}"
+        for cls, args in target["drivers"].items():
+            assert cls in target_factory.drivers, f"env.yaml: {name}: driver {cls}"
+            fields = {f.name for f in attr.fields(target_factory.drivers[cls])}
+            assert set(args or {}) <= fields, f"env.yaml: {name}: {cls} {args}"
+        if "USBPowerDriver" in target["drivers"]:
+            # Its place matches the hub port of an exported group (places.sh), which
+            # the group's exporter configuration defines.
+            place = target["resources"]["RemotePlace"]["name"]
+            host, port = place.rsplit("-", 1)
+            match = f"{host}/{host}-port-{port}/NetworkUSBPowerPort"
+            assert match in places.replace("$port", port), f"places.sh: {place} has no {match}"
+            assert f"{host}/{host}-port-{port}/USBPowerPort" in groups.values(), (place, sorted(groups.values()))
 
 
 @pytest.mark.parametrize("config, said", [
