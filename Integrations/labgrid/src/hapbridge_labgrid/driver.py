@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import signal
 import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +42,26 @@ class BoardUnavailable(Exception):
 
 
 class StepTimedOut(Exception):
-    """A hapbridge command did not end within the step's timeout; it was killed."""
+    """A hapbridge command did not end within the step's timeout. It was stopped on the
+    host it ran on: first SIGINT (hapbridge stops the actuator and exits 130), SIGKILL
+    ``KILL_AFTER`` seconds later if it had not ended."""
+
+
+# The remote command runs under coreutils `timeout --signal=INT --kill-after=KILL_AFTER`
+# on the board's host, so it ends itself there even when the client or the ssh
+# connection is gone. timeout(1)'s statuses: 124 "timed out" (the command got SIGINT and
+# ended), 137 (128 + SIGKILL) "it did not end within --kill-after of the SIGINT".
+KILL_AFTER = 5.0
+TIMED_OUT_STATUSES = (124, 137)
+# The local wait is longer than the remote timeout plus its kill-after, so normally the
+# host ends the command first and reports 124/137; only if that fails (a hung host, a
+# hung connection) does the local wait expire, and the driver then kills the remote
+# process group itself.
+LOCAL_GRACE = 5.0
+# The wrapper's first line on standard error: its shell's pid, which is the process
+# group of the command (sshd starts each session's command in a session of its own; a
+# local step is started in a new session too).
+_PGID_LINE = re.compile(r"hapbridge-labgrid: pgid (\d+)\n")
 
 
 @attr.s(frozen=True)
@@ -49,6 +72,10 @@ class RunResult:
     record: dict[str, Any] = attr.ib()
     junit: JUnitReport = attr.ib()
     stdout: str = attr.ib()
+    # The bench file and the script as hapbridge saw them on the board's host (the copies
+    # labgrid's ManagedFile made there, or the local paths when the host shares them).
+    bench_path: str = attr.ib(default="")
+    suite_path: str = attr.ib(default="")
 
 
 @target_factory.reg_driver
@@ -60,15 +87,25 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
         wait_available: seconds a step waits for the resource to be available before it
             raises ``BoardUnavailable`` (a board re-enumerating after a flash is back
             within a few seconds).
+        detect_nfs: passed to labgrid's ``ManagedFile``: when the local file's path
+            exists on the board's host with the same inode, size and mtime (a shared
+            file system), use it there instead of copying it (labgrid's default, True).
+            False always copies the file to the host's
+            ``/var/cache/labgrid/USER/SHA256/`` (the loopback farm does, since its
+            "hosts" share this machine's file system).
     """
 
     bindings = {
         "board": {"HapbridgeBoard", "NetworkHapbridgeBoard", "HapbridgeFT232H", "NetworkHapbridgeFT232H"},
     }
     wait_available = attr.ib(default=10.0, converter=float)
+    detect_nfs = attr.ib(default=True, validator=attr.validators.instance_of(bool))
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
+        # The last step's standard error, line by line, each with the time.monotonic()
+        # it arrived here (ssh's latency included): when flash's "verify  done" came.
+        self.last_stderr: list[tuple[float, str]] = []
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -110,23 +147,90 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
             if not data.get("avail"):
                 raise BoardUnavailable(f"{name} on {self.host} is not available") from e
 
-    def _argv(self, args: list[str]) -> list[str]:
+    def _wrapped(self, args: list[str], timeout: float) -> list[str]:
+        """The argv that runs ``hapbridge ARGS`` on the board's host under timeout(1)."""
         argv = [str(self.board.hapbridge), *args]
+        script = (f'echo "hapbridge-labgrid: pgid $$" >&2; exec timeout --signal=INT '
+                  f"--kill-after={KILL_AFTER:g} {timeout:g} {shlex.join(argv)}")
         if self.is_remote:
-            return [*self.board.command_prefix, shlex.join(argv)]
-        return argv
+            return [*self.board.command_prefix, script]
+        return ["sh", "-c", script]
+
+    def _kill_group(self, pgid: int) -> None:
+        """Ends a timed-out step's process group on the board's host: SIGINT (hapbridge
+        stops the actuator and exits), then SIGKILL if any of it is still there after
+        KILL_AFTER (polled, bounded)."""
+        polls = int(KILL_AFTER / 0.1)
+        if not self.is_remote:
+            for sig in (signal.SIGINT, *([0] * polls), signal.SIGKILL):
+                try:
+                    os.killpg(pgid, sig)
+                except ProcessLookupError:
+                    return
+                if sig == 0:
+                    time.sleep(0.1)
+            return
+        script = (f"kill -INT -- -{pgid} 2>/dev/null || exit 0; i=0; "
+                  f"while kill -0 -- -{pgid} 2>/dev/null && [ $i -lt {polls} ]; do sleep 0.1; i=$((i+1)); done; "
+                  f"kill -KILL -- -{pgid} 2>/dev/null; exit 0")
+        subprocess.run([*self.board.command_prefix, script], stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=KILL_AFTER + 30, check=False)
 
     def _hapbridge(self, args: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
         self.ensure_available()
         command = [str(self.board.hapbridge), *args]
+        proc = subprocess.Popen(self._wrapped(args, timeout), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout: list[str] = []
+        stderr: list[tuple[float, str]] = []
+        self.last_stderr = stderr
+        readers = [threading.Thread(target=lambda: stdout.append(proc.stdout.read()), daemon=True),  # type: ignore[union-attr]
+                   threading.Thread(target=lambda: stderr.extend((time.monotonic(), line) for line in proc.stderr),  # type: ignore[union-attr]
+                                    daemon=True)]
+        for reader in readers:
+            reader.start()
         try:
-            done = subprocess.run(self._argv(args), stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired as e:
-            raise StepTimedOut(f"`{' '.join(command)}` on {self.host} did not end within {timeout:g} s") from e
+            proc.wait(timeout=timeout + KILL_AFTER + LOCAL_GRACE)
+        except subprocess.TimeoutExpired:
+            self._abandon(proc, stderr)
+            self._drain(proc, readers)
+            raise StepTimedOut(f"`{' '.join(command)}` on {self.host} did not end within {timeout:g} s "
+                               "(nor did the host's timeout end it); its process group there was sent "
+                               "SIGINT, then SIGKILL") from None
+        self._drain(proc, readers)
+        if stderr and _PGID_LINE.match(stderr[0][1]):
+            del stderr[0]
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, "".join(stdout),
+                                           "".join(line for _, line in stderr))
+        if done.returncode in TIMED_OUT_STATUSES:
+            how = "SIGINT" if done.returncode == 124 else f"SIGINT, then SIGKILL {KILL_AFTER:g} s later"
+            raise StepTimedOut(f"`{' '.join(command)}` on {self.host} did not end within {timeout:g} s; "
+                               f"stopped there ({how})")
         if check and done.returncode != 0:
             raise error_for_status(done.returncode, command, self.host, done.stderr)
         return done
+
+    @staticmethod
+    def _drain(proc: subprocess.Popen[str], readers: list[threading.Thread]) -> None:
+        # With an ssh ControlMaster the master holds our pipes until the remote session
+        # ends: wait for the readers (bounded), then drop the pipes.
+        for reader in readers:
+            reader.join(timeout=KILL_AFTER + LOCAL_GRACE)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None and not any(r.is_alive() for r in readers):
+                pipe.close()
+
+    def _abandon(self, proc: subprocess.Popen[str], stderr: list[tuple[float, str]]) -> None:
+        """The local wait expired: end the command on the host, then the local client."""
+        if not self.is_remote:
+            self._kill_group(proc.pid)  # started in a session of its own: its pid is its group
+        else:
+            found = _PGID_LINE.match(stderr[0][1]) if stderr else None
+            proc.kill()  # the local ssh client; the remote command does not notice it
+            if found is not None:
+                self._kill_group(int(found.group(1)))
+        proc.kill()
+        proc.wait()
 
     def _json(self, done: subprocess.CompletedProcess[str], what: str) -> dict[str, Any]:
         try:
@@ -142,9 +246,11 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
         """The path on the board's host of a copy of a local file."""
         if not self.is_remote:
             return os.fspath(local)
-        managed = ManagedFile(os.fspath(local), self.board)
+        managed = ManagedFile(os.fspath(local), self.board, detect_nfs=self.detect_nfs)
         managed.sync_to_resource()
-        return str(managed.get_remote_path())
+        path = str(managed.get_remote_path())
+        self.logger.debug("%s is %s on %s", os.fspath(local), path, self.host)
+        return path
 
     def _remote_shell(self, script: str, *, timeout: float = 30.0) -> str:
         argv = [*self.board.command_prefix, script] if self.is_remote else ["sh", "-c", script]
@@ -183,7 +289,14 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
             args += ["--serial", serial]
         done = self._hapbridge(args, timeout=timeout, check=False)
         if done.returncode != 0:
-            raise error_for_status(done.returncode, [str(self.board.hapbridge), *args], self.host, done.stderr)
+            error = error_for_status(done.returncode, [str(self.board.hapbridge), *args], self.host, done.stderr)
+            # flash --json prints its record on a failure too ("error": "bad-image"…).
+            try:
+                record = json.loads(done.stdout)
+            except json.JSONDecodeError:
+                record = None
+            error.record = record if isinstance(record, dict) else None
+            raise error
         return self._json(done, "flash")
 
     @Driver.check_active
@@ -277,7 +390,8 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
                     self._remote_shell(f"rm -rf -- {shlex.quote(out)}")
         if check and done.returncode != 0:
             raise error_for_status(done.returncode, [str(self.board.hapbridge), *args], self.host, done.stderr)
-        return RunResult(status=done.returncode, record=record, junit=junit, stdout=done.stdout)
+        return RunResult(status=done.returncode, record=record, junit=junit, stdout=done.stdout,
+                         bench_path=remote_bench, suite_path=remote_suite)
 
     def _actuator(self, actuator: str | None) -> str:
         chosen = actuator or getattr(self.board, "actuator", None)

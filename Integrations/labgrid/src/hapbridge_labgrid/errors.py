@@ -9,7 +9,7 @@ standard error, so a test report says what failed and where.
 from __future__ import annotations
 
 import signal
-from typing import Final
+from typing import Any, Final
 
 
 class HapbridgeError(Exception):
@@ -19,8 +19,11 @@ class HapbridgeError(Exception):
     command: list[str]
     host: str
     stderr: str
+    # The command's --json record when it printed one (flash prints it on a failure too).
+    record: dict[str, Any] | None
 
     def __init__(self, status: int, command: list[str], host: str, stderr: str, meaning: str) -> None:
+        self.record = None
         self.status = status
         self.command = list(command)
         self.host = host

@@ -39,6 +39,14 @@ def hapbridge_executable() -> str:
     return found
 
 
+def missing_tool() -> str | None:
+    """The first tool the loopback farm needs that is not installed, if any."""
+    for tool in ("/usr/sbin/sshd", "ssh", "ssh-keygen", "rsync", "timeout", "labgrid-coordinator"):
+        if shutil.which(tool) is None:
+            return tool
+    return None
+
+
 def poll(condition: Callable[[], bool], bound: float, what: str, interval: float = 0.05) -> float:
     """Wait for condition() (generously bounded; never a fixed sleep); seconds taken."""
     start = time.monotonic()
@@ -198,7 +206,9 @@ class LoopbackFarm:
         lines = ["targets:"]
         for place in places:
             lines += [f"  {place}:", "    resources:", f"      RemotePlace: {{name: {place}}}",
-                      "    drivers:", "      HapbridgeDriver: {}", "      HapbridgeStrategy: {}"]
+                      # detect_nfs off: the "hosts" share this file system, and files
+                      # must still go over as they do to a real exporter's host.
+                      "    drivers:", "      HapbridgeDriver: {detect_nfs: false}", "      HapbridgeStrategy: {}"]
         lines += ["imports:", "  - hapbridge_labgrid", "options:", f"  coordinator_address: {self.coordinator}"]
         path = self.root / "env.yaml"
         path.write_text("\n".join(lines) + "\n")

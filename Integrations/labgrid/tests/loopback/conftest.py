@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from farm import LoopbackFarm, ResourceWatch
-
-
-def _missing() -> str | None:
-    for tool in ("/usr/sbin/sshd", "ssh", "ssh-keygen", "rsync", "labgrid-coordinator"):
-        if shutil.which(tool) is None:
-            return tool
-    return None
+from farm import LoopbackFarm, ResourceWatch, missing_tool
 
 
 @pytest.fixture(scope="module")
 def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackFarm]:
-    missing = _missing()
+    missing = missing_tool()
     if missing is not None:
         pytest.fail(f"{missing} not found: scripts/setup installs it (scripts/apt-packages.txt)")
     root = Path(tmp_path_factory.mktemp("farm"))

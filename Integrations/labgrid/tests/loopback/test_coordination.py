@@ -3,7 +3,6 @@ follows the emulation's udev events, locks and reservations are labgrid's own.""
 
 from __future__ import annotations
 
-import os
 import re
 
 from farm import LoopbackFarm, ResourceWatch, poll
@@ -68,29 +67,3 @@ def test_reservations_on_a_held_place_are_served_in_the_order_they_were_made(far
             farm.client("cancel-reservation", token, user=user, check=False)
         farm.client("-p", place, "release", user="alice", check=False)
         farm.client("-p", place, "set-tags", check=False)
-
-
-def test_an_ft232h_exported_by_its_serial_is_driven_over_ssh_by_its_ftdi_address(farm: LoopbackFarm) -> None:
-    from labgrid import Environment
-
-    from hapbridge_labgrid import HapbridgeDriver
-
-    place = "bench-c-ftdi"
-    env_yaml = farm.root / "env-ftdi.yaml"
-    env_yaml.write_text(f"targets:\n  ftdi:\n    resources:\n      RemotePlace: {{name: {place}}}\n"
-                        "    drivers:\n      HapbridgeDriver: {}\n"
-                        f"imports: [hapbridge_labgrid]\noptions:\n  coordinator_address: {farm.coordinator}\n")
-    farm.client("-p", place, "acquire")
-    saved_path = os.environ["PATH"]
-    os.environ["PATH"] = farm.env["PATH"]  # the farm's ssh configuration, for labgrid's ssh
-    try:
-        target = Environment(str(env_yaml)).get_target("ftdi")
-        driver: HapbridgeDriver = target.get_driver("HapbridgeDriver")
-        assert driver.address == "ftdi:FTLAB01"
-        info = driver.info()
-        assert info["serial"] == "FTLAB01", info
-        assert driver.host == "bench-c"
-        target.cleanup()
-    finally:
-        os.environ["PATH"] = saved_path
-        farm.client("-p", place, "release")
