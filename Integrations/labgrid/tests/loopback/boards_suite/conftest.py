@@ -3,6 +3,11 @@ runs once per target, the targets interleaved across the exporters' hosts."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
+from pathlib import Path
+
 import pytest
 from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
@@ -38,3 +43,14 @@ def board(request: pytest.FixtureRequest, env) -> HapbridgeDriver:  # type: igno
     driver.ensure_available()
     target.activate(driver)
     return driver
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each test phase's outcome with the time.monotonic() it was reported (one clock for
+    every process of the machine), for the outer test to time the ERRORs a killed
+    exporter gives from the moment it killed it."""
+    marker_dir = os.environ.get("MARKER_DIR")
+    if marker_dir:
+        with open(Path(marker_dir) / "reports.jsonl", "a", encoding="utf-8") as f:
+            f.write(json.dumps({"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+                                "t": time.monotonic()}) + "\n")
