@@ -20,6 +20,14 @@ board = driver.board
 seen = {"identity": board.identity.value, "address": board.address, "serial": board.serial,
         "info_serial": driver.info()["serial"]}
 hapbridge = os.environ["HAPBRIDGE"]
+# A step that outlives its timeout on a local board: ended here (timeout(1), SIGINT),
+# and the board is free for the next step at once.
+from hapbridge_labgrid import StepTimedOut
+try:
+    driver.sweep(start_hz=90, stop_hz=400, timeout=1)
+except StepTimedOut as e:
+    seen["timed_out"] = "stopped there (SIGINT)" in str(e)
+seen["info_after_timeout"] = driver.info()["serial"]
 subprocess.run([hapbridge, "emulate", "control", "unplug", "1-1"], check=True, capture_output=True)
 target.await_resources([board], timeout=10.0, avail=False)
 seen["after_unplug"] = board.avail
@@ -49,12 +57,13 @@ def test_a_local_board_follows_unplug_and_replug_and_answers_info_by_its_port(tm
                         "    drivers:\n      HapbridgeDriver: {wait_available: 1}\nimports: [hapbridge_labgrid]\n")
     script = tmp_path / "local.py"
     script.write_text(SCRIPT)
-    done = subprocess.run([hapbridge, "emulate", "bridge", "--serial", "LOCAL-1", "--", sys.executable,
+    done = subprocess.run([hapbridge, "emulate", "bridge", "--serial", "LOCAL-1", "--accelerometer", "--", sys.executable,
                            str(script), str(env_yaml)], capture_output=True, text=True, timeout=180,
                           env={**__import__("os").environ, "HAPBRIDGE": hapbridge})
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"identity": "firmware", "address": "usb:1-1", "serial": "LOCAL-1", "info_serial": "LOCAL-1",
+                    "timed_out": True, "info_after_timeout": "LOCAL-1",
                     "after_unplug": False, "state_after_unplug": "bound", "info_unplugged": "BoardUnavailable", "after_replug": True,
                     "active_after_replug": "bound",
                     "info_again": "LOCAL-1"}

@@ -11,6 +11,7 @@ typed exception of ``errors.py``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -150,8 +151,11 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
     def _wrapped(self, args: list[str], timeout: float) -> list[str]:
         """The argv that runs ``hapbridge ARGS`` on the board's host under timeout(1)."""
         argv = [str(self.board.hapbridge), *args]
+        # timeout(1) takes 0 as "no timeout" and refuses a negative one (status 125).
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError(f"{args[0]}: timeout {timeout!r}: must be a positive number of seconds")
         script = (f'echo "hapbridge-labgrid: pgid $$" >&2; exec timeout --signal=INT '
-                  f"--kill-after={KILL_AFTER:g} {timeout:g} {shlex.join(argv)}")
+                  f"--kill-after={KILL_AFTER:.3f} {timeout:.3f} {shlex.join(argv)}")
         if self.is_remote:
             return [*self.board.command_prefix, script]
         return ["sh", "-c", script]
@@ -177,9 +181,10 @@ class HapbridgeDriver(Driver):  # type: ignore[misc]
                        timeout=KILL_AFTER + 30, check=False)
 
     def _hapbridge(self, args: list[str], *, timeout: float, check: bool = True) -> subprocess.CompletedProcess[str]:
+        wrapped = self._wrapped(args, timeout)
         self.ensure_available()
         command = [str(self.board.hapbridge), *args]
-        proc = subprocess.Popen(self._wrapped(args, timeout), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(wrapped, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         stdout: list[str] = []
         stderr: list[tuple[float, str]] = []

@@ -160,6 +160,14 @@ def test_when_the_local_wait_expires_first_the_remote_process_group_is_killed(
     assert board.info()["serial"] == board.board.serial
 
 
+def test_a_timeout_that_is_not_a_positive_number_is_refused_before_anything_runs(lab: object) -> None:
+    board = _driver(lab, "a1")
+    # timeout(1) would take 0 as "never" and a negative one as its own error (125).
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"sweep: timeout .*: must be a positive number of seconds"):
+            board.sweep(timeout=bad)
+
+
 def _firmware_image(farm: LoopbackFarm) -> Path:
     # The image the host's hapbridge carries (the Debian package's layout, and the
     # checkout's build: share/hapbridge/firmware beside bin/).
