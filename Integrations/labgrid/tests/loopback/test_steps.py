@@ -169,10 +169,12 @@ def test_a_timeout_that_is_not_a_positive_number_is_refused_before_anything_runs
 
 
 def _firmware_image(farm: LoopbackFarm) -> Path:
-    # The image the host's hapbridge carries (the Debian package's layout, and the
-    # checkout's build: share/hapbridge/firmware beside bin/).
-    for candidate in (Path(farm.hapbridge).resolve().parent.parent / "share/hapbridge/firmware/hapbridge-32u4.hex",
-                      Path(farm.hapbridge).resolve().parent / "firmware/hapbridge-32u4.hex"):
+    # The image the host's hapbridge carries, where it looks for it
+    # (Sources/Flashing/CarriedFirmware.swift): an installed one's PREFIX/share/hapbridge/
+    # firmware, a checkout's build (.build/release/hapbridge) its Firmware/build.
+    executable = Path(farm.hapbridge).resolve()
+    for candidate in (executable.parents[1] / "share/hapbridge/firmware/hapbridge-32u4.hex",
+                      executable.parents[2] / "Firmware/build/hapbridge-32u4.hex"):
         if candidate.is_file():
             return candidate
     pytest.skip(f"no firmware image beside {farm.hapbridge} (share/hapbridge/firmware/hapbridge-32u4.hex)")
