@@ -171,13 +171,16 @@ def test_a_timeout_that_is_not_a_positive_number_is_refused_before_anything_runs
 def _firmware_image(farm: LoopbackFarm) -> Path:
     # The image the host's hapbridge carries, where it looks for it
     # (Sources/Flashing/CarriedFirmware.swift): an installed one's PREFIX/share/hapbridge/
-    # firmware, a checkout's build (.build/release/hapbridge) its Firmware/build.
-    executable = Path(farm.hapbridge).resolve()
-    for candidate in (executable.parents[1] / "share/hapbridge/firmware/hapbridge-32u4.hex",
-                      executable.parents[2] / "Firmware/build/hapbridge-32u4.hex"):
-        if candidate.is_file():
-            return candidate
-    pytest.skip(f"no firmware image beside {farm.hapbridge} (share/hapbridge/firmware/hapbridge-32u4.hex)")
+    # firmware, a checkout's build (.build/release/hapbridge, .build/release a link) its
+    # Firmware/build.
+    executable = Path(os.path.abspath(farm.hapbridge))
+    candidates = [executable.parents[1] / "share/hapbridge/firmware/hapbridge-32u4.hex",
+                  *(parent / "Firmware/build/hapbridge-32u4.hex" for parent in executable.parents)]
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        pytest.fail(f"no firmware image carried with {farm.hapbridge} (share/hapbridge/firmware or a "
+                    "checkout's Firmware/build: `make -C Firmware` or Firmware/test.sh builds it)")
+    return found
 
 
 def test_flash_copies_the_image_to_the_exporters_host_and_flashes_the_copy(
