@@ -42,6 +42,9 @@ public struct SimulatedBoardSetup: Sendable {
     /// (Hardware/boards/accelerometer.md): the firmware core finds it and streams it, so
     /// acceleration figures come from the sensor model, not straight from the physics.
     public var accelerometer: Bool = false
+    /// The seed of the accelerometer's noise (nil: `LIS3DHChip.defaultNoiseSeed`, the
+    /// same noise every run): runs that differ only in their sensor's noise.
+    public var accelerometerNoiseSeed: UInt64?
     /// The board's serial number (HELLO_REPLY, and the key its calibration is stored
     /// under): one fixed name, so a calibration on the simulated board is found again.
     public var serialNumber: BoardSerialNumber = Self.serialNumber
@@ -81,6 +84,7 @@ public struct SimulatedBoardSetup: Sendable {
         var configuration = SimulatedBoard.Configuration(variant: variant, load: load, supplyVolts: supplyVolts, serialNumber: serialNumber)
         // Flat on the sled, X along the actuator's motion (the host reads X by default).
         configuration.accelerometer = accelerometer ? .init() : nil
+        if let accelerometerNoiseSeed { configuration.accelerometerNoiseSeed = accelerometerNoiseSeed }
         let board = SimulatedBoard(configuration: configuration)
         switch fault {
         case .absent: board.chip.isPresent = false

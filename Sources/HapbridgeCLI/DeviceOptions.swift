@@ -39,6 +39,20 @@ public struct DeviceOptions: ParsableArguments {
     public var accelerometer = false
 
     @Option(
+        name: .customLong("simulate-actuator"),
+        help: ArgumentHelp(
+            "Simulated board only: the actuator on its outputs (a profile name or .json file), when it is not the one the command drives for (--actuator): the part in hand differs from its profile, as `emulate bridge --actuator` sets the physics.",
+            valueName: "profile"))
+    public var simulateActuator: String?
+
+    @Option(
+        name: .customLong("simulate-noise-seed"),
+        help: ArgumentHelp(
+            "Simulated board with --accelerometer only: the seed of the LIS3DH's noise (0...2^64−1; without it the same noise every run): runs that differ only in their sensor's noise.",
+            valueName: "n"))
+    public var simulateNoiseSeed: UInt64?
+
+    @Option(
         name: .customLong("i2c-khz"),
         help: "\(Self.hostedDevices) only, whose I2C this host drives: the I2C clock, 400 (the DRV2605's fast mode) or 100 kHz (long wires, weak pull-ups).")
     public var i2cKHz: Int = 400
@@ -51,6 +65,7 @@ public struct DeviceOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
+        if simulateNoiseSeed != nil, !accelerometer { throw ValidationError("--simulate-noise-seed seeds the simulated LIS3DH's noise: give --accelerometer too") }
         guard (2.5...5.5).contains(supply) else { throw ValidationError("--supply must be between 2.5 and 5.5 V (the DRV2605's VDD range), not \(supply)") }
         try PlotOption.validate(plot)
         guard [100, 400].contains(i2cKHz) else { throw ValidationError("--i2c-khz must be 400 or 100, not \(i2cKHz)") }
@@ -80,11 +95,14 @@ public struct DeviceOptions: ParsableArguments {
     }
 
     static func simulatorOnly(_ address: DeviceAddress) -> CLIError {
-        CLIError("--variant, --supply, --simulate-fault and --accelerometer apply to the simulated board (--device sim), not \(address)")
+        CLIError("--variant, --supply, --simulate-fault, --simulate-actuator, --simulate-noise-seed and --accelerometer apply to the simulated board (--device sim), not \(address)")
     }
 
     /// Whether any option that only the simulated board takes was given.
-    var simulatorOptionsGiven: Bool { variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer }
+    var simulatorOptionsGiven: Bool {
+        variant != .drv2605l || supply != 5.0 || simulateFault != .none || accelerometer || simulateNoiseSeed != nil
+            || simulateActuator != nil
+    }
 
     /// The plot's destination, checked before any work (nil: no --plot).
     func plotFile() throws(CLIError) -> OutputFile? {
@@ -98,9 +116,12 @@ public struct DeviceOptions: ParsableArguments {
         throws(CLIError) -> OpenedDevice
     {
         let catalog = DeviceCatalog(logger: logging.logger("hapbridge.devices"), adapterSettings: adapterSettings)
+        // The physics on the outputs: the part in hand where it is not the profile's.
+        let physics = try simulateActuator.map { (name) throws(CLIError) in try loadActuatorProfile(name) } ?? actuator
         var setup = SimulatedBoardSetup(
-            actuator: actuator, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
+            actuator: physics, variant: variant.variant, supplyVolts: supply, fault: simulateFault, timing: timing, link: link)
         setup.accelerometer = accelerometer
+        setup.accelerometerNoiseSeed = simulateNoiseSeed
         // A device named outright is refused before it is opened (an adapter's chip is
         // brought up as it opens); one the rule chose, once it is known.
         if let address, address != .simulated, simulatorOptionsGiven { throw Self.simulatorOnly(address) }

@@ -84,12 +84,15 @@ public final class LIS3DHChip {
     var gridStartNanoseconds: UInt64 = 0
     var taken: UInt64 = 0
     var random: SplitMix64
+    /// The noise generator's seed unless one is given ("LIS3DH" in ASCII): every run
+    /// with it draws the same noise; another seed, other noise of the same density.
+    public static let defaultNoiseSeed: UInt64 = 0x4C49_5333_4448
     /// The register the last byte-wise read byte came from (`i2cReadByte`).
     var bytePointer: UInt8 = 0
 
     public init(
         address: UInt8 = LIS3DHChip.defaultAddress, mounting: Mounting = Mounting(),
-        zeroGOffsetG: SIMD3<Double> = LIS3DHChip.defaultZeroGOffsetG, seed: UInt64 = 0x4C49_5333_4448
+        zeroGOffsetG: SIMD3<Double> = LIS3DHChip.defaultZeroGOffsetG, seed: UInt64 = LIS3DHChip.defaultNoiseSeed
     ) {
         self.address = address
         self.mounting = mounting

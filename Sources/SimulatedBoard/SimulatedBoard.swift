@@ -62,6 +62,8 @@ public final class SimulatedBoard {
         public var accelerometer: LIS3DHChip.Mounting?
         /// Where it answers: 0x18 with SA0 low, 0x19 high.
         public var accelerometerAddress: UInt8 = LIS3DHChip.defaultAddress
+        /// The seed of its noise (`LIS3DHChip.defaultNoiseSeed`: the same every run).
+        public var accelerometerNoiseSeed: UInt64 = LIS3DHChip.defaultNoiseSeed
 
         public init(
             variant: DeviceVariant = .drv2605L, load: Load = .open, supplyVolts: Double = 5.0,
@@ -123,7 +125,7 @@ public final class SimulatedBoard {
         self.configuration = configuration
         chip = DRV2605Chip(variant: configuration.variant, load: configuration.load, supplyVolts: configuration.supplyVolts)
         chip.isRecording = configuration.recordsAcceleration
-        accelerometer = configuration.accelerometer.map { LIS3DHChip(address: configuration.accelerometerAddress, mounting: $0) }
+        accelerometer = configuration.accelerometer.map { LIS3DHChip(address: configuration.accelerometerAddress, mounting: $0, seed: configuration.accelerometerNoiseSeed) }
         core = .allocate(capacity: 1)
         core.initialize(to: hb_core())
         var hooks = Self.hooks(context: Unmanaged.passUnretained(self).toOpaque())
