@@ -235,6 +235,7 @@ public final class PlaySession: Sendable {
         // stopped), the transport's account of its loss goes with it.
         let lossReason = state.stopReason != nil ? await engine.withLink { $0.lossReason } : nil
         let ran = await engine.ranCommands
+        let serial = await engine.withLink { $0.identity?.serialNumber }
         await engine.close()
         // What STOP_ALL flushed from the board's queue never played: the record and the
         // plot hold what did, and the drive falls to 0 where the chip went to standby.
@@ -255,7 +256,9 @@ public final class PlaySession: Sendable {
         // so every one lies within the recording.
         let since = beginBoard > Self.preTriggerMicroseconds ? beginBoard - Self.preTriggerMicroseconds : 0
         let until = playedToTheEnd ? UInt64(max(0, (recordingEnd * 1e6).rounded(.down))) : nil
-        let trace = await recording(since: since, until: until, drive: driveTrace)
+        var trace = await recording(since: since, until: until, drive: driveTrace)
+        trace.startMicroseconds = beginBoard
+        trace.boardSerial = serial
         return PlayResult(
             address: address, statistics: statistics, completed: state.completed, endedEarly: state.endedEarly,
             engineStopReason: state.stopReason, lossReason: lossReason, interruption: interruption, position: state.position,

@@ -14,6 +14,12 @@ public struct PlayTrace: Sendable {
     /// Samples the source took in the recording's span that never reached the host
     /// (`AccelerationLoss`), oldest first.
     public var losses: [AccelerationLoss]
+    /// Board µs at which the play started (the host's start of the pattern; its first
+    /// command is stamped at or after it): a golden trace's time zero. Nil where the
+    /// trace was not made by a play.
+    public var startMicroseconds: UInt64?
+    /// The serial number the board stated in HELLO_REPLY (nil: none stated).
+    public var boardSerial: String?
 
     public init(
         samples: [AccelerationSample]?, source: String?, drive: [(time: UInt64, amplitude: Int8)], origin: AccelerationOrigin? = nil,

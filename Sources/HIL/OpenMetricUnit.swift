@@ -18,6 +18,7 @@ import Measurements
 /// | g | meters_per_second_squared | × 9.80665 |
 /// | % | ratio | ÷ 100 |
 /// | bytes | bytes | as recorded |
+/// | dB | decibels | as recorded (a logarithmic ratio has no base unit to convert to; OpenMetrics' own examples leave units it does not list as they are) |
 /// | code, 1 | (none) | as recorded |
 public struct OpenMetricUnit: Sendable, Equatable {
     /// The unit's name, the family name's suffix; nil for none.
@@ -39,6 +40,7 @@ public struct OpenMetricUnit: Sendable, Equatable {
         case .g: self.init(name: "meters_per_second_squared", conversion: .multiply(by: LRAPhysics.standardGravity))
         case .percent: self.init(name: "ratio", conversion: .divide(by: 100))
         case .bytes: self.init(name: "bytes", conversion: .none)
+        case .decibels: self.init(name: "decibels", conversion: .none)
         case .registerCode, .one: self.init(name: nil, conversion: .none)
         }
     }

@@ -32,11 +32,15 @@ public enum MeasurementUnit: String, Sendable, Codable, CaseIterable {
     case one = "1"
     /// A count of bytes (what a flash step wrote and verified).
     case bytes
+    /// A level ratio, 20·log10 of an amplitude ratio (a golden trace's envelope error
+    /// and peak delta: `TraceComparison`).
+    case decibels = "dB"
 
     public func format(_ value: Double) -> String {
         switch self {
         case .registerCode, .bytes: String(format: "%.0f", value)
         case .hertz, .percent: String(format: "%.1f", value)
+        case .decibels: String(format: "%.2f", value)
         case .one: String(format: "%.2f", value)
         case .g, .milliseconds: String(format: "%.3f", value)
         }
@@ -65,6 +69,9 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
     /// the `expected` samples in `span` never reached the host, so the figure would be
     /// read across a hole as if the trace were whole.
     case samplesLost(measurement: String, lost: Int, expected: Int, span: String)
+    /// The recordings span more than a comparison reads (`TraceComparison.maxSpanSeconds`):
+    /// bounded, so a file's times cannot make it run without end.
+    case spanTooLong(measurement: String, seconds: Double, limitSeconds: Double)
 
     public var description: String {
         switch self {
@@ -76,6 +83,8 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
         case .procedureFailed(let m, let reason): "\(m): \(reason)"
         case .samplesLost(let m, let lost, let expected, let span):
             "\(m): the sensor lost \(lost) of the \(expected) samples \(span) (the recording's losses say where and why): a figure read across the hole would not be the actuator's"
+        case .spanTooLong(let m, let seconds, let limit):
+            "\(m): the recordings span \(String(format: "%.0f", seconds)) s together; a comparison reads at most \(String(format: "%.0f", limit)) s"
         case .withinNoise(let m, let level, let noise):
             "\(m): the level it is read at, \(String(format: "%.4f", level)) g, is within the sensor's noise (\(String(format: "%.4f", noise)) g rms where the recording is quietest; it needs \(String(format: "%.0f", NoiseFloor.margin)) times that): a drive this weak cannot be timed by this sensor"
         }
