@@ -33,6 +33,10 @@ enum ExitStatus: Int32, CaseIterable {
     /// `run`: a test FAILed (a measurement out of its limits, a procedure's FAIL) and
     /// none ERRORed.
     case runFailed = 11
+    /// `diff`: the trace is outside a limit of its reference (onset, envelope or peak);
+    /// the figures and verdicts are printed. Its own status, as `run`'s FAIL is 11, so a
+    /// script tells a trace that differs from one that could not be compared (1).
+    case tracesDiffer = 12
 
     // 128 + N: `play`, `measure`, `sweep`, `calibrate`, `diagnose`, `rom` and `run`
     // stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) after stopping the
@@ -43,7 +47,7 @@ enum ExitStatus: Int32, CaseIterable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     /// One line per status, for help texts.
-    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 9 / 10 / 11 `run`: a test ERRORed or the run was cut short / a board is locked by another run / a test FAILed and none ERRORed, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
+    static let summary = "Exit status: 0 success, 1 failure (run time), 2 usage error (nothing run), 3 played but stopped before the pattern's end, 4 played to the end but late (a command sent after its stamp, or an underrun), 5–8 `flash` (see `hapbridge flash --help`), 9 / 10 / 11 `run`: a test ERRORed or the run was cut short / a board is locked by another run / a test FAILed and none ERRORed, 12 `diff`: the trace is outside a limit of its reference, 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the actuator stopped first; `flash`: after the block in flight, saying what the board holds), 148 ended by SIGTSTP (Ctrl-Z: the actuator stopped, then suspended); `emulate` exits with its COMMAND's status (see `hapbridge emulate --help`)."
 }
 
 /// A failure at run time, said in one line (exit status 1): what failed, on what,

@@ -25,6 +25,7 @@ public struct HapbridgeCommand: AsyncParsableCommand {
             EmulateCommand.self,
             FlashCommand.self,
             RunCommand.self,
+            DiffCommand.self,
         ])
 
     public init() {}

@@ -5,6 +5,7 @@ import Devices
 import Foundation
 import JSON
 import Measurements
+import SimulatedBridgeDevice
 
 /// `hapbridge measure PATTERN`: plays a pattern once (as `play` does) and prints the
 /// bench measurements of what the actuator did (`Measurements.PlayMeasurements`).
@@ -26,6 +27,10 @@ public struct MeasureCommand: AsyncParsableCommand {
             "sampleRateHz", "axis" ("x", "y", "z": --axis), "lostSamples" and "losses": [{"atMs", "samples", "cause"}] (a \
             sensor's: samples it took that never reached the host; a figure read across a hole is listed as unmeasured), \
             "driveSteps", "measurements": [{"name", "unit", "value"}], "unmeasured": [reason]}. \
+            --save-trace FILE also saves the play as a golden trace (`\(ReferenceTrace.schema)` JSON: the acceleration samples \
+            with their times from the play's start, their source, axis and rate, the stamped drive, the pattern, actuator, \
+            device, board serial and date; \(ShippedFiles.document("docs/golden-traces.md"))), which `hapbridge diff` and a `run` \
+            script's compare step compare later plays with. \
             Exit status as for `play`: 3 when the engine stopped before the pattern's end, 4 when it played late (a \
             command sent after its stamp, an underrun: the timings are not the actuator's alone), 1 when commands \
             never reached the chip.
@@ -50,15 +55,43 @@ public struct MeasureCommand: AsyncParsableCommand {
     @Flag(help: "Print the measurements as one JSON object (units as symbols: g, ms).")
     public var json = false
 
+    @Option(
+        name: .customLong("link-latency"),
+        help: ArgumentHelp(
+            "Simulated board only: its USB one-way latency in µs, 0 to \(PlayCommand.maxLinkLatencyMicroseconds) (default \(Self.defaultLinkLatency)), as for `play`.",
+            valueName: "µs"))
+    public var linkLatency: UInt64 = Self.defaultLinkLatency
+
+    /// The simulated link's own default (`SimulatedBridgeDevice.Link`).
+    static let defaultLinkLatency = SimulatedBridgeDevice.Link().latencyMicroseconds
+
+    @Option(
+        name: .customLong("save-trace"),
+        help: ArgumentHelp("Save the play's acceleration and drive as a golden trace (\(ReferenceTrace.schema) JSON) to this file, for `hapbridge diff`.", valueName: "file"))
+    public var saveTrace: String?
+
     public init() {}
+
+    public func validate() throws {
+        guard linkLatency <= PlayCommand.maxLinkLatencyMicroseconds else {
+            throw ValidationError("--link-latency is at most \(PlayCommand.maxLinkLatencyMicroseconds) µs, as for `play`")
+        }
+        if let address = device.address, address != .simulated, linkLatency != Self.defaultLinkLatency {
+            throw ValidationError("--link-latency applies to the simulated board (--device sim)")
+        }
+    }
 
     public func run() async throws {
         Interruption.install()
         let plotFile = try device.plotFile()
+        let traceFile = try saveTrace.map { (path) throws(CLIError) in try OutputFile(path, purpose: "trace") }
         let source = try PatternSource.resolve(pattern, curveTimes: reading.controlPointTimes)
         try source.printWarnings()
         let given = try actuator.map(locateActuatorProfile)
-        var opened = try device.open(actuator: try ActuatorChoice.forOpening(given))
+        var opened = try device.open(actuator: try ActuatorChoice.forOpening(given), link: .init(latencyMicroseconds: linkLatency))
+        if opened.address != .simulated, linkLatency != Self.defaultLinkLatency {
+            throw CLIError("--link-latency applies to the simulated board, not \(opened.address)")
+        }
         opened.accelerometerAxis = accelerometer.axis
         let chosen = try await ActuatorChoice.decide(command: "measure", given: given, opened: opened)
         let profile = chosen.profile
@@ -103,6 +136,14 @@ public struct MeasureCommand: AsyncParsableCommand {
             lines += measured.measurements.map(\.description)
             lines += measured.unmeasured.map { "not measured: \($0)" }
             try Console.lines(lines, to: .output)
+        }
+        if let traceFile {
+            guard
+                let reference = ReferenceTrace(
+                    trace: result.trace, pattern: source.label, actuator: profile.id, device: result.address.description)
+            else { throw CLIError("no trace to save to \(traceFile.name): \(result.address) recorded no acceleration (no accelerometer or simulated sled)") }
+            try traceFile.write(reference.text)
+            if !json { try Console.out("trace: \(traceFile.name)") }
         }
         if let plotFile {
             try plotFile.write(result.trace.plot(title: "hapbridge measure \(source.label)", subtitle: "\(profile.displayName) on \(session.summary)").svg())
