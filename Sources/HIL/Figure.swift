@@ -13,6 +13,8 @@ public enum Figure: String, Sendable, CaseIterable {
     case f0
     /// The sweep's loaded quality factor and its −3 dB bandwidth.
     case q, bandwidth
+    /// A `compare` step's figures against its golden reference (`TraceComparison`).
+    case onsetDelta = "onset-delta", envelopeError = "envelope-error", peakDelta = "peak-delta"
 
     /// The step kinds that measure it.
     public var steps: [StepKind] {
@@ -21,6 +23,7 @@ public enum Figure: String, Sendable, CaseIterable {
         case .passRate, .calCompMin, .calCompMax, .calBEMFMin, .calBEMFMax, .bemfGainMin, .bemfGainMax: [.calibrate]
         case .f0: [.diagnose, .sweep]
         case .q, .bandwidth: [.sweep]
+        case .onsetDelta, .envelopeError, .peakDelta: [.compare]
         }
     }
 
@@ -52,6 +55,9 @@ public enum Figure: String, Sendable, CaseIterable {
         case .f0: "resonance f0"
         case .q: "Q (loaded)"
         case .bandwidth: "−3 dB bandwidth"
+        case .onsetDelta: TraceComparison.onsetName
+        case .envelopeError: TraceComparison.envelopeName
+        case .peakDelta: TraceComparison.peakName
         }
     }
 
@@ -63,6 +69,8 @@ public enum Figure: String, Sendable, CaseIterable {
         case .calCompMin, .calCompMax, .calBEMFMin, .calBEMFMax, .bemfGainMin, .bemfGainMax: .registerCode
         case .f0, .bandwidth: .hertz
         case .q: .one
+        case .onsetDelta: .milliseconds
+        case .envelopeError, .peakDelta: .decibels
         }
     }
 }

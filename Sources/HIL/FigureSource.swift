@@ -39,7 +39,7 @@ extension StepResult {
         switch kind {
         case .calibrate, .diagnose: return .chip
         case .flash: return .bootloader
-        case .play, .measure, .sweep, .wait, .unplug, .replug: return .host
+        case .play, .measure, .compare, .sweep, .wait, .unplug, .replug: return .host
         }
     }
 }

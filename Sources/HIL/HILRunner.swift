@@ -386,6 +386,7 @@ public struct HILRunner: Sendable {
         case .diagnose: "diagnose"
         case .play(let p): "play \(p)"
         case .measure(let p): "measure \(p)"
+        case .compare(let r, let p, _): "compare \(p) with \(r)"
         case .sweep(let o):
             "sweep" + (o.fromHz != nil || o.toHz != nil ? " \(o.fromHz.map(Limit.format) ?? "…")–\(o.toHz.map(Limit.format) ?? "…") Hz" : "")
         case .wait(let ms): "wait \(Limit.format(ms)) ms"

@@ -7,10 +7,11 @@ import FirmwareImage
 extension TestScript {
     /// What the script asks of its bench, checked before anything runs, so that a slip
     /// is a line of `file:line: key: rule` (exit 2) rather than an ERROR found mid-run:
-    /// every pattern a `play` or `measure` step names is a pattern file beside the script
+    /// every pattern a `play`, `measure` or `compare` step names is a pattern file beside the script
     /// that reads as one, or a built-in haptic (with the nearest name when it is
     /// neither); a `sweep` runs on an LRA and its range, with the defaults the device's
-    /// actuator gives, holds OL_LRA_PERIOD codes; a `flash` step's image is there.
+    /// actuator gives, holds OL_LRA_PERIOD codes; a `flash` step's image is there; a
+    /// `compare` step's reference reads as a golden trace.
     ///
     /// `profiles`: the actuator on each bench device, by device name.
     public func check(against bench: BenchFile, profiles: [String: ActuatorProfile]) throws(ScriptError) {
@@ -32,6 +33,9 @@ extension TestScript {
             switch step.action {
             case .play(let name), .measure(let name):
                 do { _ = try PatternReference.load(name, relativeTo: directory) } catch { throw refuse(error.description) }
+            case .compare(let reference, let pattern, _):
+                do { _ = try PatternReference.load(pattern, relativeTo: directory) } catch { throw refuse(error.description, ".pattern") }
+                do { _ = try StepCompare.reference(reference, relativeTo: directory) } catch { throw refuse(error.description, ".reference") }
             case .sweep(let options):
                 guard let profile else { continue }
                 guard profile.kind == .lra, let lra = profile.lra else {

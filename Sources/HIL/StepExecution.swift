@@ -68,6 +68,8 @@ enum StepExecution {
             return o
         case .play(let spec), .measure(let spec):
             return try await StepPlay.run(spec, measuring: step.kind == .measure, on: slot, scriptDirectory: scriptDirectory)
+        case .compare(let reference, let pattern, let limits):
+            return try await StepCompare.run(reference: reference, pattern: pattern, limits: limits, on: slot, scriptDirectory: scriptDirectory)
         case .sweep(let options):
             let bench = try await openBench(slot)
             let sweep: FrequencySweep

@@ -3,7 +3,7 @@ import Measurements
 
 /// What one step of a test does.
 public enum StepKind: String, Sendable, CaseIterable {
-    case calibrate, diagnose, play, measure, sweep, wait, flash, unplug, replug
+    case calibrate, diagnose, play, measure, compare, sweep, wait, flash, unplug, replug
 }
 
 /// One measurement's limits: the figure, the unit the script expects (checked against
@@ -48,6 +48,10 @@ public struct Step: Sendable {
         case play(String)
         /// The same, with point 4's measurements of what the actuator did.
         case measure(String)
+        /// The pattern played and measured, its trace compared with a golden reference
+        /// (`measure --save-trace`, relative to the script) against `limits`
+        /// (`TraceComparison`; docs/golden-traces.md).
+        case compare(reference: String, pattern: String, limits: TraceLimits)
         /// The open-loop frequency response of an LRA (f0, Q, the −3 dB bandwidth).
         case sweep(FrequencySweep.Options)
         case wait(milliseconds: Double)
@@ -71,6 +75,9 @@ public struct Step: Sendable {
     /// `- sweep: {from: Hz, to: Hz, level: fraction, settle: ms, window: ms}`, all optional
     /// (`hapbridge sweep`'s options and defaults).
     public static let sweepKeys = ["from", "to", "level", "settle", "window"]
+    /// `- compare: {reference: FILE, pattern: PATTERN, onset: ms, envelope: dB, peak: dB}`:
+    /// the limits optional (`TraceLimits.default`), as `hapbridge diff --limits`.
+    public static let compareKeys = ["reference", "pattern", "onset", "envelope", "peak"]
     /// `- flash:` (the carried firmware), `- flash: PATH` or `- flash: {image: PATH}`.
     public static let flashKeys = ["image"]
 
@@ -172,6 +179,8 @@ public struct TestScript: Sendable {
             let ms = try value.number()
             guard (0...3_600_000).contains(ms) else { throw value.error("must be 0...3600000 ms, not \(ms)") }
             action = .wait(milliseconds: ms)
+        case .compare:
+            action = try parseCompare(value)
         case .sweep:
             action = .sweep(try parseSweep(value))
         case .flash:
@@ -226,6 +235,23 @@ public struct TestScript: Sendable {
             o[keyPath: keyPath] = UInt64((ms * 1000).rounded())
         }
         return o
+    }
+
+    /// `- compare: {reference: FILE, pattern: PATTERN, …limits}`.
+    static func parseCompare(_ value: YAMLNode) throws(ScriptError) -> Step.Action {
+        let m = try value.mapping(allowed: Step.compareKeys)
+        let reference = try m.required("reference").string()
+        guard !reference.isEmpty else { throw m["reference"]!.error("must name a trace file saved by `hapbridge measure --save-trace`") }
+        let pattern = try m.required("pattern").string()
+        guard !pattern.isEmpty else { throw m["pattern"]!.error("must name a pattern file or a built-in haptic") }
+        var limits = TraceLimits.default
+        for (key, keyPath) in [("onset", \TraceLimits.onsetMilliseconds), ("envelope", \.envelopeDB), ("peak", \.peakDB)] {
+            guard let n = m[key] else { continue }
+            let limit = try n.number()
+            guard limit >= 0, limit <= 1e6 else { throw n.error("must be 0...1000000 (\(key == "onset" ? "ms" : "dB")), not \(limit)") }
+            limits[keyPath: keyPath] = limit
+        }
+        return .compare(reference: reference, pattern: pattern, limits: limits)
     }
 
     /// The image a flash step names, or nil for the firmware hapbridge carries.

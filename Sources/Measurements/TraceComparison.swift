@@ -165,6 +165,8 @@ public struct TraceComparison: Sendable, Equatable {
     }
 
     public static let onsetName = "onset delta"
+    public static let envelopeName = "envelope error"
+    public static let peakName = "peak delta"
     /// Why the trace's onset was not measured (nil: it was): the trace's envelope never
     /// rose above the sensor's noise to 10 % of its peak, or it did not vibrate.
     public var onsetUnmeasured: String? {
@@ -177,8 +179,8 @@ public struct TraceComparison: Sendable, Equatable {
     public var measurements: [BenchMeasurement] {
         [
             onsetDeltaMilliseconds.map { BenchMeasurement(name: Self.onsetName, unit: .milliseconds, value: $0) },
-            BenchMeasurement(name: "envelope error", unit: .decibels, value: envelopeErrorDB),
-            BenchMeasurement(name: "peak delta", unit: .decibels, value: peakDeltaDB),
+            BenchMeasurement(name: Self.envelopeName, unit: .decibels, value: envelopeErrorDB),
+            BenchMeasurement(name: Self.peakName, unit: .decibels, value: peakDeltaDB),
             BenchMeasurement(name: "peak delta %", unit: .percent, value: peakDeltaPercent),
         ].compactMap { $0 }
     }
