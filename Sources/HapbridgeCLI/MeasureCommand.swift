@@ -73,6 +73,15 @@ public struct MeasureCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
+        if let saveTrace {
+            // The report goes to standard output; a trace there would run into it.
+            guard saveTrace != "-", !OutputFile.sameDestination(saveTrace, "-") else {
+                throw ValidationError("--save-trace needs a file: standard output carries the measurements")
+            }
+            if let plot = device.plot, OutputFile.sameDestination(saveTrace, plot) {
+                throw ValidationError("--save-trace and --plot name one destination (\(TerminalText.echo(saveTrace))): give each its own file")
+            }
+        }
         guard linkLatency <= PlayCommand.maxLinkLatencyMicroseconds else {
             throw ValidationError("--link-latency is at most \(PlayCommand.maxLinkLatencyMicroseconds) µs, as for `play`")
         }

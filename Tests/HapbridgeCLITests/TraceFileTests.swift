@@ -102,6 +102,20 @@ import Testing
         if !expected.hasPrefix("envelope") { #expect(run.err.contains("hostile.json"), "\(run.err)") }
     }
 
+    @Test("measure --save-trace refuses standard output (the report's) and the --plot's destination as usage errors (exit 2)")
+    func saveTraceNeedsItsOwnFile() throws {
+        let directory = try Hapbridge.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let same = directory.appendingPathComponent("x.svg").path
+        for (arguments, expected) in [
+            (["--save-trace", "-"], "--save-trace needs a file"), (["--save-trace", "/dev/stdout"], "--save-trace needs a file"),
+            (["--save-trace", same, "--plot", same], "name one destination"),
+        ] {
+            let run = try Hapbridge.run(["measure", "impact.heavy", "--device", "sim"] + arguments)
+            #expect(run.status == 2 && run.err.contains(expected), "\(arguments): \(run.err)")
+        }
+    }
+
     @Test("diff refuses a malformed --limits and two standard inputs as usage errors (exit 2), and a missing file or a directory as a failure (exit 1)")
     func commandLineErrors() throws {
         let directory = try Hapbridge.scratchDirectory()
