@@ -1,4 +1,4 @@
-import AccelerationData
+import DeviceInterface
 import FileAccess
 import Foundation
 import JSON
