@@ -39,7 +39,7 @@ def test_a_board_matched_by_its_serial_or_vid_is_refused_naming_the_field() -> N
 @pytest.mark.parametrize("status, cls", [
     (1, errors.CommandFailed), (2, errors.UsageError), (3, errors.PlayStopped), (4, errors.PlayedLate),
     (5, errors.ImageRefused), (6, errors.NoBootloader), (7, errors.VerifyFailed), (8, errors.FlashInterrupted),
-    (9, errors.RunErrored), (10, errors.BoardLocked), (11, errors.RunFailed), (130, errors.Interrupted),
+    (9, errors.RunErrored), (10, errors.BoardLocked), (11, errors.RunFailed), (12, errors.TracesDiffer), (130, errors.Interrupted),
     (143, errors.Interrupted), (255, errors.RemoteExecutionFailed), (127, errors.HapbridgeNotFound),
 ])
 def test_each_documented_exit_status_raises_its_own_exception(status: int, cls: type) -> None:
@@ -48,6 +48,19 @@ def test_each_documented_exit_status_raises_its_own_exception(status: int, cls: 
     assert error.status == status and error.host == "bench-a"
     assert "on bench-a" in str(error) and f"exited {status}" in str(error)
     assert str(error).endswith("Error: no bootloader")
+
+
+def test_every_status_in_the_readmes_exit_codes_table_has_its_own_exception() -> None:
+    # hapbridge's statuses are defined once, in its ExitStatus and the README's table that
+    # documents them: a status added there and not here would reach a caller as "undocumented".
+    readme = Path(__file__).resolve().parents[3] / "README.md"
+    table = readme.read_text(encoding="utf-8").split("## Exit codes", 1)[1].split("\n\n", 2)[1]
+    statuses = {int(n) for row in table.splitlines() if row.startswith("| ")
+                for n in re.findall(r"\d+", row.split("|")[1])}
+    assert {1, 2, 12, 130, 148} <= statuses, statuses
+    for status in sorted(statuses - {0}):
+        error = errors.error_for_status(status, ["hapbridge"], "h", "")
+        assert type(error) is not errors.HapbridgeError and "undocumented" not in str(error), status
 
 
 def test_flash_statuses_share_a_base_class_for_callers_that_retry_any_flash_failure() -> None:

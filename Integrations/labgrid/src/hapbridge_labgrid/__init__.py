@@ -9,7 +9,7 @@ target factory: name it under ``imports:`` in an environment file.
 from .driver import BoardUnavailable, HapbridgeDriver, RunResult, StepTimedOut
 from .errors import (BoardLocked, CommandFailed, FlashError, FlashInterrupted, HapbridgeError,
                      HapbridgeNotFound, ImageRefused, Interrupted, NoBootloader, PlayedLate, PlayStopped,
-                     RemoteExecutionFailed, RunErrored, RunFailed, UsageError, VerifyFailed)
+                     RemoteExecutionFailed, RunErrored, RunFailed, TracesDiffer, UsageError, VerifyFailed)
 from .identity import BoardIdentity
 from .resources import (HapbridgeBoard, HapbridgeFT232H, HapbridgeResourceError, NetworkHapbridgeBoard,
                         NetworkHapbridgeFT232H)
@@ -20,5 +20,5 @@ __all__ = [
     "HapbridgeBoard", "HapbridgeDriver", "HapbridgeError", "HapbridgeFT232H", "HapbridgeNotFound",
     "HapbridgeResourceError", "HapbridgeStrategy", "ImageRefused", "Interrupted", "NetworkHapbridgeBoard",
     "NetworkHapbridgeFT232H", "NoBootloader", "PlayStopped", "PlayedLate", "RemoteExecutionFailed",
-    "RunErrored", "RunFailed", "RunResult", "Status", "StepTimedOut", "UsageError", "VerifyFailed",
+    "RunErrored", "RunFailed", "RunResult", "Status", "StepTimedOut", "TracesDiffer", "UsageError", "VerifyFailed",
 ]

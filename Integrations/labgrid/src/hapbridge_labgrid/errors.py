@@ -81,6 +81,10 @@ class RunFailed(HapbridgeError):
     """11: ``run``: a test FAILed and none ERRORed."""
 
 
+class TracesDiffer(HapbridgeError):
+    """12: ``diff``: the trace is outside a limit of its golden reference."""
+
+
 class EmulationSetupFailed(HapbridgeError):
     """125: ``emulate``: the emulation could not be set up."""
 
@@ -109,6 +113,7 @@ _BY_STATUS: Final[dict[int, tuple[type[HapbridgeError], str]]] = {
     9: (RunErrored, "run: a test ERRORed or the run was cut short"),
     10: (BoardLocked, "run: a board is locked by another run"),
     11: (RunFailed, "run: a test FAILed"),
+    12: (TracesDiffer, "diff: the trace is outside a limit of its golden reference"),
     125: (EmulationSetupFailed, "emulate: the emulation could not be set up"),
     126: (HapbridgeNotFound, "hapbridge could not be run"),
     127: (HapbridgeNotFound, "hapbridge not found"),
